@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages this project builds, tests and runs with.
+# Idempotent: when everything is present it prints nothing and returns at once.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ccache pkg-config
+  libboost-dev libboost-system-dev
+  libprotobuf-dev protobuf-compiler
+  libgoogle-glog-dev libgflags-dev
+  libzookeeper-mt-dev
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev
+  golang-go golang-github-mesos-mesos-go-dev golang-goprotobuf-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,35 @@
+// ActorCell: the runtime's record of one spawned actor: its mailbox and
+// scheduling state. Private to the runtime.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "process/event.hpp"
+#include "process/upid.hpp"
+
+namespace process {
+
+class Actor;
+class Runtime;
+
+class ActorCell {
+ public:
+  enum class State { kIdle, kQueued, kRunning, kDone };
+
+  ActorCell(Actor* actor, Runtime* runtime) : actor(actor), runtime(runtime) {}
+
+  Actor* const actor;
+  Runtime* const runtime;
+
+  std::mutex mutex;  // guards everything below
+  std::deque<Event> mailbox;
+  State state = State::kIdle;
+  bool terminating = false;  // accepts no new events
+  std::vector<UPID> linkers;  // local actors linked to this one
+  std::condition_variable done;  // state became kDone
+};
+
+}  // namespace process

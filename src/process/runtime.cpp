@@ -1,0 +1,447 @@
+#include "process/runtime.hpp"
+
+#include <glog/logging.h>
+
+#include "process/cell.hpp"
+
+namespace process {
+
+namespace {
+
+std::mutex registryMutex;
+std::unordered_map<Address, Runtime*>& registry() {
+  static auto* runtimes = new std::unordered_map<Address, Runtime*>();
+  return *runtimes;
+}
+
+}  // namespace
+
+namespace internal {
+
+bool post(const UPID& on, std::function<void()> fn) {
+  std::shared_ptr<ActorCell> cell = on.ref.lock();
+  if (!cell) {
+    Runtime* runtime = Runtime::at(on.address);
+    if (runtime == nullptr) return false;
+    cell = runtime->find(on);
+    if (!cell) return false;
+  }
+  return cell->runtime->enqueue(cell, DispatchEvent{[fn = std::move(fn)](Actor&) { fn(); }});
+}
+
+bool postToActor(const UPID& pid, std::function<void(Actor&)> fn) {
+  std::shared_ptr<ActorCell> cell = pid.ref.lock();
+  if (!cell) {
+    Runtime* runtime = Runtime::at(pid.address);
+    if (runtime == nullptr) return false;
+    cell = runtime->find(pid);
+    if (!cell) return false;
+  }
+  return cell->runtime->enqueue(cell, DispatchEvent{std::move(fn)});
+}
+
+}  // namespace internal
+
+Runtime* Runtime::at(const Address& address) {
+  std::lock_guard<std::mutex> lock(registryMutex);
+  auto it = registry().find(address);
+  return it == registry().end() ? nullptr : it->second;
+}
+
+Runtime::Runtime(const Options& options)
+    : options_(options), clock_([this](TimePoint deadline) {
+        // Arm a one-shot real-time timer on the I/O thread for `deadline`.
+        auto timer = std::make_shared<asio::steady_timer>(transport_->io(), deadline);
+        timer->async_wait([this, timer](const boost::system::error_code& ec) {
+          if (!ec) clock_.fireDue();
+        });
+      }) {}
+
+Result<std::unique_ptr<Runtime>> Runtime::create(Options options) {
+  std::unique_ptr<Runtime> runtime(new Runtime(options));
+  if (options.pauseClock) runtime->clock_.pause();
+  Transport::Options transportOptions;
+  transportOptions.maxBodyBytes = options.maxBodyBytes;
+  transportOptions.requestTimeout = options.requestTimeout;
+  runtime->transport_ = std::make_unique<Transport>(*runtime, runtime->clock_, transportOptions);
+  auto address = runtime->transport_->start(options.ip, options.port);
+  if (!address) return address.error();
+  runtime->address_ = *address;
+  {
+    std::lock_guard<std::mutex> lock(registryMutex);
+    registry()[runtime->address_] = runtime.get();
+  }
+  unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < workers; ++i) {
+    runtime->workers_.emplace_back([r = runtime.get()] { r->workerLoop(); });
+  }
+  return runtime;
+}
+
+Runtime::~Runtime() {
+  {
+    std::lock_guard<std::mutex> lock(registryMutex);
+    registry().erase(address_);
+  }
+  std::vector<std::shared_ptr<ActorCell>> remaining;
+  {
+    std::shared_lock lock(actorsMutex_);
+    for (auto& [id, cell] : actors_) remaining.push_back(cell);
+  }
+  for (auto& cell : remaining) {
+    LOG(WARNING) << "Runtime stopping: terminating actor '" << cell->actor->id() << "'";
+    terminate(cell->actor->self());
+    wait(cell->actor->self());
+  }
+  transport_->stop();
+  {
+    std::lock_guard<std::mutex> lock(runMutex_);
+    stopping_ = true;
+  }
+  runnable_.notify_all();
+  for (auto& worker : workers_) worker.join();
+}
+
+UPID Runtime::start(Actor* actor) {
+  CHECK(actor->runtime_ == nullptr) << "actor '" << actor->id() << "' was spawned already";
+  auto cell = std::make_shared<ActorCell>(actor, this);
+  actor->runtime_ = this;
+  actor->self_ = UPID(actor->id(), address_);
+  actor->self_.ref = cell;
+  actor->selfText_ = actor->self_.toString();
+  {
+    std::unique_lock lock(actorsMutex_);
+    auto [it, inserted] = actors_.emplace(actor->id(), cell);
+    CHECK(inserted) << "an actor with id '" << actor->id() << "' is running already";
+  }
+  enqueue(cell, InitializeEvent{});
+  return actor->self_;
+}
+
+std::shared_ptr<ActorCell> Runtime::find(const UPID& pid) {
+  if (auto cell = pid.ref.lock()) {
+    if (cell->runtime == this) return cell;
+  }
+  if (!isLocal(pid)) return nullptr;
+  std::shared_lock lock(actorsMutex_);
+  auto it = actors_.find(pid.id);
+  return it == actors_.end() ? nullptr : it->second;
+}
+
+bool Runtime::enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event) {
+  bool schedule = false;
+  {
+    std::lock_guard<std::mutex> lock(cell->mutex);
+    if (cell->terminating && !std::holds_alternative<TerminateEvent>(event)) return false;
+    if (cell->state == ActorCell::State::kDone) return false;
+    cell->mailbox.push_back(std::move(event));
+    if (cell->state == ActorCell::State::kIdle) {
+      cell->state = ActorCell::State::kQueued;
+      busy_.fetch_add(1, std::memory_order_relaxed);
+      schedule = true;
+    }
+  }
+  if (schedule) {
+    {
+      std::lock_guard<std::mutex> lock(runMutex_);
+      runQueue_.push_back(cell);
+    }
+    runnable_.notify_one();
+  }
+  return true;
+}
+
+void Runtime::workerLoop() {
+  for (;;) {
+    std::shared_ptr<ActorCell> cell;
+    {
+      std::unique_lock<std::mutex> lock(runMutex_);
+      runnable_.wait(lock, [this] { return stopping_ || !runQueue_.empty(); });
+      if (runQueue_.empty()) return;
+      cell = std::move(runQueue_.front());
+      runQueue_.pop_front();
+    }
+    run(cell);
+  }
+}
+
+void Runtime::run(const std::shared_ptr<ActorCell>& cell) {
+  std::deque<Event> batch;
+  {
+    std::lock_guard<std::mutex> lock(cell->mutex);
+    batch.swap(cell->mailbox);
+    cell->state = ActorCell::State::kRunning;
+  }
+  for (auto& event : batch) {
+    bool last = std::holds_alternative<TerminateEvent>(event);
+    cell->actor->consume(event);
+    if (last) {
+      finish(cell);
+      return;
+    }
+  }
+  bool requeue;
+  {
+    std::lock_guard<std::mutex> lock(cell->mutex);
+    requeue = !cell->mailbox.empty();
+    cell->state = requeue ? ActorCell::State::kQueued : ActorCell::State::kIdle;
+  }
+  if (requeue) {
+    {
+      std::lock_guard<std::mutex> lock(runMutex_);
+      runQueue_.push_back(cell);
+    }
+    runnable_.notify_one();
+  } else {
+    idle();
+  }
+}
+
+void Runtime::finish(const std::shared_ptr<ActorCell>& cell) {
+  const UPID self = cell->actor->self();
+  std::vector<UPID> linkers;
+  {
+    std::lock_guard<std::mutex> lock(cell->mutex);
+    cell->terminating = true;
+    cell->mailbox.clear();
+    linkers.swap(cell->linkers);
+  }
+  {
+    std::unique_lock lock(actorsMutex_);
+    auto it = actors_.find(self.id);
+    if (it != actors_.end() && it->second == cell) actors_.erase(it);
+  }
+  {
+    std::lock_guard<std::mutex> lock(linksMutex_);
+    for (auto& [address, links] : remoteLinks_) {
+      std::erase_if(links, [&](const auto& link) { return link.first == self; });
+    }
+  }
+  for (const UPID& linker : linkers) {
+    if (auto target = find(linker)) enqueue(target, ExitedEvent{self});
+  }
+  {
+    std::lock_guard<std::mutex> lock(cell->mutex);
+    cell->state = ActorCell::State::kDone;
+  }
+  cell->done.notify_all();
+  idle();
+}
+
+void Runtime::idle() {
+  if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    std::lock_guard<std::mutex> lock(settleMutex_);
+    settled_.notify_all();
+  }
+}
+
+void Runtime::settle() {
+  std::unique_lock<std::mutex> lock(settleMutex_);
+  settled_.wait(lock, [this] { return busy_.load(std::memory_order_acquire) == 0; });
+}
+
+bool Runtime::terminate(const UPID& pid) {
+  auto cell = find(pid);
+  if (!cell) return false;
+  {
+    std::lock_guard<std::mutex> lock(cell->mutex);
+    if (cell->terminating) return true;
+    cell->terminating = true;
+  }
+  return enqueue(cell, TerminateEvent{});
+}
+
+void Runtime::wait(const UPID& pid) {
+  auto cell = pid.ref.lock();
+  if (!cell) cell = find(pid);
+  if (!cell) return;
+  std::unique_lock<std::mutex> lock(cell->mutex);
+  cell->done.wait(lock, [&] { return cell->state == ActorCell::State::kDone; });
+}
+
+void Runtime::setDelegate(const std::string& actorId) {
+  std::unique_lock lock(actorsMutex_);
+  delegate_ = actorId;
+}
+
+void Runtime::send(const UPID& from, const UPID& to, const google::protobuf::Message& message) {
+  std::shared_ptr<google::protobuf::Message> copy(message.New());
+  copy->CopyFrom(message);
+  const std::string& name = message.GetDescriptor()->full_name();
+  sendMessage(from, from.toString(), to, name, std::move(copy), {});
+}
+
+void Runtime::sendMessage(const UPID& from, const std::string& fromText, const UPID& to,
+                          const std::string& name,
+                          std::shared_ptr<const google::protobuf::Message> message,
+                          std::string body) {
+  if (isLocal(to)) {
+    deliver(MessageEvent{from, to, name, std::move(message), std::move(body), {}});
+    return;
+  }
+  if (message) body = message->SerializeAsString();
+  if (hooks_.active()) {
+    MessageEvent event{from, to, name, nullptr, body, {}};
+    auto [verdict, id] = hooks_.decide(event);
+    if (verdict == Hooks::Verdict::kDrop) return;
+    if (verdict == Hooks::Verdict::kHold) {
+      hooks_.keep(id, [this, fromText, to, name, body] {
+        std::string bytes;
+        http::encodeMessage(fromText, to.id, to.address.toString(), name, body, &bytes);
+        transport_->send(to.address, std::move(bytes));
+      });
+      return;
+    }
+  }
+  std::string bytes;
+  bytes.reserve(body.size() + 200 + 2 * fromText.size() + name.size());
+  http::encodeMessage(fromText, to.id, to.address.toString(), name, body, &bytes);
+  transport_->send(to.address, std::move(bytes));
+}
+
+void Runtime::deliver(MessageEvent&& event) {
+  if (hooks_.active()) {
+    auto [verdict, id] = hooks_.decide(event);
+    if (verdict == Hooks::Verdict::kDrop) return;
+    if (verdict == Hooks::Verdict::kHold) {
+      auto held = std::make_shared<MessageEvent>(std::move(event));
+      hooks_.keep(id, [this, held] { deliverNow(MessageEvent(*held)); });
+      return;
+    }
+  }
+  deliverNow(std::move(event));
+}
+
+void Runtime::deliverNow(MessageEvent&& event) {
+  auto cell = find(event.to);
+  if (!cell) {
+    LOG(WARNING) << "Dropping message " << event.name << " from " << event.from
+                 << (event.peer.empty() ? "" : " (peer " + event.peer + ")")
+                 << ": no actor '" << event.to.id << "' here";
+    return;
+  }
+  std::string name = event.name;
+  if (!enqueue(cell, std::move(event))) {
+    VLOG(1) << "Dropping message " << name << " to terminating actor " << cell->actor->id();
+  }
+}
+
+void Runtime::link(const UPID& linker, const UPID& pid) {
+  if (isLocal(pid)) {
+    auto cell = find(pid);
+    bool alive = false;
+    if (cell) {
+      std::lock_guard<std::mutex> lock(cell->mutex);
+      if (!cell->terminating) {
+        cell->linkers.push_back(linker);
+        alive = true;
+      }
+    }
+    if (!alive) {
+      if (auto self = find(linker)) enqueue(self, ExitedEvent{pid});
+    }
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(linksMutex_);
+    remoteLinks_[pid.address].emplace(linker, pid);
+  }
+  transport_->connect(pid.address);
+}
+
+void Runtime::onPeerDown(const Address& address) {
+  std::set<std::pair<UPID, UPID>> links;
+  {
+    std::lock_guard<std::mutex> lock(linksMutex_);
+    auto it = remoteLinks_.find(address);
+    if (it == remoteLinks_.end()) return;
+    links.swap(it->second);
+    remoteLinks_.erase(it);
+  }
+  for (const auto& [linker, pid] : links) {
+    if (auto cell = find(linker)) enqueue(cell, ExitedEvent{pid});
+  }
+}
+
+void Runtime::onRequest(http::Request&& request, const std::string& peer, Responder responder) {
+  bool message = !responder.wanted() ||
+                 (request.method == "POST" && request.hasHeader("libprocess-from"));
+  if (message) {
+    onMessage(std::move(request), peer, responder);
+  } else {
+    onHttp(std::move(request), peer, responder);
+  }
+}
+
+void Runtime::onMessage(http::Request&& request, const std::string& peer,
+                        const Responder& responder) {
+  // Path: /<receiver id>/<message name>.
+  std::string_view path = request.path;
+  size_t slash = path.find('/', 1);
+  if (slash == std::string_view::npos || slash == 1 || slash + 1 == path.size()) {
+    LOG(WARNING) << "Dropping message from peer " << peer << ": path '" << request.path
+                 << "' is not /<receiver>/<message name>";
+    responder.respond(http::Response::badRequest("expected POST /<receiver>/<message name>\n"));
+    return;
+  }
+  std::string_view fromText = request.header("libprocess-from");
+  if (fromText.empty()) {
+    std::string_view agent = request.header("user-agent");
+    if (agent.starts_with("libprocess/")) fromText = agent.substr(11);
+  }
+  auto from = UPID::parse(fromText);
+  std::string name(path.substr(slash + 1));
+  if (!from) {
+    LOG(WARNING) << "Dropping message " << name << " from peer " << peer
+                 << ": no valid sender (" << from.error().message << ")";
+    responder.respond(http::Response::badRequest(from.error().message + "\n"));
+    return;
+  }
+  UPID to(std::string(path.substr(1, slash - 1)), address_);
+  if (!find(to)) {
+    LOG(WARNING) << "Dropping message " << name << " from " << *from << " (peer " << peer
+                 << "): no actor '" << to.id << "' here";
+    responder.respond(http::Response::notFound("no actor '" + to.id + "'\n"));
+    return;
+  }
+  deliver(MessageEvent{*from, std::move(to), std::move(name), nullptr, std::move(request.body), peer});
+  responder.respond(http::Response::accepted());
+}
+
+void Runtime::onHttp(http::Request&& request, const std::string& peer,
+                     const Responder& responder) {
+  if (request.path == "/health") {
+    responder.respond(http::Response::ok("", "text/plain"));
+    return;
+  }
+  std::string_view path = request.path;
+  size_t slash = path.find('/', 1);
+  std::string id(path.substr(1, slash == std::string_view::npos ? std::string_view::npos : slash - 1));
+  std::shared_ptr<ActorCell> cell = id.empty() ? nullptr : find(UPID(id, address_));
+  if (!cell) {
+    std::string delegate;
+    {
+      std::shared_lock lock(actorsMutex_);
+      delegate = delegate_;
+    }
+    if (!delegate.empty()) cell = find(UPID(delegate, address_));
+  }
+  if (!cell) {
+    VLOG(1) << "HTTP " << request.method << " " << request.path << " from " << peer << ": 404";
+    responder.respond(http::Response::notFound("no route " + request.path + "\n"));
+    return;
+  }
+  auto promise = std::make_shared<Promise<http::Response>>();
+  promise->future().onAny([future = promise->future(), responder] {
+    if (future.isReady()) {
+      responder.respond(future.get());
+    } else {
+      responder.respond(http::Response::internalError(future.failure() + "\n"));
+    }
+  });
+  if (!enqueue(cell, HttpEvent{std::move(request), promise})) {
+    promise->set(http::Response{503, "text/plain", "actor terminating\n", {}});
+  }
+}
+
+}  // namespace process

@@ -1,0 +1,184 @@
+// Runtime: hosts actors on a pool of worker threads, gives them a clock and
+// timers, and connects them to the network (libprocess messages and HTTP on
+// one TCP port). Several runtimes may live in one OS process (tests do this
+// to put real TCP between them); each has its own address.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "process/actor.hpp"
+#include "process/clock.hpp"
+#include "process/hooks.hpp"
+#include "process/transport.hpp"
+#include "process/upid.hpp"
+
+namespace process {
+
+class ActorCell;
+template <typename T>
+class Spawned;
+
+class Runtime : public Transport::Handler {
+ public:
+  struct Options {
+    // Address to listen on and to advertise in UPIDs (a dotted IPv4 quad).
+    std::string ip = "127.0.0.1";
+    uint16_t port = 0;  // 0: any free port
+    unsigned workers = 0;  // actor worker threads; 0: one per core
+    size_t maxBodyBytes = 64 * 1024 * 1024;  // larger requests are refused
+    Duration requestTimeout = std::chrono::seconds(60);  // for half-sent requests
+    bool pauseClock = false;  // start with the clock paused (tests)
+  };
+
+  // Starts a runtime listening on options.ip:options.port. Fails (with the
+  // reason) when the address is bad or cannot be bound.
+  static Result<std::unique_ptr<Runtime>> create(Options options);
+  // Terminates any actor still running, closes every connection and joins
+  // all threads. REQUIRES: every Spawned handle of this runtime is gone, and
+  // the caller is not one of its actors.
+  ~Runtime() override;
+
+  const Address& address() const { return address_; }
+
+  // Starts `actor` (its initialize() runs as its first event). The returned
+  // handle owns it: destroying the handle terminates the actor, waits for its
+  // finalize() and deletes it. REQUIRES: no live actor here has its id.
+  template <typename T>
+  Spawned<T> spawn(std::unique_ptr<T> actor);
+  template <typename T, typename... Args>
+  Spawned<T> spawn(Args&&... args) {
+    return spawn(std::make_unique<T>(std::forward<Args>(args)...));
+  }
+
+  // Asks the actor to terminate after the events it is running. Returns false
+  // when there is no such actor here.
+  bool terminate(const UPID& pid);
+  // Blocks until `pid` has terminated (or at once if it is not here).
+  void wait(const UPID& pid);
+
+  // Routes bare HTTP paths ("/state") to this actor's routes.
+  void setDelegate(const std::string& actorId);
+
+  Clock& clock() { return clock_; }
+  // Returns once no actor has queued or running work. Meant for tests with a
+  // paused clock (then no timer can fall due meanwhile); work arriving from
+  // the network while it waits is not tracked.
+  void settle();
+
+  Hooks& hooks() { return hooks_; }
+
+  // Sends from outside any actor (tests, tools): `from` is only a return
+  // address.
+  void send(const UPID& from, const UPID& to, const google::protobuf::Message& message);
+
+  // Runtime internals, used by Actor, Future and dispatch().
+  bool isLocal(const UPID& pid) const { return pid.address == address_; }
+  std::shared_ptr<ActorCell> find(const UPID& pid);
+  bool enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event);
+  void sendMessage(const UPID& from, const std::string& fromText, const UPID& to,
+                   const std::string& name,
+                   std::shared_ptr<const google::protobuf::Message> message, std::string body);
+  void link(const UPID& linker, const UPID& pid);
+  // The runtime serving `address` in this OS process, if any.
+  static Runtime* at(const Address& address);
+
+ private:
+  explicit Runtime(const Options& options);
+
+  UPID start(Actor* actor);
+  void workerLoop();
+  void run(const std::shared_ptr<ActorCell>& cell);
+  void finish(const std::shared_ptr<ActorCell>& cell);
+  void deliver(MessageEvent&& event);
+  void deliverNow(MessageEvent&& event);
+  void idle();
+
+  // Transport::Handler, on the I/O thread (public base: the transport calls
+  // it; nothing else should).
+  void onRequest(http::Request&& request, const std::string& peer, Responder responder) override;
+  void onPeerDown(const Address& address) override;
+  void onMessage(http::Request&& request, const std::string& peer, const Responder& responder);
+  void onHttp(http::Request&& request, const std::string& peer, const Responder& responder);
+
+  Options options_;
+  Address address_;
+  Clock clock_;
+  Hooks hooks_;
+  std::unique_ptr<Transport> transport_;
+
+  std::shared_mutex actorsMutex_;
+  std::unordered_map<std::string, std::shared_ptr<ActorCell>> actors_;
+  std::string delegate_;
+
+  std::mutex runMutex_;
+  std::condition_variable runnable_;
+  std::deque<std::shared_ptr<ActorCell>> runQueue_;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+
+  std::atomic<int64_t> busy_{0};  // actors queued or running
+  std::mutex settleMutex_;
+  std::condition_variable settled_;
+
+  std::mutex linksMutex_;
+  // address -> (linker, linked pid) for links to other addresses.
+  std::unordered_map<Address, std::set<std::pair<UPID, UPID>>> remoteLinks_;
+};
+
+// Owns a spawned actor; see Runtime::spawn(). Movable, not copyable.
+template <typename T>
+class Spawned {
+ public:
+  Spawned() = default;
+  Spawned(Runtime* runtime, std::unique_ptr<T> actor, Pid<T> pid)
+      : runtime_(runtime), actor_(std::move(actor)), pid_(std::move(pid)) {}
+  Spawned(Spawned&&) noexcept = default;
+  Spawned& operator=(Spawned&& other) noexcept {
+    if (this != &other) {
+      reset();
+      runtime_ = other.runtime_;
+      actor_ = std::move(other.actor_);
+      pid_ = std::move(other.pid_);
+    }
+    return *this;
+  }
+  ~Spawned() { reset(); }
+
+  const Pid<T>& pid() const { return pid_; }
+  // The actor object. Touch it only while it cannot be running (tests, after
+  // settle()); otherwise talk to it through pid().
+  T* get() const { return actor_.get(); }
+  T* operator->() const { return actor_.get(); }
+  explicit operator bool() const { return actor_ != nullptr; }
+
+  // Terminates the actor, waits for it, and deletes it.
+  void reset() {
+    if (!actor_) return;
+    runtime_->terminate(pid_);
+    runtime_->wait(pid_);
+    actor_.reset();
+  }
+
+ private:
+  Runtime* runtime_ = nullptr;
+  std::unique_ptr<T> actor_;
+  Pid<T> pid_;
+};
+
+template <typename T>
+Spawned<T> Runtime::spawn(std::unique_ptr<T> actor) {
+  Pid<T> pid(start(actor.get()));
+  return Spawned<T>(this, std::move(actor), std::move(pid));
+}
+
+}  // namespace process

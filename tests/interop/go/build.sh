@@ -1,0 +1,50 @@
+#!/bin/sh
+# Builds the mesos-go interop probes (GOPATH mode, no network).
+#
+#   tests/interop/go/build.sh <output dir>
+#
+# Produces <output dir>/echo_client. Needs the Debian packages golang-go and
+# golang-github-mesos-mesos-go-dev (which pulls in golang-github-gogo-protobuf-dev,
+# golang-glog-dev and golang-golang-x-net-dev). MESOS_GO_GOCODE overrides the
+# Debian Go source root (default /usr/share/gocode).
+set -eu
+
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+    echo "usage: $0 <output dir>" >&2
+    exit 2
+fi
+
+here=$(cd "$(dirname "$0")" && pwd)
+gocode=${MESOS_GO_GOCODE:-/usr/share/gocode}
+
+if ! command -v go >/dev/null 2>&1; then
+    echo "build.sh: 'go' not found in PATH (install the golang-go package)" >&2
+    exit 1
+fi
+for pkg in github.com/mesos/mesos-go/api/v0/messenger \
+           github.com/mesos/mesos-go/api/v0/mesosproto \
+           github.com/mesos/mesos-go/api/v0/upid \
+           github.com/gogo/protobuf/proto \
+           github.com/golang/glog \
+           golang.org/x/net/context; do
+    if [ ! -d "$gocode/src/$pkg" ]; then
+        echo "build.sh: Go source $pkg not found under $gocode/src" >&2
+        echo "build.sh: install golang-github-mesos-mesos-go-dev (and its dependencies)" >&2
+        exit 1
+    fi
+done
+
+mkdir -p "$1"
+out=$(cd "$1" && pwd)
+
+GO111MODULE=off
+GOPATH="$here:$gocode"
+GOCACHE="$out/.gocache"
+GOFLAGS=
+GOPROXY=off
+CGO_ENABLED=0
+export GO111MODULE GOPATH GOCACHE GOFLAGS GOPROXY CGO_ENABLED
+
+cd "$here"
+go build -o "$out/echo_client" mesosinterop/echo_client
+echo "build.sh: built $out/echo_client"
