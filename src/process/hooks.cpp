@@ -66,9 +66,8 @@ void Hooks::clear() {
   active_.store(false, std::memory_order_release);
 }
 
-std::pair<Hooks::Verdict, Hooks::FilterId> Hooks::decide(const MessageEvent& event) {
-  std::vector<std::shared_ptr<Promise<MessageEvent>>> satisfied;
-  std::pair<Verdict, FilterId> verdict{Verdict::kDeliver, 0};
+Hooks::Decision Hooks::decide(const MessageEvent& event) {
+  Decision decision;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto it = filters_.begin(); it != filters_.end();) {
@@ -81,22 +80,27 @@ std::pair<Hooks::Verdict, Hooks::FilterId> Hooks::decide(const MessageEvent& eve
           it->counter->fetch_add(1);
           break;
         case Kind::kAwait:
-          satisfied.push_back(it->awaited);
+          decision.awaited.push_back(it->awaited);
           it = filters_.erase(it);
           continue;
         case Kind::kDrop:
-          if (verdict.first == Verdict::kDeliver) verdict = {Verdict::kDrop, it->id};
+          if (decision.verdict == Verdict::kDeliver) {
+            decision.verdict = Verdict::kDrop;
+            decision.filter = it->id;
+          }
           break;
         case Kind::kHold:
-          if (verdict.first == Verdict::kDeliver) verdict = {Verdict::kHold, it->id};
+          if (decision.verdict == Verdict::kDeliver) {
+            decision.verdict = Verdict::kHold;
+            decision.filter = it->id;
+          }
           break;
       }
       ++it;
     }
     active_.store(!filters_.empty(), std::memory_order_release);
   }
-  for (auto& promise : satisfied) promise->set(event);
-  return verdict;
+  return decision;
 }
 
 void Hooks::keep(FilterId id, std::function<void()> deliver) {

@@ -84,10 +84,16 @@ class Hooks {
   }
 
   // Runtime side. active() is the fast check; decide() applies counts and
-  // awaits and says what to do; a held message's delivery is kept with
-  // keep().
+  // says what to do; the runtime completes `awaited` with the message once it
+  // has delivered it (so a test that awaits and then settles sees it
+  // handled); a held message's delivery is kept with keep().
+  struct Decision {
+    Verdict verdict = Verdict::kDeliver;
+    FilterId filter = 0;
+    std::vector<std::shared_ptr<Promise<MessageEvent>>> awaited;
+  };
   bool active() const { return active_.load(std::memory_order_acquire); }
-  std::pair<Verdict, FilterId> decide(const MessageEvent& event);
+  Decision decide(const MessageEvent& event);
   void keep(FilterId id, std::function<void()> deliver);
 
  private:

@@ -9,6 +9,7 @@ namespace process {
 namespace {
 
 std::mutex registryMutex;
+thread_local Actor* runningActor = nullptr;
 std::unordered_map<Address, Runtime*>& registry() {
   static auto* runtimes = new std::unordered_map<Address, Runtime*>();
   return *runtimes;
@@ -41,6 +42,8 @@ bool postToActor(const UPID& pid, std::function<void(Actor&)> fn) {
 }
 
 }  // namespace internal
+
+Actor* currentActor() { return runningActor; }
 
 Runtime* Runtime::at(const Address& address) {
   std::lock_guard<std::mutex> lock(registryMutex);
@@ -174,7 +177,9 @@ void Runtime::run(const std::shared_ptr<ActorCell>& cell) {
   }
   for (auto& event : batch) {
     bool last = std::holds_alternative<TerminateEvent>(event);
+    runningActor = cell->actor;
     cell->actor->consume(event);
+    runningActor = nullptr;
     if (last) {
       finish(cell);
       return;
@@ -282,10 +287,11 @@ void Runtime::sendMessage(const UPID& from, const std::string& fromText, const U
   if (message) body = message->SerializeAsString();
   if (hooks_.active()) {
     MessageEvent event{from, to, name, nullptr, body, {}};
-    auto [verdict, id] = hooks_.decide(event);
-    if (verdict == Hooks::Verdict::kDrop) return;
-    if (verdict == Hooks::Verdict::kHold) {
-      hooks_.keep(id, [this, fromText, to, name, body] {
+    auto decision = hooks_.decide(event);
+    for (auto& awaited : decision.awaited) awaited->set(event);
+    if (decision.verdict == Hooks::Verdict::kDrop) return;
+    if (decision.verdict == Hooks::Verdict::kHold) {
+      hooks_.keep(decision.filter, [this, fromText, to, name, body] {
         std::string bytes;
         http::encodeMessage(fromText, to.id, to.address.toString(), name, body, &bytes);
         transport_->send(to.address, std::move(bytes));
@@ -300,16 +306,20 @@ void Runtime::sendMessage(const UPID& from, const std::string& fromText, const U
 }
 
 void Runtime::deliver(MessageEvent&& event) {
-  if (hooks_.active()) {
-    auto [verdict, id] = hooks_.decide(event);
-    if (verdict == Hooks::Verdict::kDrop) return;
-    if (verdict == Hooks::Verdict::kHold) {
-      auto held = std::make_shared<MessageEvent>(std::move(event));
-      hooks_.keep(id, [this, held] { deliverNow(MessageEvent(*held)); });
-      return;
-    }
+  if (!hooks_.active()) {
+    deliverNow(std::move(event));
+    return;
   }
-  deliverNow(std::move(event));
+  auto decision = hooks_.decide(event);
+  std::optional<MessageEvent> copy;
+  if (!decision.awaited.empty()) copy = event;
+  if (decision.verdict == Hooks::Verdict::kHold) {
+    auto held = std::make_shared<MessageEvent>(std::move(event));
+    hooks_.keep(decision.filter, [this, held] { deliverNow(MessageEvent(*held)); });
+  } else if (decision.verdict == Hooks::Verdict::kDeliver) {
+    deliverNow(std::move(event));
+  }
+  for (auto& awaited : decision.awaited) awaited->set(*copy);
 }
 
 void Runtime::deliverNow(MessageEvent&& event) {

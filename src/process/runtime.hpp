@@ -28,6 +28,9 @@ class ActorCell;
 template <typename T>
 class Spawned;
 
+// The actor whose event the calling thread is running, or nullptr.
+Actor* currentActor();
+
 class Runtime : public Transport::Handler {
  public:
   struct Options {

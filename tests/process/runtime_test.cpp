@@ -1,0 +1,465 @@
+// The actor runtime: UPIDs, messages, dispatch, futures, timers on the
+// paused clock, links, test hooks, HTTP routes, and TCP between runtimes.
+#include <atomic>
+#include <functional>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "messages.pb.h"
+#include "process/dispatch.hpp"
+#include "process/runtime.hpp"
+#include "support/net.hpp"
+
+namespace mesos::test {
+namespace {
+
+using namespace std::chrono_literals;
+using mesos::internal::ExecutorToFrameworkMessage;
+using mesos::internal::FrameworkToExecutorMessage;
+using process::Actor;
+using process::Future;
+using process::Nothing;
+using process::Pid;
+using process::Promise;
+using process::Runtime;
+using process::UPID;
+
+std::unique_ptr<Runtime> makeRuntime(bool paused = true) {
+  Runtime::Options options;
+  options.pauseClock = paused;
+  auto runtime = Runtime::create(options);
+  CHECK(runtime.ok()) << runtime.error().message;
+  return std::move(runtime).value();
+}
+
+FrameworkToExecutorMessage note(const std::string& data) {
+  FrameworkToExecutorMessage m;
+  m.mutable_slave_id()->set_value("s");
+  m.mutable_framework_id()->set_value("f");
+  m.mutable_executor_id()->set_value("e");
+  m.set_data(data);
+  return m;
+}
+
+// Records what it receives; replies to every note with an echo.
+class Echo : public Actor {
+ public:
+  explicit Echo(std::string id = "echo") : Actor(std::move(id)) {}
+
+  std::vector<std::string> received;
+  std::vector<UPID> exits;
+  // Optional observers, run on this actor; set them before spawning.
+  std::function<void(const std::string&)> onReceived;
+  std::function<void(const UPID&)> onExited;
+  int value = 0;
+  bool finalized = false;
+
+  int add(int n) { return value += n; }
+  void set(int n) { value = n; }
+  Future<int> later(int n) { return n * 2; }
+  void watch(const UPID& pid) { link(pid); }
+  void sendTo(const UPID& to, const std::string& data) { send(to, note(data)); }
+
+ protected:
+  void initialize() override {
+    on(&Echo::onNote);
+    on(&Echo::onReply);
+    route("/hello", [](const process::http::Request& request) -> Future<process::http::Response> {
+      return process::http::Response::ok("{\"hello\":\"" + request.queryParameters()["name"] + "\"}");
+    });
+  }
+  void finalize() override { finalized = true; }
+  void exited(const UPID& pid) override {
+    exits.push_back(pid);
+    if (onExited) onExited(pid);
+  }
+
+ private:
+  void onNote(const UPID& from, const FrameworkToExecutorMessage& message) {
+    received.push_back(message.data());
+    if (onReceived) onReceived(message.data());
+    ExecutorToFrameworkMessage reply;
+    reply.mutable_slave_id()->CopyFrom(message.slave_id());
+    reply.mutable_framework_id()->CopyFrom(message.framework_id());
+    reply.mutable_executor_id()->CopyFrom(message.executor_id());
+    reply.set_data("echo:" + message.data());
+    send(from, std::move(reply));
+  }
+  void onReply(const UPID&, const ExecutorToFrameworkMessage& message) {
+    received.push_back(message.data());
+  }
+};
+
+TEST(UpidTest, ParsesAndPrints) {
+  auto pid = UPID::parse("slave(1)@10.0.0.2:5051");
+  ASSERT_TRUE(pid.ok()) << pid.error().message;
+  EXPECT_EQ("slave(1)", pid->id);
+  EXPECT_EQ("10.0.0.2", pid->address.ipString());
+  EXPECT_EQ(5051, pid->address.port);
+  EXPECT_EQ("slave(1)@10.0.0.2:5051", pid->toString());
+}
+
+TEST(UpidTest, RejectsBadStringsWithTheReason) {
+  for (const char* bad : {"", "master", "@1.2.3.4:5", "m@1.2.3:5", "m@1.2.3.4", "m@1.2.3.4:",
+                          "m@1.2.3.4:70000", "m@256.0.0.1:5", "a/b@1.2.3.4:5", "m@1.2.3.4:5x"}) {
+    auto pid = UPID::parse(bad);
+    EXPECT_FALSE(pid.ok()) << bad;
+    if (!pid.ok()) {
+      EXPECT_NE(std::string::npos, pid.error().message.find('\'')) << bad;
+    }
+  }
+}
+
+TEST(UpidTest, GeneratedIdsCount) {
+  std::string a = process::generateId("unittest");
+  std::string b = process::generateId("unittest");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(0u, a.find("unittest("));
+}
+
+TEST(RuntimeTest, LocalMessagesCarryTheObjectAndReachTheHandler) {
+  auto runtime = makeRuntime();
+  auto a = runtime->spawn<Echo>("a");
+  auto b = runtime->spawn<Echo>("b");
+  auto seen = runtime->hooks().await(process::MessageMatch{
+      FrameworkToExecutorMessage::descriptor()->full_name(), a.pid(), b.pid()});
+  process::dispatch(a.pid(), &Echo::sendTo, UPID(b.pid()), std::string("hi"));
+  runtime->settle();
+  ASSERT_TRUE(seen.isReady());
+  EXPECT_NE(nullptr, seen.get().message) << "a local message was serialized";
+  EXPECT_TRUE(seen.get().body.empty());
+  EXPECT_EQ(std::vector<std::string>{"hi"}, b->received);
+  EXPECT_EQ(std::vector<std::string>{"echo:hi"}, a->received);
+}
+
+TEST(RuntimeTest, DispatchReturnsValuesVoidAndFutures) {
+  auto runtime = makeRuntime();
+  auto echo = runtime->spawn<Echo>();
+  Future<int> sum = process::dispatch(echo.pid(), &Echo::add, 5);
+  Future<Nothing> set = process::dispatch(echo.pid(), &Echo::set, 7);
+  Future<int> doubled = process::dispatch(echo.pid(), &Echo::later, 21);
+  ASSERT_TRUE(sum.await());
+  ASSERT_TRUE(set.await());
+  ASSERT_TRUE(doubled.await());
+  EXPECT_EQ(5, sum.get());
+  EXPECT_EQ(42, doubled.get());
+  runtime->settle();
+  EXPECT_EQ(7, echo->value);
+}
+
+TEST(RuntimeTest, DispatchToAGoneActorFails) {
+  auto runtime = makeRuntime();
+  auto echo = runtime->spawn<Echo>();
+  Pid<Echo> pid = echo.pid();
+  echo.reset();
+  Future<int> sum = process::dispatch(pid, &Echo::add, 1);
+  ASSERT_TRUE(sum.isFailed());
+  EXPECT_NE(std::string::npos, sum.failure().find("gone"));
+}
+
+TEST(RuntimeTest, ThenRunsOnTheNamedActor) {
+  auto runtime = makeRuntime();
+  auto a = runtime->spawn<Echo>("a");
+  auto b = runtime->spawn<Echo>("b");
+  Promise<int> promise;
+  Actor* ranOn = nullptr;
+  Future<std::string> out = promise.future().then(b.pid(), [&](int n) {
+    ranOn = process::currentActor();
+    return std::to_string(n);
+  });
+  std::thread completer([&] { promise.set(3); });
+  completer.join();
+  ASSERT_TRUE(out.await());
+  EXPECT_EQ("3", out.get());
+  EXPECT_EQ(b.get(), ranOn);
+}
+
+TEST(RuntimeTest, ThenPropagatesFailureWithoutRunning) {
+  auto runtime = makeRuntime();
+  auto a = runtime->spawn<Echo>();
+  bool ran = false;
+  Future<int> out = Future<int>::failed("boom").then(a.pid(), [&](int n) {
+    ran = true;
+    return n;
+  });
+  runtime->settle();
+  ASSERT_TRUE(out.isFailed());
+  EXPECT_EQ("boom", out.failure());
+  EXPECT_FALSE(ran);
+}
+
+TEST(RuntimeTest, HandlersOfOneActorNeverOverlap) {
+  struct Counter : Actor {
+    Counter() : Actor("counter") {}
+    std::atomic<int> inside{0};
+    bool overlapped = false;
+    int count = 0;
+    void bump() {
+      if (inside.fetch_add(1) != 0) overlapped = true;
+      ++count;
+      inside.fetch_sub(1);
+    }
+  };
+  Runtime::Options options;
+  options.workers = 4;
+  auto runtime = Runtime::create(options);
+  ASSERT_TRUE(runtime.ok());
+  auto counter = (*runtime)->spawn<Counter>();
+  std::vector<std::thread> threads;
+  std::vector<Future<Nothing>> last(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 5000; ++i) last[t] = process::dispatch(counter.pid(), &Counter::bump);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (auto& f : last) ASSERT_TRUE(f.await());
+  (*runtime)->settle();
+  EXPECT_FALSE(counter->overlapped);
+  EXPECT_EQ(20000, counter->count);
+}
+
+TEST(RuntimeTest, DelayFiresOnlyWhenThePausedClockPassesIt) {
+  struct Timed : Actor {
+    Timed() : Actor("timed") {}
+    int fired = 0;
+    void initialize() override {
+      delay(10s, [this] { ++fired; });
+      process::TimerId cancelled = delay(5s, [this] { fired += 100; });
+      cancel(cancelled);
+    }
+  };
+  auto runtime = makeRuntime();
+  auto timed = runtime->spawn<Timed>();
+  runtime->settle();
+  runtime->clock().advance(9s);
+  runtime->settle();
+  EXPECT_EQ(0, timed->fired);
+  runtime->clock().advance(1s);
+  runtime->settle();
+  EXPECT_EQ(1, timed->fired);
+  runtime->clock().advance(1h);
+  runtime->settle();
+  EXPECT_EQ(1, timed->fired);
+}
+
+TEST(RuntimeTest, RealClockTimersFire) {
+  auto runtime = makeRuntime(false);
+  Promise<Nothing> fired;
+  runtime->clock().schedule(runtime->clock().now() + 20ms, [&] { fired.set(Nothing{}); });
+  EXPECT_TRUE(fired.future().await(10s));
+}
+
+TEST(RuntimeTest, LinkedLocalActorExitIsReported) {
+  auto runtime = makeRuntime();
+  auto watcher = runtime->spawn<Echo>("watcher");
+  auto watched = runtime->spawn<Echo>("watched");
+  UPID watchedPid = watched.pid();
+  process::dispatch(watcher.pid(), &Echo::watch, watchedPid);
+  runtime->settle();
+  EXPECT_TRUE(watcher->exits.empty());
+  watched.reset();
+  runtime->settle();
+  ASSERT_EQ(1u, watcher->exits.size());
+  EXPECT_EQ(watchedPid, watcher->exits[0]);
+  // Linking to an actor that is already gone reports at once.
+  process::dispatch(watcher.pid(), &Echo::watch, watchedPid);
+  runtime->settle();
+  EXPECT_EQ(2u, watcher->exits.size());
+}
+
+TEST(RuntimeTest, FinalizeRunsWhenTheHandleGoes) {
+  auto runtime = makeRuntime();
+  bool finalized = false;
+  struct Flag : Actor {
+    explicit Flag(bool* f) : Actor("flag"), flag(f) {}
+    bool* flag;
+    void finalize() override { *flag = true; }
+  };
+  { auto flag = runtime->spawn<Flag>(&finalized); }
+  EXPECT_TRUE(finalized);
+}
+
+TEST(RuntimeTest, MessagesBetweenRuntimesCrossTcp) {
+  auto one = makeRuntime();
+  auto two = makeRuntime();
+  auto a = one->spawn<Echo>("a");
+  auto b = two->spawn<Echo>("b");
+  auto reply = one->hooks().await<ExecutorToFrameworkMessage>(b.pid(), a.pid());
+  auto arrived = two->hooks().await(process::MessageMatch{
+      FrameworkToExecutorMessage::descriptor()->full_name(), a.pid(), b.pid()});
+  process::dispatch(a.pid(), &Echo::sendTo, UPID(b.pid()), std::string("over tcp"));
+  ASSERT_TRUE(arrived.await());
+  EXPECT_EQ(nullptr, arrived.get().message) << "a remote message must arrive serialized";
+  EXPECT_FALSE(arrived.get().peer.empty());
+  ASSERT_TRUE(reply.await());
+  EXPECT_EQ("echo:over tcp", reply.get().data());
+  one->settle();
+  EXPECT_EQ(std::vector<std::string>{"echo:over tcp"}, a->received);
+}
+
+TEST(RuntimeTest, ManyRemoteMessagesArriveInOrder) {
+  auto one = makeRuntime();
+  auto two = makeRuntime();
+  const int n = 2000;
+  Promise<Nothing> all;
+  auto receiver = std::make_unique<Echo>("b");
+  receiver->onReceived = [&, r = receiver.get()](const std::string&) {
+    if (r->received.size() == n) all.set(Nothing{});
+  };
+  auto a = one->spawn<Echo>("a");
+  auto b = two->spawn(std::move(receiver));
+  process::dispatch(a.pid(), [&] {
+    for (int i = 0; i < n; ++i) a->sendTo(b.pid(), std::to_string(i));
+  });
+  ASSERT_TRUE(all.future().await());
+  two->settle();
+  ASSERT_EQ(static_cast<size_t>(n), b->received.size());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(std::to_string(i), b->received[i]);
+}
+
+// A watcher whose exited() completes a promise.
+std::unique_ptr<Echo> watcherWith(Promise<UPID>* exited) {
+  auto watcher = std::make_unique<Echo>("watcher");
+  watcher->onExited = [exited](const UPID& pid) { exited->set(pid); };
+  return watcher;
+}
+
+TEST(RuntimeTest, LinkToARemoteActorReportsItsRuntimeGoing) {
+  auto one = makeRuntime();
+  auto two = makeRuntime();
+  Promise<UPID> exited;
+  auto watcher = one->spawn(watcherWith(&exited));
+  UPID remote;
+  {
+    auto b = two->spawn<Echo>("b");
+    remote = b.pid();
+    process::dispatch(watcher.pid(), &Echo::watch, remote);
+    // Make sure the link's connection is up before the peer goes.
+    auto pong = one->hooks().await<ExecutorToFrameworkMessage>();
+    process::dispatch(watcher.pid(), &Echo::sendTo, remote, std::string("ping"));
+    ASSERT_TRUE(pong.await());
+  }
+  EXPECT_TRUE(exited.future().isPending());
+  two.reset();
+  ASSERT_TRUE(exited.future().await());
+  EXPECT_EQ(remote, exited.future().get());
+}
+
+TEST(RuntimeTest, LinkToAnUnreachableAddressReportsExited) {
+  auto runtime = makeRuntime();
+  Promise<UPID> exited;
+  auto watcher = runtime->spawn(watcherWith(&exited));
+  // Port 1 on loopback refuses connections.
+  UPID nobody("nobody", process::Address{0x7f000001, 1});
+  process::dispatch(watcher.pid(), &Echo::watch, nobody);
+  ASSERT_TRUE(exited.future().await());
+  EXPECT_EQ(nobody, exited.future().get());
+}
+
+TEST(HooksTest, DropHoldReleaseAndCount) {
+  auto runtime = makeRuntime();
+  auto a = runtime->spawn<Echo>("a");
+  auto b = runtime->spawn<Echo>("b");
+  auto counted = runtime->hooks().count<FrameworkToExecutorMessage>(a.pid(), b.pid());
+  auto drop = runtime->hooks().drop<FrameworkToExecutorMessage>(a.pid(), b.pid());
+  process::dispatch(a.pid(), &Echo::sendTo, UPID(b.pid()), std::string("dropped"));
+  runtime->settle();
+  EXPECT_TRUE(b->received.empty());
+  EXPECT_EQ(1u, counted->load());
+  runtime->hooks().remove(drop);
+
+  auto hold = runtime->hooks().hold<FrameworkToExecutorMessage>();
+  process::dispatch(a.pid(), &Echo::sendTo, UPID(b.pid()), std::string("held1"));
+  process::dispatch(a.pid(), &Echo::sendTo, UPID(b.pid()), std::string("held2"));
+  runtime->settle();
+  EXPECT_TRUE(b->received.empty());
+  runtime->hooks().release(hold);
+  runtime->settle();
+  EXPECT_EQ((std::vector<std::string>{"held1", "held2"}), b->received);
+  EXPECT_EQ(3u, counted->load());
+}
+
+TEST(HooksTest, DropsOutboundRemoteMessages) {
+  auto one = makeRuntime();
+  auto two = makeRuntime();
+  auto a = one->spawn<Echo>("a");
+  auto b = two->spawn<Echo>("b");
+  one->hooks().drop<FrameworkToExecutorMessage>({}, b.pid());
+  auto arrived = two->hooks().await<FrameworkToExecutorMessage>();
+  process::dispatch(a.pid(), &Echo::sendTo, UPID(b.pid()), std::string("x"));
+  one->settle();
+  one->hooks().clear();
+  process::dispatch(a.pid(), &Echo::sendTo, UPID(b.pid()), std::string("y"));
+  ASSERT_TRUE(arrived.await());
+  EXPECT_EQ("y", arrived.get().data());
+}
+
+TEST(HttpTest, RoutesDelegateHealthAndNotFound) {
+  auto runtime = makeRuntime(false);
+  auto echo = runtime->spawn<Echo>();
+  std::string body;
+  EXPECT_EQ(200, httpGet(runtime->address(), "/echo/hello?name=a%20b", &body));
+  EXPECT_EQ("{\"hello\":\"a b\"}", body);
+  EXPECT_EQ(404, httpGet(runtime->address(), "/hello"));
+  runtime->setDelegate("echo");
+  EXPECT_EQ(200, httpGet(runtime->address(), "/hello?name=x", &body));
+  EXPECT_EQ("{\"hello\":\"x\"}", body);
+  EXPECT_EQ(200, httpGet(runtime->address(), "/health"));
+  EXPECT_EQ(404, httpGet(runtime->address(), "/echo/nothing"));
+}
+
+TEST(HttpTest, PipelinedRequestsAreAnsweredInOrder) {
+  auto runtime = makeRuntime(false);
+  auto echo = runtime->spawn<Echo>();
+  TcpClient client(runtime->address());
+  std::string requests;
+  for (int i = 0; i < 5; ++i) {
+    requests += "GET /echo/hello?name=" + std::to_string(i) + " HTTP/1.1\r\nHost: t\r\n\r\n";
+  }
+  ASSERT_TRUE(client.write(requests));
+  for (int i = 0; i < 5; ++i) {
+    int status = 0;
+    std::string body;
+    ASSERT_TRUE(client.readResponse(&status, &body));
+    EXPECT_EQ(200, status);
+    EXPECT_EQ("{\"hello\":\"" + std::to_string(i) + "\"}", body);
+  }
+}
+
+TEST(HttpTest, NonLibprocessPeersGetAcceptedForMessages) {
+  auto runtime = makeRuntime();
+  auto echo = runtime->spawn<Echo>();
+  auto arrived = runtime->hooks().await<FrameworkToExecutorMessage>();
+  std::string body = note("from go").SerializeAsString();
+  TcpClient client(runtime->address());
+  ASSERT_TRUE(client.write(
+      "POST /echo/mesos.internal.FrameworkToExecutorMessage HTTP/1.1\r\nHost: x\r\n"
+      "User-Agent: Go-http-client/1.1\r\nLibprocess-From: go@127.0.0.1:1\r\n"
+      "Content-Type: application/x-protobuf\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\nConnection: Keep-Alive\r\n\r\n" + body));
+  int status = 0;
+  std::string reply;
+  ASSERT_TRUE(client.readResponse(&status, &reply));
+  EXPECT_EQ(202, status);
+  ASSERT_TRUE(arrived.await());
+  EXPECT_EQ("from go", arrived.get().data());
+}
+
+TEST(HttpTest, LibprocessPeersGetNoAnswer) {
+  auto runtime = makeRuntime();
+  auto echo = runtime->spawn<Echo>();
+  auto arrived = runtime->hooks().await<FrameworkToExecutorMessage>();
+  TcpClient client(runtime->address());
+  ASSERT_TRUE(client.write(libprocessMessage("peer@127.0.0.1:1", "echo",
+                                             "mesos.internal.FrameworkToExecutorMessage",
+                                             note("lp").SerializeAsString())));
+  ASSERT_TRUE(arrived.await());
+  int status = 0;
+  std::string reply;
+  EXPECT_FALSE(client.readResponse(&status, &reply, 200));
+}
+
+}  // namespace
+}  // namespace mesos::test
