@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ccache pkg-config
   libboost-dev libboost-system-dev
-  libprotobuf-dev protobuf-compiler
+  libprotobuf-dev libprotoc-dev protobuf-compiler
   libgoogle-glog-dev libgflags-dev
   libzookeeper-mt-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev

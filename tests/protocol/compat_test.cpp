@@ -1,0 +1,169 @@
+// Wire compatibility with Apache Mesos v0 as mesos-go 0.0.6 defines it: every
+// message and enum in mesos-go's mesosproto .proto files must exist in ours
+// with the same field names, numbers, labels, types and defaults, since that
+// is what goes on the wire.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/compiler/importer.h>
+#include <google/protobuf/descriptor.h>
+#include <gtest/gtest.h>
+
+#include "mesos.pb.h"
+#include "messages.pb.h"
+#include "scheduler.pb.h"
+
+namespace mesos::test {
+namespace {
+
+namespace pb = google::protobuf;
+
+constexpr const char* kGoCode = "/usr/share/gocode/src/github.com";
+constexpr const char* kMesosProto = "/usr/share/gocode/src/github.com/mesos/mesos-go/api/v0/mesosproto";
+
+class Collector : public pb::compiler::MultiFileErrorCollector {
+ public:
+  void AddError(const std::string& file, int line, int, const std::string& message) override {
+    errors += file + ":" + std::to_string(line) + ": " + message + "\n";
+  }
+  std::string errors;
+};
+
+// A type's name within its package ("mesosproto.Offer.Operation" and
+// "mesos.Offer.Operation" are both "Offer.Operation").
+template <typename D>
+std::string localName(const D* d) {
+  const std::string& package = d->file()->package();
+  return d->full_name().substr(package.empty() ? 0 : package.size() + 1);
+}
+
+std::string defaultText(const pb::FieldDescriptor* f) {
+  switch (f->cpp_type()) {
+    case pb::FieldDescriptor::CPPTYPE_INT32: return std::to_string(f->default_value_int32());
+    case pb::FieldDescriptor::CPPTYPE_INT64: return std::to_string(f->default_value_int64());
+    case pb::FieldDescriptor::CPPTYPE_UINT32: return std::to_string(f->default_value_uint32());
+    case pb::FieldDescriptor::CPPTYPE_UINT64: return std::to_string(f->default_value_uint64());
+    case pb::FieldDescriptor::CPPTYPE_DOUBLE: return std::to_string(f->default_value_double());
+    case pb::FieldDescriptor::CPPTYPE_FLOAT: return std::to_string(f->default_value_float());
+    case pb::FieldDescriptor::CPPTYPE_BOOL: return f->default_value_bool() ? "true" : "false";
+    case pb::FieldDescriptor::CPPTYPE_ENUM: return f->default_value_enum()->name();
+    case pb::FieldDescriptor::CPPTYPE_STRING: return f->default_value_string();
+    case pb::FieldDescriptor::CPPTYPE_MESSAGE: return "";
+  }
+  return "";
+}
+
+const pb::Descriptor* ours(const std::string& name) {
+  const pb::DescriptorPool* pool = pb::DescriptorPool::generated_pool();
+  for (const char* package : {"mesos.", "mesos.internal.", "mesos.scheduler."}) {
+    if (auto* d = pool->FindMessageTypeByName(package + name)) return d;
+  }
+  return nullptr;
+}
+
+const pb::EnumDescriptor* oursEnum(const std::string& name) {
+  const pb::DescriptorPool* pool = pb::DescriptorPool::generated_pool();
+  for (const char* package : {"mesos.", "mesos.internal.", "mesos.scheduler."}) {
+    if (auto* d = pool->FindEnumTypeByName(package + name)) return d;
+  }
+  return nullptr;
+}
+
+void compareEnum(const pb::EnumDescriptor* theirs, int* checked) {
+  SCOPED_TRACE(theirs->full_name());
+  const pb::EnumDescriptor* mine = oursEnum(localName(theirs));
+  ASSERT_NE(nullptr, mine) << "missing enum";
+  for (int i = 0; i < theirs->value_count(); ++i) {
+    const pb::EnumValueDescriptor* value = theirs->value(i);
+    const pb::EnumValueDescriptor* match = mine->FindValueByName(value->name());
+    ASSERT_NE(nullptr, match) << "missing value " << value->name();
+    EXPECT_EQ(value->number(), match->number()) << value->name();
+    ++*checked;
+  }
+  // The first value is proto2's default for unset fields.
+  EXPECT_EQ(theirs->value(0)->name(), mine->value(0)->name());
+}
+
+void compareMessage(const pb::Descriptor* theirs, int* checked) {
+  SCOPED_TRACE(theirs->full_name());
+  const pb::Descriptor* mine = ours(localName(theirs));
+  ASSERT_NE(nullptr, mine) << "missing message";
+  for (int i = 0; i < theirs->field_count(); ++i) {
+    const pb::FieldDescriptor* field = theirs->field(i);
+    const pb::FieldDescriptor* match = mine->FindFieldByNumber(field->number());
+    ASSERT_NE(nullptr, match) << "missing field " << field->name() << " = " << field->number();
+    EXPECT_EQ(field->name(), match->name());
+    EXPECT_EQ(field->label(), match->label()) << field->name();
+    EXPECT_EQ(field->type(), match->type()) << field->name();
+    if (field->message_type() != nullptr) {
+      EXPECT_EQ(localName(field->message_type()), localName(match->message_type()))
+          << field->name();
+    }
+    if (field->enum_type() != nullptr) {
+      EXPECT_EQ(localName(field->enum_type()), localName(match->enum_type()))
+          << field->name();
+    }
+    EXPECT_EQ(field->has_default_value(), match->has_default_value()) << field->name();
+    if (field->has_default_value() && match->has_default_value()) {
+      EXPECT_EQ(defaultText(field), defaultText(match)) << field->name();
+    }
+    ++*checked;
+  }
+  for (int i = 0; i < theirs->nested_type_count(); ++i) compareMessage(theirs->nested_type(i), checked);
+  for (int i = 0; i < theirs->enum_type_count(); ++i) compareEnum(theirs->enum_type(i), checked);
+}
+
+TEST(ProtocolCompatTest, MatchesMesosGoDefinitions) {
+  if (!std::filesystem::exists(std::string(kMesosProto) + "/messages.proto")) {
+    GTEST_SKIP() << "mesos-go's .proto files are missing: install golang-github-mesos-mesos-go-dev";
+  }
+  // Referencing a type links its file into the generated pool.
+  ASSERT_EQ("mesos.scheduler.Call", scheduler::Call::descriptor()->full_name());
+  // mesos-go's files declare no syntax; protobuf warns about that on stderr.
+  pb::LogHandler* previous = pb::SetLogHandler(nullptr);
+  int checked = 0;
+  // scheduler.proto imports mesos.proto by another path, so it gets a pool of
+  // its own (one pool cannot hold the same file under two names).
+  for (std::vector<const char*> files : {std::vector<const char*>{"mesos.proto", "messages.proto",
+                                                                  "authentication.proto"},
+                                         std::vector<const char*>{"scheduler/scheduler.proto"}}) {
+    pb::compiler::DiskSourceTree tree;
+    tree.MapPath("", kMesosProto);
+    tree.MapPath("github.com/mesos/mesos-go/mesosproto", kMesosProto);
+    tree.MapPath("github.com", kGoCode);
+    tree.MapPath("google/protobuf", "/usr/include/google/protobuf");
+    Collector errors;
+    pb::compiler::Importer importer(&tree, &errors);
+    for (const char* file : files) {
+      const pb::FileDescriptor* theirs = importer.Import(file);
+      ASSERT_NE(nullptr, theirs) << file << ":\n" << errors.errors;
+      if (std::string(file) == "scheduler/scheduler.proto" || files.size() > 1) {
+        for (int i = 0; i < theirs->message_type_count(); ++i) {
+          compareMessage(theirs->message_type(i), &checked);
+        }
+        for (int i = 0; i < theirs->enum_type_count(); ++i) {
+          compareEnum(theirs->enum_type(i), &checked);
+        }
+      }
+    }
+  }
+  pb::SetLogHandler(previous);
+  EXPECT_GT(checked, 500) << "compared suspiciously few fields";
+}
+
+TEST(ProtocolCompatTest, FactsThatMatterOnTheWire) {
+  EXPECT_EQ(5.0, Filters().refuse_seconds());
+  EXPECT_EQ("mesos.internal.RegisterFrameworkMessage",
+            internal::RegisterFrameworkMessage::descriptor()->full_name());
+  const pb::FieldDescriptor* filters =
+      internal::LaunchTasksMessage::descriptor()->FindFieldByName("filters");
+  ASSERT_NE(nullptr, filters);
+  EXPECT_TRUE(filters->is_required());
+  EXPECT_EQ(pb::FieldDescriptor::TYPE_BYTES,
+            internal::StatusUpdate::descriptor()->FindFieldByName("uuid")->type());
+  EXPECT_EQ(2, internal::RegisterSlaveMessage::descriptor()->FindFieldByName("version")->number());
+}
+
+}  // namespace
+}  // namespace mesos::test
