@@ -3,7 +3,6 @@
 #pragma once
 
 #include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <vector>
 
@@ -24,8 +23,13 @@ class ActorCell {
   Actor* const actor;
   Runtime* const runtime;
 
+  // Events taken from the mailbox by the worker running this actor; only
+  // that worker touches it. Kept between runs (with its capacity) so that a
+  // busy actor's mailbox costs no allocation per event.
+  std::vector<Event> batch;
+
   std::mutex mutex;  // guards everything below
-  std::deque<Event> mailbox;
+  std::vector<Event> mailbox;
   State state = State::kIdle;
   bool terminating = false;  // accepts no new events
   std::vector<UPID> linkers;  // local actors linked to this one

@@ -116,7 +116,8 @@ std::optional<RequestDecoder::Failure> RequestDecoder::parseHead(size_t headEnd)
       if (contentLength && *contentLength != n) return fail(400, "conflicting Content-Length");
       contentLength = n;
     } else if (name == "transfer-encoding") {
-      if (!containsToken(value, "chunked")) {
+      // Only "chunked" alone: other codings (gzip, ...) we cannot undo.
+      if (!equalsIgnoreCase(value, "chunked")) {
         return fail(501, "unsupported Transfer-Encoding '" + std::string(value) + "'");
       }
       chunked = true;
@@ -139,7 +140,9 @@ std::optional<RequestDecoder::Failure> RequestDecoder::parseHead(size_t headEnd)
                            std::to_string(limits_.maxBodyBytes));
     }
     remaining_ = *contentLength;
-    current_.body.reserve(remaining_);
+    // Reserve what a peer has shown it sends, not what it declares: a head
+    // alone must not pin a large buffer.
+    current_.body.reserve(std::min<size_t>(remaining_, 64 * 1024));
     phase_ = Phase::kBody;
   } else {
     phase_ = Phase::kBody;
@@ -174,7 +177,9 @@ std::optional<RequestDecoder::Failure> RequestDecoder::feed(const char* data, si
         size_t headEnd = buffer_.find("\r\n\r\n", from);
         if (headEnd == std::string::npos) {
           scanned_ = buffer_.size();
-          if (buffer_.size() - consumed_ > limits_.maxHeaderBytes) {
+          // Up to 3 bytes of the blank line may be here without it being
+          // found; they do not count, so that the split cannot matter.
+          if (buffer_.size() - consumed_ > limits_.maxHeaderBytes + 3) {
             return fail(431, "request head exceeds " + std::to_string(limits_.maxHeaderBytes) +
                                  " bytes");
           }
@@ -219,10 +224,12 @@ std::optional<RequestDecoder::Failure> RequestDecoder::feed(const char* data, si
       }
       case Phase::kChunkSize: {
         size_t end = buffer_.find("\r\n", consumed_);
+        // A lone CR may wait for its LF; it does not count towards the limit.
         if (end == std::string::npos) {
-          if (available > kMaxChunkLine) return fail(400, "chunk size line too long");
+          if (available > kMaxChunkLine + 1) return fail(400, "chunk size line too long");
           break;
         }
+        if (end - consumed_ > kMaxChunkLine) return fail(400, "chunk size line too long");
         std::string_view line(buffer_.data() + consumed_, end - consumed_);
         line = line.substr(0, line.find(';'));  // drop chunk extensions
         line = trim(line);
@@ -258,9 +265,10 @@ std::optional<RequestDecoder::Failure> RequestDecoder::feed(const char* data, si
       case Phase::kTrailer: {
         size_t end = buffer_.find("\r\n", consumed_);
         if (end == std::string::npos) {
-          if (available > limits_.maxHeaderBytes) return fail(431, "trailer too long");
+          if (available > limits_.maxHeaderBytes + 1) return fail(431, "trailer too long");
           break;
         }
+        if (end - consumed_ > limits_.maxHeaderBytes) return fail(431, "trailer too long");
         bool last = end == consumed_;
         consumed_ = end + 2;
         if (last) finishRequest(out);

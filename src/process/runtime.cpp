@@ -148,6 +148,7 @@ bool Runtime::enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event) {
     {
       std::lock_guard<std::mutex> lock(runMutex_);
       runQueue_.push_back(cell);
+      runQueueLength_.store(runQueue_.size(), std::memory_order_relaxed);
     }
     runnable_.notify_one();
   }
@@ -157,19 +158,42 @@ bool Runtime::enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event) {
 void Runtime::workerLoop() {
   for (;;) {
     std::shared_ptr<ActorCell> cell;
+    if (runQueueLength_.load(std::memory_order_relaxed) == 0) awaitWork();
     {
       std::unique_lock<std::mutex> lock(runMutex_);
       runnable_.wait(lock, [this] { return stopping_ || !runQueue_.empty(); });
       if (runQueue_.empty()) return;
       cell = std::move(runQueue_.front());
       runQueue_.pop_front();
+      runQueueLength_.store(runQueue_.size(), std::memory_order_relaxed);
     }
     run(cell);
   }
 }
 
+// Called by a worker that found nothing to run, before it sleeps. The next
+// event (a reply, the rest of a stream) usually comes within microseconds;
+// sleeping and being woken for it costs a futex call and a context switch
+// on each side, more than watching the run queue for a little while.
+// Yielding while watching leaves the core to any other runnable thread.
+void Runtime::awaitWork() {
+  constexpr auto kWatch = std::chrono::microseconds(50);
+  auto deadline = std::chrono::steady_clock::now() + kWatch;
+  for (unsigned i = 1; runQueueLength_.load(std::memory_order_relaxed) == 0; ++i) {
+    if (i % 16 == 0) {
+      if (std::chrono::steady_clock::now() > deadline) return;
+      std::this_thread::yield();
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
 void Runtime::run(const std::shared_ptr<ActorCell>& cell) {
-  std::deque<Event> batch;
+  // Above this many events, a drained batch gives its memory back.
+  constexpr size_t kKeptBatchCapacity = 4096;
+  std::vector<Event>& batch = cell->batch;
   {
     std::lock_guard<std::mutex> lock(cell->mutex);
     batch.swap(cell->mailbox);
@@ -181,9 +205,15 @@ void Runtime::run(const std::shared_ptr<ActorCell>& cell) {
     cell->actor->consume(event);
     runningActor = nullptr;
     if (last) {
+      batch.clear();
       finish(cell);
       return;
     }
+  }
+  if (batch.capacity() > kKeptBatchCapacity) {
+    std::vector<Event>().swap(batch);
+  } else {
+    batch.clear();
   }
   bool requeue;
   {
@@ -195,6 +225,7 @@ void Runtime::run(const std::shared_ptr<ActorCell>& cell) {
     {
       std::lock_guard<std::mutex> lock(runMutex_);
       runQueue_.push_back(cell);
+      runQueueLength_.store(runQueue_.size(), std::memory_order_relaxed);
     }
     runnable_.notify_one();
   } else {
@@ -330,9 +361,11 @@ void Runtime::deliverNow(MessageEvent&& event) {
                  << ": no actor '" << event.to.id << "' here";
     return;
   }
-  std::string name = event.name;
-  if (!enqueue(cell, std::move(event))) {
-    VLOG(1) << "Dropping message " << name << " to terminating actor " << cell->actor->id();
+  // enqueue() leaves the event alone when it refuses it.
+  Event queued(std::move(event));
+  if (!enqueue(cell, std::move(queued))) {
+    VLOG(1) << "Dropping message " << std::get<MessageEvent>(queued).name
+            << " to terminating actor " << cell->actor->id();
   }
 }
 

@@ -100,6 +100,7 @@ class Runtime : public Transport::Handler {
 
   UPID start(Actor* actor);
   void workerLoop();
+  void awaitWork();
   void run(const std::shared_ptr<ActorCell>& cell);
   void finish(const std::shared_ptr<ActorCell>& cell);
   void deliver(MessageEvent&& event);
@@ -126,6 +127,7 @@ class Runtime : public Transport::Handler {
   std::mutex runMutex_;
   std::condition_variable runnable_;
   std::deque<std::shared_ptr<ActorCell>> runQueue_;
+  std::atomic<size_t> runQueueLength_{0};  // runQueue_.size(), readable without runMutex_
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 

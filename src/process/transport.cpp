@@ -14,10 +14,7 @@ namespace {
 
 constexpr size_t kReadBufferBytes = 64 * 1024;
 
-std::string describe(const tcp::socket& socket) {
-  error_code ec;
-  auto endpoint = socket.remote_endpoint(ec);
-  if (ec) return "unknown peer";
+std::string describe(const tcp::endpoint& endpoint) {
   return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
 }
 
@@ -31,10 +28,12 @@ tcp::endpoint endpointOf(const Address& address) {
 // alive while an operation or a Responder refers to it.
 class InboundConnection : public std::enable_shared_from_this<InboundConnection> {
  public:
-  InboundConnection(Transport& transport, tcp::socket socket)
+  // `from` is the address accept() reported: the socket itself may no
+  // longer know its peer (a peer that reset at once).
+  InboundConnection(Transport& transport, tcp::socket socket, const tcp::endpoint& from)
       : transport_(transport),
         socket_(std::move(socket)),
-        peer_(describe(socket_)),
+        peer_(describe(from)),
         buffer_(new char[kReadBufferBytes]),
         decoder_({64 * 1024, transport.options().maxBodyBytes}) {
     error_code ec;
@@ -105,6 +104,7 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     }
     std::vector<http::Request> requests;
     auto failure = decoder_.feed(buffer_.get(), n, &requests);
+    size_t completed = requests.size();
     for (auto& request : requests) dispatch(std::move(request));
     if (failure) {
       LOG(WARNING) << "Closing connection from " << peer_ << ": " << failure->message;
@@ -116,9 +116,12 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
       complete(reserveSlot(), std::move(bytes), true);
       return;
     }
+    // A request must arrive whole within the request timeout of its first
+    // byte; progress within it does not extend that (a trickle would hold
+    // the connection forever), finishing a request starts a new one.
     if (decoder_.idle()) {
       cancelStallTimer();
-    } else {
+    } else if (!stallTimer_ || completed > 0) {
       armStallTimer();
     }
     read();
@@ -372,6 +375,10 @@ void Transport::stop() {
     for (auto& connection : inbound) connection->close();
     for (auto& connection : outbound) connection->fail("runtime stopping");
     work_.reset();
+    // Timer waits the runtime's clock armed on io_ (for delay()s, stall
+    // timers, ...) are still pending and would keep run() going until their
+    // deadlines: stop once the handlers queued by the closes above have run.
+    asio::post(io_, [this] { io_.stop(); });
   });
   if (thread_.joinable()) {
     thread_.join();
@@ -382,7 +389,8 @@ void Transport::stop() {
 }
 
 void Transport::accept() {
-  acceptor_.async_accept([this](const error_code& ec, tcp::socket socket) {
+  auto from = std::make_shared<tcp::endpoint>();
+  acceptor_.async_accept(*from, [this, from](const error_code& ec, tcp::socket socket) {
     if (ec) {
       if (ec != asio::error::operation_aborted) {
         LOG(WARNING) << "accept failed: " << ec.message();
@@ -390,7 +398,7 @@ void Transport::accept() {
       }
       return;
     }
-    auto connection = std::make_shared<InboundConnection>(*this, std::move(socket));
+    auto connection = std::make_shared<InboundConnection>(*this, std::move(socket), *from);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       inbound_[connection.get()] = connection;

@@ -6,7 +6,8 @@
 # Produces <output dir>/echo_client. Needs the Debian packages golang-go and
 # golang-github-mesos-mesos-go-dev (which pulls in golang-github-gogo-protobuf-dev,
 # golang-glog-dev and golang-golang-x-net-dev). MESOS_GO_GOCODE overrides the
-# Debian Go source root (default /usr/share/gocode).
+# Debian Go source root (default /usr/share/gocode); GO names the go tool
+# (default: `go` from PATH).
 set -eu
 
 if [ $# -ne 1 ] || [ -z "$1" ]; then
@@ -16,9 +17,10 @@ fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 gocode=${MESOS_GO_GOCODE:-/usr/share/gocode}
+go=${GO:-go}
 
-if ! command -v go >/dev/null 2>&1; then
-    echo "build.sh: 'go' not found in PATH (install the golang-go package)" >&2
+if ! command -v "$go" >/dev/null 2>&1; then
+    echo "build.sh: '$go' not found (install the golang-go package)" >&2
     exit 1
 fi
 for pkg in github.com/mesos/mesos-go/api/v0/messenger \
@@ -46,5 +48,5 @@ CGO_ENABLED=0
 export GO111MODULE GOPATH GOCACHE GOFLAGS GOPROXY CGO_ENABLED
 
 cd "$here"
-go build -o "$out/echo_client" mesosinterop/echo_client
+"$go" build -o "$out/echo_client" mesosinterop/echo_client
 echo "build.sh: built $out/echo_client"
