@@ -31,6 +31,8 @@ void Clock::resume() {
     paused_ = false;
     if (timers_.empty()) return;
     next = timers_.begin()->first - offset_;
+    if (!armed_.empty() && *armed_.begin() <= next) return;
+    armed_.insert(next);
   }
   arm_(next);
 }
@@ -61,8 +63,10 @@ TimerId Clock::schedule(TimePoint deadline, std::function<void()> fn) {
     } else {
       auto it = timers_.emplace(deadline, std::make_pair(id, std::move(fn)));
       byId_[id] = it;
-      earliest = it == timers_.begin() && !paused_;
       realDeadline = deadline - offset_;
+      earliest = it == timers_.begin() && !paused_ &&
+                 (armed_.empty() || realDeadline < *armed_.begin());
+      if (earliest) armed_.insert(realDeadline);
     }
   }
   if (fn) {
@@ -82,7 +86,18 @@ bool Clock::cancel(TimerId id) {
   return true;
 }
 
+size_t Clock::armedCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return armed_.size();
+}
+
 void Clock::fireDue() {
+  {
+    // Whichever armed deadline woke us has passed.
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto realNow = std::chrono::steady_clock::now();
+    while (!armed_.empty() && *armed_.begin() <= realNow) armed_.erase(armed_.begin());
+  }
   // Fire one at a time: a timer's callback may schedule or cancel others.
   for (;;) {
     std::function<void()> fn;
@@ -99,6 +114,8 @@ void Clock::fireDue() {
         return;
       } else {
         next = first->first - offset_;
+        if (!armed_.empty() && *armed_.begin() <= next) return;
+        armed_.insert(next);
       }
     }
     if (!fn) {

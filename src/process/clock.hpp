@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 
 namespace process {
@@ -45,6 +46,10 @@ class Clock {
   // Fires due timers; the owner calls it when an armed deadline passes.
   void fireDue();
 
+  // Real-time deadlines for which arm_() was called and has not fired yet
+  // (for tests of the clock).
+  size_t armedCount() const;
+
  private:
   TimePoint nowLocked() const;
 
@@ -56,6 +61,10 @@ class Clock {
   uint64_t nextId_ = 1;
   std::multimap<TimePoint, std::pair<TimerId, std::function<void()>>> timers_;
   std::unordered_map<TimerId, decltype(timers_)::iterator> byId_;
+  // Real deadlines asked of arm_() and not yet reached: a new timer needs an
+  // arm_() only when it is due before all of them (so a stream of later or
+  // cancelled timers costs no real timer each).
+  std::multiset<TimePoint> armed_;
 };
 
 }  // namespace process

@@ -244,8 +244,9 @@ class Promise {
       if (s.phase != internal::State<T>::Phase::kPending) return false;
       fill(s);
       callbacks.swap(s.callbacks);
+      // Under the lock: a woken waiter may drop the last reference to `s`.
+      s.done.notify_all();
     }
-    s.done.notify_all();
     for (auto& callback : callbacks) callback();
     return true;
   }

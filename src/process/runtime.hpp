@@ -99,8 +99,9 @@ class Runtime : public Transport::Handler {
   explicit Runtime(const Options& options);
 
   UPID start(Actor* actor);
+  // Puts `cell` on the shared run queue and wakes a worker.
+  void makeRunnable(std::shared_ptr<ActorCell> cell);
   void workerLoop();
-  void awaitWork();
   void run(const std::shared_ptr<ActorCell>& cell);
   void finish(const std::shared_ptr<ActorCell>& cell);
   void deliver(MessageEvent&& event);
@@ -127,7 +128,6 @@ class Runtime : public Transport::Handler {
   std::mutex runMutex_;
   std::condition_variable runnable_;
   std::deque<std::shared_ptr<ActorCell>> runQueue_;
-  std::atomic<size_t> runQueueLength_{0};  // runQueue_.size(), readable without runMutex_
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 

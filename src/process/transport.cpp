@@ -352,9 +352,12 @@ Result<Address> Transport::start(const std::string& ip, uint16_t port) {
     return Error{"cannot listen on " + ip + ":" + std::to_string(port) + ": " + ec.message()};
   }
   uint16_t bound = acceptor_.local_endpoint(ec).port();
+  return Address{*parsed, bound};
+}
+
+void Transport::run() {
   accept();
   thread_ = std::thread([this] { io_.run(); });
-  return Address{*parsed, bound};
 }
 
 void Transport::stop() {

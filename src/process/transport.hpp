@@ -66,9 +66,11 @@ class Transport {
   Transport(Handler& handler, Clock& clock, Options options);
   ~Transport();
 
-  // Binds and listens on ip:port (port 0: any free port), then starts the I/O
-  // thread. Returns the bound address.
+  // Binds and listens on ip:port (port 0: any free port). Returns the bound
+  // address. Nothing is accepted until run().
   Result<Address> start(const std::string& ip, uint16_t port);
+  // Starts the I/O thread: accepting, reading, writing, timers.
+  void run();
   // Closes every socket and joins the I/O thread.
   void stop();
 

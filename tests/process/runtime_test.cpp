@@ -251,6 +251,21 @@ TEST(RuntimeTest, RealClockTimersFire) {
   EXPECT_TRUE(fired.future().await(10s));
 }
 
+TEST(ClockTest, LaterTimersShareOneRealTimer) {
+  auto runtime = makeRuntime(false);
+  process::Clock& clock = runtime->clock();
+  size_t before = clock.armedCount();
+  auto now = clock.now();
+  std::vector<process::TimerId> ids;
+  ids.push_back(clock.schedule(now + 1h, [] {}));
+  for (int i = 0; i < 1000; ++i) ids.push_back(clock.schedule(now + 2h + std::chrono::seconds(i), [] {}));
+  EXPECT_EQ(before + 1, clock.armedCount());
+  // An earlier one needs a real timer of its own.
+  ids.push_back(clock.schedule(now + 30min, [] {}));
+  EXPECT_EQ(before + 2, clock.armedCount());
+  for (auto id : ids) EXPECT_TRUE(clock.cancel(id));
+}
+
 TEST(RuntimeTest, LinkedLocalActorExitIsReported) {
   auto runtime = makeRuntime();
   auto watcher = runtime->spawn<Echo>("watcher");
