@@ -1,5 +1,11 @@
 #include "process/runtime.hpp"
 
+#include <netdb.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
 #include <utility>
 
 #include <glog/logging.h>
@@ -97,6 +103,52 @@ Result<std::unique_ptr<Runtime>> Runtime::create(Options options) {
     runtime->workers_.emplace_back([r = runtime.get()] { r->workerLoop(); });
   }
   return runtime;
+}
+
+Runtime& Runtime::global() {
+  static Runtime* runtime = [] {
+    Options options;
+    const char* ip = std::getenv("LIBPROCESS_IP");
+    options.ip = ip != nullptr && *ip != '\0' ? ip : hostAddress();
+    if (const char* port = std::getenv("LIBPROCESS_PORT"); port != nullptr && *port != '\0') {
+      auto parsed = Address::parse("0.0.0.0:" + std::string(port));
+      if (!parsed) {
+        std::cerr << "LIBPROCESS_PORT: " << parsed.error().message << std::endl;
+        std::exit(1);
+      }
+      options.port = parsed->port;
+    }
+    auto created = create(options);
+    if (!created) {
+      std::cerr << "Cannot start the runtime: " << created.error().message
+                << " (set LIBPROCESS_IP / LIBPROCESS_PORT)" << std::endl;
+      std::exit(1);
+    }
+    return std::move(created).value().release();
+  }();
+  return *runtime;
+}
+
+std::string Runtime::hostAddress() {
+  char name[256];
+  if (gethostname(name, sizeof(name)) != 0) return "127.0.0.1";
+  name[sizeof(name) - 1] = '\0';
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* result = nullptr;
+  if (getaddrinfo(name, nullptr, &hints, &result) != 0) return "127.0.0.1";
+  std::string chosen = "127.0.0.1";
+  for (addrinfo* a = result; a != nullptr; a = a->ai_next) {
+    auto* sin = reinterpret_cast<sockaddr_in*>(a->ai_addr);
+    uint32_t ip = ntohl(sin->sin_addr.s_addr);
+    if ((ip >> 24) != 127) {
+      chosen = Address{ip, 0}.ipString();
+      break;
+    }
+  }
+  freeaddrinfo(result);
+  return chosen;
 }
 
 Runtime::~Runtime() {

@@ -46,6 +46,19 @@ class Runtime : public Transport::Handler {
   // Starts a runtime listening on options.ip:options.port. Fails (with the
   // reason) when the address is bad or cannot be bound.
   static Result<std::unique_ptr<Runtime>> create(Options options);
+
+  // The OS process's shared runtime, started on first use and never
+  // destroyed: what the scheduler and executor drivers use unless given a
+  // runtime. Like libprocess it listens on $LIBPROCESS_IP (default: this
+  // host's address, see hostAddress()) and $LIBPROCESS_PORT (default: any).
+  // Exits the process with a clear message if those are bad or the address
+  // cannot be bound.
+  static Runtime& global();
+
+  // This host's IPv4 address as its name resolves (the first non-loopback
+  // one), or 127.0.0.1 when it resolves to nothing else. Blocks on the
+  // resolver: call it at start-up, not from an actor.
+  static std::string hostAddress();
   // Terminates any actor still running, closes every connection and joins
   // all threads. REQUIRES: every Spawned handle of this runtime is gone, and
   // the caller is not one of its actors.
