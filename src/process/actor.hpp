@@ -68,6 +68,25 @@ class Actor {
     };
   }
 
+  // Installs `handler` for protobuf message M (a lambda or std::function).
+  template <typename M>
+  void on(std::function<void(const UPID& from, const M& message)> handler) {
+    static_assert(std::is_base_of_v<google::protobuf::Message, M>);
+    handlers_[M::descriptor()->full_name()] = [this, handler = std::move(handler)](
+                                                  const MessageEvent& event) {
+      if (event.message && event.message->GetDescriptor() == M::descriptor()) {
+        handler(event.from, static_cast<const M&>(*event.message));
+        return;
+      }
+      M message;
+      if (!message.ParsePartialFromString(event.body)) {
+        dropUnparsable(event);
+        return;
+      }
+      handler(event.from, message);
+    };
+  }
+
   // Installs a handler for a message that is not a protobuf (or whose body
   // the actor wants raw).
   void onRaw(const std::string& name,

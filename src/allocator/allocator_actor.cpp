@@ -1,0 +1,122 @@
+#include "allocator/allocator_actor.hpp"
+
+#include "process/dispatch.hpp"
+#include "process/runtime.hpp"
+
+namespace mesos::allocator {
+
+AllocatorActor::AllocatorActor(std::unique_ptr<Allocator> allocator, process::Duration interval,
+                               OfferCallback offer)
+    : Actor(process::generateId("allocator")),
+      allocator_(std::move(allocator)),
+      interval_(interval),
+      offer_(std::move(offer)) {}
+
+void AllocatorActor::initialize() {
+  Options options;
+  options.now = [this] { return runtime().clock().now(); };
+  options.offer = offer_;
+  allocator_->initialize(options);
+  delay(interval_, [this] { tick(); });
+}
+
+void AllocatorActor::tick() {
+  allocateNow();
+  delay(interval_, [this] { tick(); });
+}
+
+void AllocatorActor::allocateNow() {
+  auto start = std::chrono::steady_clock::now();
+  allocator_->allocate();
+  pendingAll_ = false;
+  pendingSlaves_.clear();
+  stats_.cycles++;
+  stats_.lastCycleMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Allocation for freed resources waits for the events already queued (a
+// burst of recoveries is one allocation), then runs once.
+void AllocatorActor::soon(const SlaveID& slaveId) {
+  pendingSlaves_.insert(slaveId.value());
+  if (!pendingScheduled_) {
+    pendingScheduled_ = true;
+    process::dispatch(self(), [this] { runPending(); });
+  }
+}
+
+void AllocatorActor::soonAll() {
+  pendingAll_ = true;
+  if (!pendingScheduled_) {
+    pendingScheduled_ = true;
+    process::dispatch(self(), [this] { runPending(); });
+  }
+}
+
+void AllocatorActor::runPending() {
+  pendingScheduled_ = false;
+  if (pendingAll_) {
+    allocateNow();
+    return;
+  }
+  std::vector<SlaveID> slaves;
+  slaves.reserve(pendingSlaves_.size());
+  for (const std::string& id : pendingSlaves_) {
+    slaves.emplace_back().set_value(id);
+  }
+  pendingSlaves_.clear();
+  allocator_->allocate(slaves);
+}
+
+void AllocatorActor::addFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
+                                  const std::unordered_map<std::string, Resources>& used,
+                                  bool active) {
+  allocator_->addFramework(frameworkId, info, used, active);
+  soonAll();
+}
+
+void AllocatorActor::removeFramework(const FrameworkID& frameworkId) {
+  allocator_->removeFramework(frameworkId);
+  soonAll();
+}
+
+void AllocatorActor::activateFramework(const FrameworkID& frameworkId) {
+  allocator_->activateFramework(frameworkId);
+  soonAll();
+}
+
+void AllocatorActor::deactivateFramework(const FrameworkID& frameworkId) {
+  allocator_->deactivateFramework(frameworkId);
+}
+
+void AllocatorActor::addSlave(const SlaveID& slaveId, const SlaveInfo& info,
+                              const Resources& total,
+                              const std::unordered_map<std::string, Resources>& used) {
+  allocator_->addSlave(slaveId, info, total, used);
+  soon(slaveId);
+}
+
+void AllocatorActor::removeSlave(const SlaveID& slaveId) { allocator_->removeSlave(slaveId); }
+
+void AllocatorActor::recoverResources(const FrameworkID& frameworkId, const SlaveID& slaveId,
+                                      const Resources& resources,
+                                      const std::optional<Filters>& filters) {
+  allocator_->recoverResources(frameworkId, slaveId, resources, filters);
+  soon(slaveId);
+}
+
+void AllocatorActor::requestResources(const FrameworkID& frameworkId,
+                                      const std::vector<Request>& requests) {
+  allocator_->requestResources(frameworkId, requests);
+}
+
+void AllocatorActor::suppressOffers(const FrameworkID& frameworkId) {
+  allocator_->suppressOffers(frameworkId);
+}
+
+void AllocatorActor::reviveOffers(const FrameworkID& frameworkId) {
+  allocator_->reviveOffers(frameworkId);
+  soonAll();
+}
+
+}  // namespace mesos::allocator

@@ -1,0 +1,76 @@
+// AllocatorActor: runs an Allocator (policy) on an actor of its own, so that
+// allocation never blocks the master. The master calls it with dispatch();
+// offers go back to the master through the callback given at construction.
+//
+// It allocates every `interval` over all slaves, and, for resources that
+// free up (recovered, new slave, revived framework), soon after the burst of
+// events that freed them, on the affected slaves only.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "mesos/allocator.hpp"
+#include "process/actor.hpp"
+
+namespace mesos::allocator {
+
+class AllocatorActor : public process::Actor {
+ public:
+  using OfferCallback = std::function<void(const FrameworkID&, std::vector<SlaveResources>)>;
+
+  AllocatorActor(std::unique_ptr<Allocator> allocator, process::Duration interval,
+                 OfferCallback offer);
+
+  void addFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
+                    const std::unordered_map<std::string, Resources>& used, bool active);
+  void removeFramework(const FrameworkID& frameworkId);
+  void activateFramework(const FrameworkID& frameworkId);
+  void deactivateFramework(const FrameworkID& frameworkId);
+  void addSlave(const SlaveID& slaveId, const SlaveInfo& info, const Resources& total,
+                const std::unordered_map<std::string, Resources>& used);
+  void removeSlave(const SlaveID& slaveId);
+  void recoverResources(const FrameworkID& frameworkId, const SlaveID& slaveId,
+                        const Resources& resources, const std::optional<Filters>& filters);
+  void requestResources(const FrameworkID& frameworkId, const std::vector<Request>& requests);
+  void suppressOffers(const FrameworkID& frameworkId);
+  void reviveOffers(const FrameworkID& frameworkId);
+
+  // Runs a full cycle now (tests; the timer does it every interval).
+  void allocateNow();
+
+  // Time spent in the last full cycle, and how many cycles ran.
+  struct Stats {
+    uint64_t cycles = 0;
+    double lastCycleMs = 0;
+  };
+  Stats stats() const { return stats_; }
+
+  // The policy object (tests inspect it). Touch only on this actor.
+  Allocator& allocator() { return *allocator_; }
+
+ protected:
+  void initialize() override;
+
+ private:
+  void tick();
+  void soon(const SlaveID& slaveId);
+  void soonAll();
+  void runPending();
+
+  std::unique_ptr<Allocator> allocator_;
+  process::Duration interval_;
+  OfferCallback offer_;
+  Stats stats_;
+  bool pendingScheduled_ = false;
+  bool pendingAll_ = false;
+  std::unordered_set<std::string> pendingSlaves_;
+};
+
+}  // namespace mesos::allocator

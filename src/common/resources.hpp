@@ -1,0 +1,79 @@
+// Resources: a bag of named resources (the paper's resource vectors):
+// scalars (cpus, mem, disk), ranges (ports) and sets, each with a role.
+// Wraps the wire type mesos::Resource; used by the master, the allocator and
+// the slave for every "does this fit" and "what is left" question.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <google/protobuf/repeated_field.h>
+
+#include "common/result.hpp"
+#include "mesos.pb.h"
+
+namespace mesos {
+
+class Resources {
+ public:
+  Resources() = default;
+  // Construction and addition skip resources that are empty (zero scalars,
+  // no ranges, no items) or invalid (see validate()); validate first where
+  // bad input must be reported.
+  Resources(const Resource& resource);  // NOLINT: implicit, like a value
+  Resources(const google::protobuf::RepeatedPtrField<Resource>& resources);  // NOLINT
+
+  // Parses the slave's --resources syntax: "name(role):value;..." where value
+  // is a scalar ("4", "2.5"), ranges ("[31000-32000, 40000-40010]") or a set
+  // ("{a,b}"); the role is optional (`defaultRole`). Fails on a malformed
+  // entry, naming it.
+  static Result<Resources> parse(const std::string& text, const std::string& defaultRole = "*");
+
+  // Checks one resource as a framework or slave sent it: a name, a type
+  // matching its value, finite non-negative scalars, ranges with begin <= end
+  // that do not overlap. The message names the resource and the problem.
+  static Result<void> validate(const Resource& resource);
+  static Result<void> validate(const google::protobuf::RepeatedPtrField<Resource>& resources);
+
+  bool empty() const { return resources_.empty(); }
+  size_t size() const { return resources_.size(); }
+
+  // True when every resource in `that` is available here (same name, type and
+  // role; scalars no larger, ranges and sets subsets).
+  bool contains(const Resources& that) const;
+
+  // The summed scalar value of `name` over all roles (0 when absent).
+  double scalar(const std::string& name) const;
+  // The union of the ranges named `name` over all roles (empty when absent).
+  Value::Ranges ranges(const std::string& name) const;
+  // These resources with every role replaced by `role`, merged.
+  Resources flatten(const std::string& role = "*") const;
+  // Only the resources of `role`.
+  Resources role(const std::string& role) const;
+
+  // Addition merges like resources (same name, type and role): scalars add,
+  // ranges and sets unite. Subtraction removes what it can: scalars subtract
+  // (a result at or below zero removes the entry), ranges and sets lose the
+  // members they share. Scalars are kept to three decimal places, as Apache
+  // Mesos does, so that sums of fractions stay exact.
+  Resources operator+(const Resources& that) const;
+  Resources operator-(const Resources& that) const;
+  Resources& operator+=(const Resources& that);
+  Resources& operator-=(const Resources& that);
+  bool operator==(const Resources& that) const;
+
+  // "cpus(*):4; mem(*):2048; ports(*):[31000-32000]"
+  std::string toString() const;
+
+  google::protobuf::RepeatedPtrField<Resource> proto() const;
+  std::vector<Resource>::const_iterator begin() const { return resources_.begin(); }
+  std::vector<Resource>::const_iterator end() const { return resources_.end(); }
+
+ private:
+  void add(const Resource& resource);
+  void subtract(const Resource& resource);
+
+  std::vector<Resource> resources_;  // merged: at most one entry per (name, type, role)
+};
+
+}  // namespace mesos

@@ -1,0 +1,296 @@
+// Frameworks: registration, re-registration and failover, disconnection,
+// removal.
+#include <glog/logging.h>
+
+#include "master/master.hpp"
+#include "process/dispatch.hpp"
+
+namespace mesos::internal::master {
+
+using allocator::AllocatorActor;
+using process::dispatch;
+
+std::optional<std::string> Master::validateFrameworkInfo(const FrameworkInfo& info) const {
+  if (!info.IsInitialized()) {
+    return "FrameworkInfo is missing required fields: " + info.InitializationErrorString();
+  }
+  if (info.name().empty()) return "FrameworkInfo.name is empty";
+  if (info.has_failover_timeout() && !(info.failover_timeout() >= 0)) {
+    return "FrameworkInfo.failover_timeout must be a non-negative number of seconds";
+  }
+  return std::nullopt;
+}
+
+Framework* Master::frameworkFrom(const UPID& from, const FrameworkID& id, const char* what) {
+  Framework* f = framework(id.value());
+  if (f == nullptr) {
+    LOG(WARNING) << "Ignoring " << what << " from " << from << " for unknown framework '"
+                 << id.value() << "'";
+    metrics_.invalidFrameworkMessages++;
+    return nullptr;
+  }
+  if (f->pid != from) {
+    LOG(WARNING) << "Ignoring " << what << " for framework " << id.value() << " from " << from
+                 << ", which is not its scheduler (" << f->pid << ")";
+    metrics_.invalidFrameworkMessages++;
+    return nullptr;
+  }
+  return f;
+}
+
+void Master::registerFramework(const UPID& from, const RegisterFrameworkMessage& message) {
+  const FrameworkInfo& info = message.framework();
+  if (auto error = validateFrameworkInfo(info)) {
+    LOG(WARNING) << "Refusing registration of a framework at " << from << ": " << *error;
+    FrameworkErrorMessage reply;
+    reply.set_message(*error);
+    send(from, std::move(reply));
+    return;
+  }
+  if (info.has_id() && !info.id().value().empty()) {
+    FrameworkErrorMessage reply;
+    reply.set_message("Registering with a framework id is not allowed; re-register instead");
+    send(from, std::move(reply));
+    return;
+  }
+  // A retry from a scheduler whose registration we answered already (the
+  // answer was lost): answer again with the same id.
+  if (auto it = frameworkPids_.find(from); it != frameworkPids_.end()) {
+    if (Framework* f = framework(it->second); f != nullptr && f->pid == from) {
+      LOG(INFO) << "Framework " << f->id.value() << " at " << from
+                << " registered already; answering again";
+      FrameworkRegisteredMessage reply;
+      reply.mutable_framework_id()->CopyFrom(f->id);
+      reply.mutable_master_info()->CopyFrom(info_);
+      send(from, std::move(reply));
+      return;
+    }
+  }
+  FrameworkInfo withId = info;
+  withId.mutable_id()->set_value(nextId("F"));
+  Framework* f = addFramework(withId, from);
+  LOG(INFO) << "Registered framework " << f->id.value() << " (" << info.name() << ") at "
+            << from;
+  FrameworkRegisteredMessage reply;
+  reply.mutable_framework_id()->CopyFrom(f->id);
+  reply.mutable_master_info()->CopyFrom(info_);
+  send(from, std::move(reply));
+}
+
+void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMessage& message) {
+  const FrameworkInfo& info = message.framework();
+  if (auto error = validateFrameworkInfo(info)) {
+    FrameworkErrorMessage reply;
+    reply.set_message(*error);
+    send(from, std::move(reply));
+    return;
+  }
+  if (!info.has_id() || info.id().value().empty()) {
+    FrameworkErrorMessage reply;
+    reply.set_message("Re-registering needs FrameworkInfo.id; register instead");
+    send(from, std::move(reply));
+    return;
+  }
+  const std::string& id = info.id().value();
+  for (const auto& completed : completedFrameworks_) {
+    if (completed->id.value() == id) {
+      FrameworkErrorMessage reply;
+      reply.set_message("Framework " + id + " was removed; register as a new framework");
+      send(from, std::move(reply));
+      return;
+    }
+  }
+  Framework* f = framework(id);
+  if (f == nullptr) {
+    // Unknown here (this master started after it registered): take it back.
+    f = addFramework(info, from);
+    LOG(INFO) << "Re-registered framework " << id << " (" << info.name() << ") at " << from;
+  } else if (f->pid != from) {
+    failoverFramework(*f, from);
+  } else {
+    LOG(INFO) << "Framework " << id << " at " << from << " re-registered";
+    if (!f->active) {
+      f->active = true;
+      dispatch(allocator_.pid(), &AllocatorActor::activateFramework, f->id);
+    }
+    if (f->failoverTimer) {
+      cancel(*f->failoverTimer);
+      f->failoverTimer.reset();
+    }
+  }
+  f->reregisteredTime = now();
+  FrameworkReregisteredMessage reply;
+  reply.mutable_framework_id()->CopyFrom(f->id);
+  reply.mutable_master_info()->CopyFrom(info_);
+  send(from, std::move(reply));
+}
+
+Framework* Master::addFramework(const FrameworkInfo& info, const UPID& pid) {
+  auto owned = std::make_unique<Framework>();
+  Framework* f = owned.get();
+  f->id = info.id();
+  f->info = info;
+  f->pid = pid;
+  f->registeredTime = now();
+  frameworks_[f->id.value()] = std::move(owned);
+  frameworkPids_[pid] = f->id.value();
+  link(pid);
+  metrics_.frameworksRegistered++;
+
+  // Tasks that slaves reported before the framework came back.
+  std::unordered_map<std::string, Resources> used;
+  for (auto& [slaveId, s] : slaves_) {
+    auto tasks = s->tasks.find(f->id.value());
+    if (tasks != s->tasks.end()) {
+      for (auto& [taskId, task] : tasks->second) {
+        f->tasks[taskId] = task.get();
+        f->used += task->resources;
+      }
+    }
+    auto executors = s->executors.find(f->id.value());
+    if (executors != s->executors.end()) {
+      for (auto& [executorId, executor] : executors->second) {
+        f->executors[slaveId][executorId] = executor;
+        f->used += Resources(executor.resources());
+      }
+    }
+  }
+  dispatch(allocator_.pid(), &AllocatorActor::addFramework, f->id, f->info,
+           std::unordered_map<std::string, Resources>{}, true);
+  return f;
+}
+
+void Master::failoverFramework(Framework& f, const UPID& newPid) {
+  LOG(INFO) << "Framework " << f.id.value() << " failed over from " << f.pid << " to " << newPid;
+  if (f.pid) {
+    FrameworkErrorMessage error;
+    error.set_message("Framework failed over");
+    send(f.pid, std::move(error));
+  }
+  frameworkPids_.erase(f.pid);
+  f.pid = newPid;
+  frameworkPids_[newPid] = f.id.value();
+  link(newPid);
+  if (f.failoverTimer) {
+    cancel(*f.failoverTimer);
+    f.failoverTimer.reset();
+  }
+  // Offers made to the old scheduler are void.
+  std::vector<std::string> offers(f.offers.begin(), f.offers.end());
+  for (const std::string& offerId : offers) rescindOffer(offerId, true);
+  if (!f.active) {
+    f.active = true;
+    dispatch(allocator_.pid(), &AllocatorActor::activateFramework, f.id);
+  }
+}
+
+void Master::unregisterFramework(const UPID& from, const UnregisterFrameworkMessage& message) {
+  Framework* f = frameworkFrom(from, message.framework_id(), "UnregisterFrameworkMessage");
+  if (f == nullptr) return;
+  LOG(INFO) << "Framework " << f->id.value() << " unregistered";
+  removeFramework(*f);
+}
+
+void Master::deactivateFramework(const UPID& from, const DeactivateFrameworkMessage& message) {
+  Framework* f = frameworkFrom(from, message.framework_id(), "DeactivateFrameworkMessage");
+  if (f == nullptr || !f->active) return;
+  LOG(INFO) << "Deactivating framework " << f->id.value();
+  f->active = false;
+  dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f->id);
+  std::vector<std::string> offers(f->offers.begin(), f->offers.end());
+  for (const std::string& offerId : offers) rescindOffer(offerId, true);
+}
+
+void Master::disconnectFramework(Framework& f) {
+  if (f.active) {
+    f.active = false;
+    dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f.id);
+    std::vector<std::string> offers(f.offers.begin(), f.offers.end());
+    for (const std::string& offerId : offers) rescindOffer(offerId, true);
+  }
+  process::Duration timeout = flags_.framework_failover_timeout;
+  if (f.info.has_failover_timeout()) {
+    timeout = std::chrono::duration_cast<process::Duration>(
+        std::chrono::duration<double>(f.info.failover_timeout()));
+  }
+  FrameworkID id = f.id;
+  UPID pid = f.pid;
+  LOG(INFO) << "Framework " << id.value() << " will be removed in "
+            << std::chrono::duration<double>(timeout).count() << " s unless it fails over";
+  if (f.failoverTimer) cancel(*f.failoverTimer);
+  f.failoverTimer = delay(timeout, [this, id, pid] {
+    Framework* current = framework(id.value());
+    if (current == nullptr || current->pid != pid || current->active) return;
+    LOG(INFO) << "Framework " << id.value() << " did not fail over in time; removing it";
+    current->failoverTimer.reset();
+    removeFramework(*current);
+  });
+}
+
+void Master::removeFramework(Framework& f) {
+  const std::string id = f.id.value();
+  if (f.failoverTimer) cancel(*f.failoverTimer);
+  dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f.id);
+  std::vector<std::string> offers(f.offers.begin(), f.offers.end());
+  for (const std::string& offerId : offers) rescindOffer(offerId, true);
+
+  // Every slave running its executors or tasks shuts them down.
+  std::unordered_set<std::string> slaveIds;
+  for (const auto& [taskId, task] : f.tasks) slaveIds.insert(task->task.slave_id().value());
+  for (const auto& [slaveId, executors] : f.executors) slaveIds.insert(slaveId);
+  for (const std::string& slaveId : slaveIds) {
+    Slave* s = slave(slaveId);
+    if (s == nullptr) continue;
+    ShutdownFrameworkMessage shutdown;
+    shutdown.mutable_framework_id()->CopyFrom(f.id);
+    send(s->pid, std::move(shutdown));
+  }
+  std::vector<TaskRecord*> tasks;
+  for (const auto& [taskId, task] : f.tasks) tasks.push_back(task);
+  for (TaskRecord* task : tasks) {
+    TaskStatus killed = task->latest;
+    killed.set_state(TASK_KILLED);
+    killed.set_message("Framework removed");
+    updateTask(*task, killed);
+    removeTask(*task);
+  }
+  auto executors = f.executors;
+  for (const auto& [slaveId, byId] : executors) {
+    Slave* s = slave(slaveId);
+    if (s == nullptr) continue;
+    for (const auto& [executorId, info] : byId) removeExecutor(*s, f.id, info.executor_id());
+  }
+  dispatch(allocator_.pid(), &AllocatorActor::removeFramework, f.id);
+  frameworkPids_.erase(f.pid);
+  f.unregisteredTime = now();
+  metrics_.frameworksRemoved++;
+
+  auto owned = std::move(frameworks_[id]);
+  frameworks_.erase(id);
+  owned->tasks.clear();
+  completedFrameworks_.push_back(std::move(owned));
+  while (completedFrameworks_.size() > flags_.max_completed_frameworks) {
+    completedFrameworks_.pop_front();
+  }
+}
+
+void Master::resourceRequest(const UPID& from, const ResourceRequestMessage& message) {
+  Framework* f = frameworkFrom(from, message.framework_id(), "ResourceRequestMessage");
+  if (f == nullptr) return;
+  std::vector<Request> requests(message.requests().begin(), message.requests().end());
+  dispatch(allocator_.pid(), &AllocatorActor::requestResources, f->id, requests);
+}
+
+void Master::reviveOffers(const UPID& from, const ReviveOffersMessage& message) {
+  Framework* f = frameworkFrom(from, message.framework_id(), "ReviveOffersMessage");
+  if (f == nullptr) return;
+  dispatch(allocator_.pid(), &AllocatorActor::reviveOffers, f->id);
+}
+
+void Master::suppressOffers(const UPID& from, const SuppressOffersMessage& message) {
+  Framework* f = frameworkFrom(from, message.framework_id(), "SuppressOffersMessage");
+  if (f == nullptr) return;
+  dispatch(allocator_.pid(), &AllocatorActor::suppressOffers, f->id);
+}
+
+}  // namespace mesos::internal::master

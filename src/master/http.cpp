@@ -1,0 +1,258 @@
+// The master's HTTP endpoints: /master/state (also /state), /master/health,
+// and /metrics/snapshot (served by MetricsActor, which asks the master and
+// the allocator).
+#include <glog/logging.h>
+
+#include "common/json.hpp"
+#include "master/master.hpp"
+#include "master/metrics_actor.hpp"
+#include "process/dispatch.hpp"
+
+namespace mesos::internal::master {
+
+using json::Array;
+using json::Object;
+using process::Future;
+using process::http::Request;
+using process::http::Response;
+
+namespace {
+
+// Resources as Apache Mesos renders them: scalars as numbers, ranges and
+// sets as text.
+json::Value resourcesJson(const Resources& resources) {
+  Object object;
+  for (const char* name : {"cpus", "mem", "disk", "gpus"}) object[name] = resources.scalar(name);
+  for (const Resource& resource : resources) {
+    if (resource.type() == Value::SCALAR) {
+      object[resource.name()] = resources.scalar(resource.name());
+    } else if (resource.type() == Value::RANGES) {
+      std::string text = "[";
+      const Value::Ranges ranges = resources.ranges(resource.name());
+      for (int i = 0; i < ranges.range_size(); ++i) {
+        if (i > 0) text += ", ";
+        text += std::to_string(ranges.range(i).begin()) + "-" +
+                std::to_string(ranges.range(i).end());
+      }
+      object[resource.name()] = text + "]";
+    } else if (resource.type() == Value::SET) {
+      std::string text = "{";
+      for (int i = 0; i < resource.set().item_size(); ++i) {
+        if (i > 0) text += ", ";
+        text += resource.set().item(i);
+      }
+      object[resource.name()] = text + "}";
+    }
+  }
+  return object;
+}
+
+json::Value attributesJson(const google::protobuf::RepeatedPtrField<Attribute>& attributes) {
+  Object object;
+  for (const Attribute& attribute : attributes) {
+    if (attribute.type() == Value::SCALAR) {
+      object[attribute.name()] = attribute.scalar().value();
+    } else if (attribute.type() == Value::TEXT) {
+      object[attribute.name()] = attribute.text().value();
+    } else {
+      object[attribute.name()] = json::fromProto(attribute);
+    }
+  }
+  return object;
+}
+
+json::Value taskJson(const Task& task) {
+  Object object;
+  object["id"] = task.task_id().value();
+  object["name"] = task.name();
+  object["framework_id"] = task.framework_id().value();
+  object["executor_id"] = task.has_executor_id() ? task.executor_id().value() : "";
+  object["slave_id"] = task.slave_id().value();
+  object["state"] = TaskState_Name(task.state());
+  object["resources"] = resourcesJson(Resources(task.resources()));
+  Array statuses;
+  for (const TaskStatus& status : task.statuses()) {
+    Object s;
+    s["state"] = TaskState_Name(status.state());
+    s["timestamp"] = status.timestamp();
+    statuses.push_back(std::move(s));
+  }
+  object["statuses"] = std::move(statuses);
+  return object;
+}
+
+}  // namespace
+
+Future<Response> Master::healthEndpoint(const Request&) { return Response::ok("", "text/plain"); }
+
+Future<Response> Master::stateEndpoint(const Request&) {
+  Object state;
+  state["version"] = info_.version();
+  state["id"] = info_.id();
+  state["pid"] = self().toString();
+  state["hostname"] = info_.hostname();
+  state["leader"] = self().toString();
+  state["cluster"] = flags_.cluster;
+  state["start_time"] = 0.0;
+  state["activated_slaves"] = static_cast<int64_t>(slaves_.size());
+  state["deactivated_slaves"] = 0;
+  Object flagValues;
+  for (const auto& [name, value] : flags_.values()) flagValues[name] = value;
+  state["flags"] = std::move(flagValues);
+
+  Resources total, used, offered;
+  Array slaves;
+  for (const auto& [id, s] : slaves_) {
+    Resources slaveOffered;
+    for (const std::string& offerId : s->offers) {
+      auto it = offers_.find(offerId);
+      if (it != offers_.end()) slaveOffered += it->second.resources;
+    }
+    total += s->total;
+    used += s->used;
+    offered += slaveOffered;
+    Object slave;
+    slave["id"] = id;
+    slave["pid"] = s->pid.toString();
+    slave["hostname"] = s->info.hostname();
+    slave["registered_time"] = s->registeredTime;
+    slave["resources"] = resourcesJson(s->total);
+    slave["used_resources"] = resourcesJson(s->used);
+    slave["offered_resources"] = resourcesJson(slaveOffered);
+    slave["attributes"] = attributesJson(s->info.attributes());
+    slave["active"] = true;
+    slave["version"] = s->version;
+    slaves.push_back(std::move(slave));
+  }
+  state["slaves"] = std::move(slaves);
+
+  auto frameworkJson = [&](const Framework& f) {
+    Object object;
+    object["id"] = f.id.value();
+    object["name"] = f.info.name();
+    object["user"] = f.info.user();
+    object["pid"] = f.pid.toString();
+    object["hostname"] = f.info.hostname();
+    object["role"] = f.info.role();
+    object["webui_url"] = f.info.webui_url();
+    object["checkpoint"] = f.info.checkpoint();
+    object["failover_timeout"] = f.info.failover_timeout();
+    object["active"] = f.active;
+    object["registered_time"] = f.registeredTime;
+    object["reregistered_time"] = f.reregisteredTime;
+    object["unregistered_time"] = f.unregisteredTime;
+    object["used_resources"] = resourcesJson(f.used);
+    object["offered_resources"] = resourcesJson(f.offered);
+    object["resources"] = resourcesJson(f.used + f.offered);
+    Array tasks;
+    for (const auto& [id, task] : f.tasks) tasks.push_back(taskJson(task->task));
+    object["tasks"] = std::move(tasks);
+    Array completed;
+    for (const Task& task : f.completedTasks) completed.push_back(taskJson(task));
+    object["completed_tasks"] = std::move(completed);
+    Array offers;
+    for (const std::string& offerId : f.offers) {
+      auto it = offers_.find(offerId);
+      if (it == offers_.end()) continue;
+      Object offer;
+      offer["id"] = offerId;
+      offer["framework_id"] = f.id.value();
+      offer["slave_id"] = it->second.offer.slave_id().value();
+      offer["resources"] = resourcesJson(it->second.resources);
+      offers.push_back(std::move(offer));
+    }
+    object["offers"] = std::move(offers);
+    Array executors;
+    for (const auto& [slaveId, byId] : f.executors) {
+      for (const auto& [executorId, info] : byId) {
+        Object executor;
+        executor["executor_id"] = executorId;
+        executor["slave_id"] = slaveId;
+        executor["name"] = info.name();
+        executor["resources"] = resourcesJson(Resources(info.resources()));
+        executors.push_back(std::move(executor));
+      }
+    }
+    object["executors"] = std::move(executors);
+    return object;
+  };
+  Array frameworks;
+  for (const auto& [id, f] : frameworks_) frameworks.push_back(frameworkJson(*f));
+  state["frameworks"] = std::move(frameworks);
+  Array completed;
+  for (const auto& f : completedFrameworks_) completed.push_back(frameworkJson(*f));
+  state["completed_frameworks"] = std::move(completed);
+  state["orphan_tasks"] = Array();
+  state["unregistered_frameworks"] = Array();
+  state["total_resources"] = resourcesJson(total);
+  state["used_resources"] = resourcesJson(used);
+  state["offered_resources"] = resourcesJson(offered);
+  return Response::ok(json::stringify(state));
+}
+
+std::string Master::metricsJson() {
+  Object metrics;
+  size_t active = 0, inactive = 0;
+  std::map<std::string, uint64_t> tasks;
+  for (const char* state : {"TASK_STAGING", "TASK_STARTING", "TASK_RUNNING", "TASK_FINISHED",
+                            "TASK_FAILED", "TASK_KILLED", "TASK_LOST", "TASK_ERROR"}) {
+    tasks[state] = 0;
+  }
+  for (const auto& [id, f] : frameworks_) {
+    (f->active ? active : inactive)++;
+    for (const auto& [taskId, task] : f->tasks) tasks[TaskState_Name(task->task.state())]++;
+  }
+  metrics["master/frameworks_active"] = static_cast<int64_t>(active);
+  metrics["master/frameworks_inactive"] = static_cast<int64_t>(inactive);
+  metrics["master/frameworks_connected"] = static_cast<int64_t>(active);
+  metrics["master/frameworks_removed"] = metrics_.frameworksRemoved;
+  metrics["master/slaves_active"] = static_cast<int64_t>(slaves_.size());
+  metrics["master/slave_registrations"] = metrics_.slavesRegistered;
+  metrics["master/slave_removals"] = metrics_.slavesRemoved;
+  metrics["master/slave_shutdowns_scheduled"] = metrics_.slaveShutdownsScheduled;
+  metrics["master/outstanding_offers"] = static_cast<int64_t>(offers_.size());
+  metrics["master/offers_sent"] = metrics_.offersSent;
+  metrics["master/offers_declined"] = metrics_.offersDeclined;
+  metrics["master/offers_rescinded"] = metrics_.offersRescinded;
+  metrics["master/tasks_launched"] = metrics_.tasksLaunched;
+  metrics["master/invalid_tasks"] = metrics_.tasksInvalid;
+  metrics["master/valid_status_updates"] = metrics_.statusUpdates - metrics_.invalidStatusUpdates;
+  metrics["master/invalid_status_updates"] = metrics_.invalidStatusUpdates;
+  metrics["master/invalid_framework_to_executor_messages"] = metrics_.invalidFrameworkMessages;
+  for (const auto& [state, count] : tasks) {
+    std::string name = state.substr(5);  // "TASK_RUNNING" -> "RUNNING"
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    uint64_t total = count;
+    if (auto it = metrics_.terminalTasks.find(state); it != metrics_.terminalTasks.end()) {
+      total = it->second;  // terminal states count every task that reached them
+    }
+    metrics["master/tasks_" + name] = total;
+  }
+  for (const auto& [name, count] : metrics_.messages) {
+    metrics["master/messages_" + name] = count;
+  }
+  return json::stringify(metrics);
+}
+
+MetricsActor::MetricsActor(process::Pid<Master> master,
+                           process::Pid<allocator::AllocatorActor> allocator)
+    : Actor("metrics"), master_(std::move(master)), allocator_(std::move(allocator)) {}
+
+void MetricsActor::initialize() { route("/snapshot", &MetricsActor::snapshot); }
+
+Future<Response> MetricsActor::snapshot(const Request&) {
+  auto allocator = allocator_;
+  return process::dispatch(master_, &Master::metricsJson)
+      .then(self(), [allocator, self = self()](const std::string& master) {
+        return process::dispatch(allocator, &allocator::AllocatorActor::stats)
+            .then(self, [master](const allocator::AllocatorActor::Stats& stats) {
+              auto parsed = json::parse(master);
+              Object metrics = parsed ? parsed->object() : Object();
+              metrics["allocator/allocation_runs"] = stats.cycles;
+              metrics["allocator/allocation_run_ms"] = stats.lastCycleMs;
+              return Response::ok(json::stringify(metrics));
+            });
+      });
+}
+
+}  // namespace mesos::internal::master

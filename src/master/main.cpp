@@ -1,0 +1,63 @@
+// mesos-master: the master daemon.
+#include <signal.h>
+
+#include <iostream>
+
+#include <glog/logging.h>
+
+#include "allocator/drf/sorter.hpp"
+#include "allocator/hierarchical.hpp"
+#include "master/flags.hpp"
+#include "master/master.hpp"
+#include "process/runtime.hpp"
+
+using mesos::internal::master::Master;
+using mesos::internal::master::MasterFlags;
+
+int main(int argc, char** argv) {
+  MasterFlags flags;
+  auto loaded = flags.load("MESOS_", argc, argv);
+  if (!loaded) {
+    std::cerr << "mesos-master: " << loaded.error().message << " (see --help)" << std::endl;
+    return 1;
+  }
+  if (flags.help()) {
+    std::cout << flags.usage("mesos-master");
+    return 0;
+  }
+  if (!loaded->empty()) {
+    std::cerr << "mesos-master: unexpected argument '" << loaded->front() << "' (see --help)"
+              << std::endl;
+    return 1;
+  }
+  google::InitGoogleLogging(argv[0]);
+  FLAGS_logtostderr = true;
+
+  // Signals end the process through sigwait() below, on this thread.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  process::Runtime::Options options;
+  options.ip = flags.ip ? *flags.ip : process::Runtime::hostAddress();
+  options.port = flags.port;
+  options.maxBodyBytes = flags.max_body_size.value;
+  auto runtime = process::Runtime::create(options);
+  if (!runtime) {
+    std::cerr << "mesos-master: " << runtime.error().message << std::endl;
+    return 1;
+  }
+  {
+    auto master = (*runtime)->spawn<Master>(
+        flags, std::make_unique<mesos::allocator::HierarchicalAllocator>(
+                   std::make_unique<mesos::allocator::DrfSorter>()));
+    (*runtime)->setDelegate("master");
+    int signal = 0;
+    sigwait(&stop, &signal);
+    LOG(INFO) << "Received signal " << signal << "; stopping";
+  }
+  return 0;
+}

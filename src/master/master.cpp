@@ -1,0 +1,132 @@
+#include "master/master.hpp"
+
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include <glog/logging.h>
+
+#include "common/uuid.hpp"
+#include "process/dispatch.hpp"
+
+namespace mesos::internal::master {
+
+namespace {
+constexpr const char* kVersion = "1.0.0";
+}  // namespace
+
+Master::Master(const MasterFlags& flags, std::unique_ptr<allocator::Allocator> allocator)
+    : Actor("master"), flags_(flags), policy_(std::move(allocator)) {}
+
+Master::~Master() = default;
+
+void Master::initialize() {
+  info_.set_id(uuidToString(randomUuid()));
+  info_.set_ip(htonl(self().address.ip));
+  info_.set_port(self().address.port);
+  info_.set_pid(self().toString());
+  info_.set_version(kVersion);
+  if (flags_.hostname) {
+    info_.set_hostname(*flags_.hostname);
+  } else {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    info_.set_hostname(host);
+  }
+  info_.mutable_address()->set_ip(self().address.ipString());
+  info_.mutable_address()->set_port(self().address.port);
+  info_.mutable_address()->set_hostname(info_.hostname());
+  LOG(INFO) << "Master " << info_.id() << " (" << info_.hostname() << ") started on "
+            << self();
+
+  // Frameworks.
+  handle(&Master::registerFramework);
+  handle(&Master::reregisterFramework);
+  handle(&Master::unregisterFramework);
+  handle(&Master::deactivateFramework);
+  handle(&Master::resourceRequest);
+  handle(&Master::launchTasks);
+  handle(&Master::reviveOffers);
+  handle(&Master::suppressOffers);
+  handle(&Master::killTask);
+  handle(&Master::statusUpdateAcknowledgement);
+  handle(&Master::reconcileTasks);
+  handle(&Master::frameworkToExecutor);
+  // Slaves.
+  handle(&Master::registerSlave);
+  handle(&Master::reregisterSlave);
+  handle(&Master::unregisterSlave);
+  handle(&Master::pong);
+  handle(&Master::statusUpdate);
+  handle(&Master::exitedExecutor);
+  handle(&Master::executorToFramework);
+  // HTTP.
+  route("/state", &Master::stateEndpoint);
+  route("/state.json", &Master::stateEndpoint);
+  route("/health", &Master::healthEndpoint);
+
+  process::Pid<Master> master(self());
+  allocator_ = runtime().spawn(std::make_unique<allocator::AllocatorActor>(
+      std::move(policy_), flags_.allocation_interval,
+      [master](const FrameworkID& frameworkId, std::vector<allocator::SlaveResources> offers) {
+        process::dispatch(master, &Master::offer, frameworkId, std::move(offers));
+      }));
+
+  metricsActor_ = runtime().spawn<MetricsActor>(master, allocator_.pid());
+
+  delay(flags_.slave_ping_timeout, [this] { pingSlaves(); });
+}
+
+void Master::finalize() {
+  LOG(INFO) << "Master " << info_.id() << " stopping";
+}
+
+void Master::exited(const UPID& pid) {
+  if (auto it = frameworkPids_.find(pid); it != frameworkPids_.end()) {
+    if (Framework* f = framework(it->second); f != nullptr && f->pid == pid) {
+      LOG(INFO) << "Framework " << f->id.value() << " (" << f->info.name() << ") at " << pid
+                << " disconnected";
+      disconnectFramework(*f);
+    }
+    frameworkPids_.erase(it);
+    return;
+  }
+  if (auto it = slavePids_.find(pid); it != slavePids_.end()) {
+    // A slave's connection broke. It is removed only after missing its pings
+    // (it may come back and re-register); meanwhile it stays in service.
+    LOG(INFO) << "Slave " << it->second << " at " << pid
+              << " disconnected; removing it if it misses its pings";
+  }
+}
+
+double Master::now() const {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Master::nextId(const char* kind) {
+  char buffer[64];
+  if (kind[0] == 'F') {
+    std::snprintf(buffer, sizeof(buffer), "-%04llu",
+                  static_cast<unsigned long long>(nextFrameworkId_++));
+  } else if (kind[0] == 'S') {
+    std::snprintf(buffer, sizeof(buffer), "-S%llu", static_cast<unsigned long long>(nextSlaveId_++));
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "-O%llu", static_cast<unsigned long long>(nextOfferId_++));
+  }
+  return info_.id() + buffer;
+}
+
+Framework* Master::framework(const std::string& id) {
+  auto it = frameworks_.find(id);
+  return it == frameworks_.end() ? nullptr : it->second.get();
+}
+
+Slave* Master::slave(const std::string& id) {
+  auto it = slaves_.find(id);
+  return it == slaves_.end() ? nullptr : it->second.get();
+}
+
+}  // namespace mesos::internal::master

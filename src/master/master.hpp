@@ -1,0 +1,205 @@
+// The master actor: frameworks, slaves, offers, tasks and status updates.
+//
+// The master keeps soft state only: everything it knows it learned from the
+// slaves and schedulers that registered, and would learn again after a
+// failover. Resources move master -> allocator (what exists, what is free)
+// and allocator -> master (offers); tasks move scheduler -> master -> slave;
+// status updates slave -> master -> scheduler, and their acknowledgements
+// back the same way.
+//
+// The handler table in initialize() is the protocol's table of contents. The
+// implementation is split by subject: frameworks.cpp, slaves.cpp, offers.cpp,
+// tasks.cpp, http.cpp.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "allocator/allocator_actor.hpp"
+#include "common/resources.hpp"
+#include "master/flags.hpp"
+#include "master/metrics.hpp"
+#include "master/metrics_actor.hpp"
+#include "messages.pb.h"
+#include "process/actor.hpp"
+#include "process/runtime.hpp"
+
+namespace mesos::internal::master {
+
+using process::UPID;
+
+struct Framework;
+struct Slave;
+
+// A task the master knows of. Owned by its Slave; its Framework points at it.
+struct TaskRecord {
+  Task task;  // the wire form (state, resources, latest status)
+  Resources resources;
+  TaskStatus latest;  // the latest status seen (for reconciliation)
+  bool recovered = false;  // its resources went back to the allocator
+};
+
+struct OfferRecord {
+  Offer offer;
+  Resources resources;
+  std::optional<process::TimerId> timeout;
+};
+
+struct Framework {
+  FrameworkID id;
+  FrameworkInfo info;
+  UPID pid;
+  bool active = true;
+  double registeredTime = 0;
+  double reregisteredTime = 0;
+  double unregisteredTime = 0;
+  std::unordered_map<std::string, TaskRecord*> tasks;  // by task id
+  std::unordered_set<std::string> offers;               // offer ids
+  Resources used;                                        // tasks and executors
+  Resources offered;
+  // Executors by slave id, then executor id.
+  std::unordered_map<std::string, std::unordered_map<std::string, ExecutorInfo>> executors;
+  std::optional<process::TimerId> failoverTimer;
+  std::deque<Task> completedTasks;  // for /state
+};
+
+struct Slave {
+  SlaveID id;
+  SlaveInfo info;
+  UPID pid;
+  std::string version;
+  Resources total;
+  Resources used;  // tasks and executors of all frameworks
+  double registeredTime = 0;
+  // Tasks by framework id, then task id (owned here).
+  std::unordered_map<std::string, std::unordered_map<std::string, std::unique_ptr<TaskRecord>>>
+      tasks;
+  // Executors by framework id, then executor id.
+  std::unordered_map<std::string, std::unordered_map<std::string, ExecutorInfo>> executors;
+  std::unordered_set<std::string> offers;
+  uint32_t missedPings = 0;
+  bool pongPending = false;
+};
+
+class Master : public process::Actor {
+ public:
+  // `allocator` is the policy the master's allocator actor runs.
+  Master(const MasterFlags& flags, std::unique_ptr<allocator::Allocator> allocator);
+  ~Master() override;
+
+  // From the allocator actor: offer these resources to the framework.
+  void offer(const FrameworkID& frameworkId, std::vector<allocator::SlaveResources> resources);
+
+  const MasterInfo& info() const { return info_; }
+  // The allocator actor (tests use it to trigger allocation).
+  const process::Pid<allocator::AllocatorActor>& allocatorPid() const { return allocator_.pid(); }
+
+ protected:
+  void initialize() override;
+  void finalize() override;
+  void exited(const UPID& pid) override;
+
+ private:
+  // frameworks.cpp
+  void registerFramework(const UPID& from, const RegisterFrameworkMessage& message);
+  void reregisterFramework(const UPID& from, const ReregisterFrameworkMessage& message);
+  void unregisterFramework(const UPID& from, const UnregisterFrameworkMessage& message);
+  void deactivateFramework(const UPID& from, const DeactivateFrameworkMessage& message);
+  void resourceRequest(const UPID& from, const ResourceRequestMessage& message);
+  void reviveOffers(const UPID& from, const ReviveOffersMessage& message);
+  void suppressOffers(const UPID& from, const SuppressOffersMessage& message);
+  Framework* addFramework(const FrameworkInfo& info, const UPID& pid);
+  void failoverFramework(Framework& framework, const UPID& newPid);
+  void disconnectFramework(Framework& framework);
+  void removeFramework(Framework& framework);
+  std::optional<std::string> validateFrameworkInfo(const FrameworkInfo& info) const;
+  // The framework `id` if `from` is its current scheduler; logs otherwise.
+  Framework* frameworkFrom(const UPID& from, const FrameworkID& id, const char* what);
+
+  // slaves.cpp
+  void registerSlave(const UPID& from, const RegisterSlaveMessage& message);
+  void reregisterSlave(const UPID& from, const ReregisterSlaveMessage& message);
+  void unregisterSlave(const UPID& from, const UnregisterSlaveMessage& message);
+  void pong(const UPID& from, const PongSlaveMessage& message);
+  void pingSlaves();
+  void removeSlave(Slave& slave, const std::string& reason);
+  Slave* slaveFrom(const UPID& from, const SlaveID& id, const char* what);
+
+  // offers.cpp
+  void launchTasks(const UPID& from, const LaunchTasksMessage& message);
+  void rescindOffer(const std::string& offerId, bool recover);
+  void removeOffer(const std::string& offerId);
+  void offerTimedOut(const std::string& offerId);
+
+  // tasks.cpp
+  void killTask(const UPID& from, const KillTaskMessage& message);
+  void statusUpdate(const UPID& from, const StatusUpdateMessage& message);
+  void statusUpdateAcknowledgement(const UPID& from,
+                                   const StatusUpdateAcknowledgementMessage& message);
+  void reconcileTasks(const UPID& from, const ReconcileTasksMessage& message);
+  void frameworkToExecutor(const UPID& from, const FrameworkToExecutorMessage& message);
+  void executorToFramework(const UPID& from, const ExecutorToFrameworkMessage& message);
+  void exitedExecutor(const UPID& from, const ExitedExecutorMessage& message);
+  TaskRecord* addTask(Framework& framework, Slave& slave, const TaskInfo& task);
+  void updateTask(TaskRecord& task, const TaskStatus& status);
+  void removeTask(TaskRecord& task);
+  void removeExecutor(Slave& slave, const FrameworkID& frameworkId,
+                      const ExecutorID& executorId);
+  // Sends a status update generated by the master itself (TASK_LOST,
+  // TASK_ERROR...) to the framework.
+  void sendMasterUpdate(Framework& framework, const SlaveID& slaveId, const TaskID& taskId,
+                        TaskState state, TaskStatus::Reason reason, const std::string& message,
+                        const std::optional<ExecutorID>& executorId = std::nullopt);
+
+  // http.cpp
+  process::Future<process::http::Response> stateEndpoint(const process::http::Request& request);
+  process::Future<process::http::Response> healthEndpoint(const process::http::Request& request);
+
+ public:
+  // For the metrics actor (runs on this actor via dispatch).
+  std::string metricsJson();
+
+ private:
+  // Installs a handler that also counts the message in the metrics.
+  template <typename M>
+  void handle(void (Master::*handler)(const UPID&, const M&)) {
+    std::string name = M::descriptor()->name();
+    on<M>(std::function<void(const UPID&, const M&)>(
+        [this, handler, name](const UPID& from, const M& message) {
+          metrics_.messages[name]++;
+          (this->*handler)(from, message);
+        }));
+  }
+
+  double now() const;
+  std::string nextId(const char* kind);
+  Framework* framework(const std::string& id);
+  Slave* slave(const std::string& id);
+
+  MasterFlags flags_;
+  MasterInfo info_;
+  std::unique_ptr<allocator::Allocator> policy_;  // until handed to the allocator actor
+  process::Spawned<allocator::AllocatorActor> allocator_;
+  process::Spawned<MetricsActor> metricsActor_;
+  Metrics metrics_;
+
+  uint64_t nextFrameworkId_ = 0;
+  uint64_t nextSlaveId_ = 0;
+  uint64_t nextOfferId_ = 0;
+
+  std::unordered_map<std::string, std::unique_ptr<Framework>> frameworks_;
+  std::unordered_map<std::string, std::unique_ptr<Slave>> slaves_;
+  std::unordered_map<std::string, OfferRecord> offers_;
+  std::deque<std::unique_ptr<Framework>> completedFrameworks_;
+  // Whose exit we watch: scheduler and slave pids.
+  std::unordered_map<UPID, std::string> frameworkPids_;  // pid -> framework id
+  std::unordered_map<UPID, std::string> slavePids_;      // pid -> slave id
+};
+
+}  // namespace mesos::internal::master

@@ -1,0 +1,29 @@
+// The master's counters, rendered at /metrics/snapshot with Apache Mesos's
+// metric names where it has one.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace mesos::internal::master {
+
+struct Metrics {
+  std::map<std::string, uint64_t> messages;  // received, by message name
+  uint64_t frameworksRegistered = 0;         // registrations accepted
+  uint64_t frameworksRemoved = 0;
+  uint64_t slavesRegistered = 0;
+  uint64_t slavesRemoved = 0;
+  uint64_t slaveShutdownsScheduled = 0;  // removed for missed pings
+  uint64_t offersSent = 0;
+  uint64_t offersDeclined = 0;
+  uint64_t offersRescinded = 0;
+  uint64_t tasksLaunched = 0;
+  uint64_t tasksInvalid = 0;
+  uint64_t statusUpdates = 0;
+  uint64_t invalidStatusUpdates = 0;
+  uint64_t invalidFrameworkMessages = 0;
+  std::map<std::string, uint64_t> terminalTasks;  // by state name
+};
+
+}  // namespace mesos::internal::master

@@ -1,0 +1,195 @@
+// Offers: made from the allocator's allocations, answered by LaunchTasks
+// (with tasks, or none for a decline), rescinded, timed out.
+#include <glog/logging.h>
+
+#include "master/master.hpp"
+#include "master/validation.hpp"
+#include "process/dispatch.hpp"
+
+namespace mesos::internal::master {
+
+using allocator::AllocatorActor;
+using process::dispatch;
+
+void Master::offer(const FrameworkID& frameworkId,
+                   std::vector<allocator::SlaveResources> resources) {
+  Framework* f = framework(frameworkId.value());
+  if (f == nullptr || !f->active) {
+    // Gone or disconnected since the allocator decided: give it all back.
+    for (auto& entry : resources) {
+      dispatch(allocator_.pid(), &AllocatorActor::recoverResources, frameworkId, entry.slaveId,
+               entry.resources, std::optional<Filters>());
+    }
+    return;
+  }
+  ResourceOffersMessage message;
+  for (auto& entry : resources) {
+    Slave* s = slave(entry.slaveId.value());
+    if (s == nullptr) continue;  // removed meanwhile; the allocator knows
+    std::string offerId = nextId("O");
+    OfferRecord& record = offers_[offerId];
+    Offer& offer = record.offer;
+    offer.mutable_id()->set_value(offerId);
+    offer.mutable_framework_id()->CopyFrom(f->id);
+    offer.mutable_slave_id()->CopyFrom(s->id);
+    offer.set_hostname(s->info.hostname());
+    *offer.mutable_resources() = entry.resources.proto();
+    *offer.mutable_attributes() = s->info.attributes();
+    for (const auto& [executorId, info] : s->executors[f->id.value()]) {
+      offer.add_executor_ids()->CopyFrom(info.executor_id());
+    }
+    record.resources = std::move(entry.resources);
+    if (flags_.offer_timeout) {
+      record.timeout = delay(*flags_.offer_timeout, [this, offerId] { offerTimedOut(offerId); });
+    }
+    f->offers.insert(offerId);
+    f->offered += record.resources;
+    s->offers.insert(offerId);
+    message.add_offers()->CopyFrom(offer);
+    message.add_pids(s->pid.toString());
+  }
+  if (message.offers_size() == 0) return;
+  metrics_.offersSent += message.offers_size();
+  send(f->pid, std::move(message));
+}
+
+void Master::removeOffer(const std::string& offerId) {
+  auto it = offers_.find(offerId);
+  if (it == offers_.end()) return;
+  OfferRecord& record = it->second;
+  if (record.timeout) cancel(*record.timeout);
+  if (Framework* f = framework(record.offer.framework_id().value())) {
+    f->offers.erase(offerId);
+    f->offered -= record.resources;
+  }
+  if (Slave* s = slave(record.offer.slave_id().value())) s->offers.erase(offerId);
+  offers_.erase(it);
+}
+
+void Master::rescindOffer(const std::string& offerId, bool recover) {
+  auto it = offers_.find(offerId);
+  if (it == offers_.end()) return;
+  const Offer& offer = it->second.offer;
+  if (Framework* f = framework(offer.framework_id().value())) {
+    RescindResourceOfferMessage rescind;
+    rescind.mutable_offer_id()->CopyFrom(offer.id());
+    send(f->pid, std::move(rescind));
+  }
+  if (recover) {
+    dispatch(allocator_.pid(), &AllocatorActor::recoverResources, offer.framework_id(),
+             offer.slave_id(), it->second.resources, std::optional<Filters>());
+  }
+  metrics_.offersRescinded++;
+  removeOffer(offerId);
+}
+
+void Master::offerTimedOut(const std::string& offerId) {
+  if (!offers_.count(offerId)) return;
+  LOG(INFO) << "Offer " << offerId << " timed out; rescinding it";
+  rescindOffer(offerId, true);
+}
+
+void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
+  Framework* f = frameworkFrom(from, message.framework_id(), "LaunchTasksMessage");
+  if (f == nullptr) return;
+  Filters filters = message.has_filters() ? message.filters() : Filters();
+
+  // The offers must exist, be this framework's, and be on one slave.
+  std::string offerError;
+  std::vector<std::string> offerIds;
+  std::unordered_set<std::string> seen;
+  Slave* s = nullptr;
+  Resources offered;
+  for (const OfferID& id : message.offer_ids()) {
+    auto it = offers_.find(id.value());
+    if (!seen.insert(id.value()).second) {
+      offerError = "offer " + id.value() + " appears twice";
+      continue;
+    }
+    if (it == offers_.end()) {
+      offerError = "offer " + id.value() + " is no longer valid";
+      continue;
+    }
+    const Offer& offer = it->second.offer;
+    if (offer.framework_id().value() != f->id.value()) {
+      offerError = "offer " + id.value() + " was not made to this framework";
+      continue;
+    }
+    Slave* offerSlave = slave(offer.slave_id().value());
+    if (offerSlave == nullptr) {
+      offerError = "offer " + id.value() + " is on a slave that is gone";
+      continue;
+    }
+    if (s != nullptr && s != offerSlave) {
+      offerError = "offers are on more than one slave";
+      continue;
+    }
+    s = offerSlave;
+    offered += it->second.resources;
+    offerIds.push_back(id.value());
+  }
+  if (message.offer_ids_size() == 0 && message.tasks_size() > 0) {
+    offerError = "no offers given";
+  }
+
+  if (!offerError.empty()) {
+    LOG(WARNING) << "Framework " << f->id.value() << ": launch refused: " << offerError;
+    for (const TaskInfo& task : message.tasks()) {
+      sendMasterUpdate(*f, task.slave_id(), task.task_id(), TASK_LOST,
+                       TaskStatus::REASON_INVALID_OFFERS, "Task launched with invalid offers: " +
+                                                              offerError);
+      metrics_.tasksInvalid++;
+    }
+    // The valid offers among them go back, unfiltered.
+    for (const std::string& offerId : offerIds) {
+      const OfferRecord& record = offers_[offerId];
+      dispatch(allocator_.pid(), &AllocatorActor::recoverResources, record.offer.framework_id(),
+               record.offer.slave_id(), record.resources, std::optional<Filters>());
+      removeOffer(offerId);
+    }
+    return;
+  }
+  if (s == nullptr) return;  // no offers and no tasks: nothing to do
+
+  if (message.tasks_size() == 0) metrics_.offersDeclined += offerIds.size();
+
+  Resources available = offered;
+  std::unordered_set<std::string> launched;  // task ids in this message
+  std::unordered_set<std::string> newExecutors;
+  size_t executorsOnSlave = 0;
+  for (const auto& [frameworkId, byId] : s->executors) executorsOnSlave += byId.size();
+
+  for (const TaskInfo& task : message.tasks()) {
+    TaskContext context{*f, *s, available, launched, newExecutors, executorsOnSlave,
+                        flags_.max_executors_per_slave};
+    auto used = validateTask(task, context);
+    if (!used) {
+      LOG(WARNING) << "Framework " << f->id.value() << ": task '" << task.task_id().value()
+                   << "' is invalid: " << used.error().message;
+      sendMasterUpdate(*f, s->id, task.task_id(), TASK_ERROR, TaskStatus::REASON_TASK_INVALID,
+                       used.error().message);
+      metrics_.tasksInvalid++;
+      continue;
+    }
+    available -= *used;
+    launched.insert(task.task_id().value());
+    if (task.has_executor() && !s->executors[f->id.value()].count(task.executor().executor_id().value())) {
+      if (newExecutors.insert(task.executor().executor_id().value()).second) executorsOnSlave++;
+    }
+    addTask(*f, *s, task);
+    RunTaskMessage run;
+    run.mutable_framework()->CopyFrom(f->info);
+    run.set_pid(f->pid.toString());
+    run.mutable_task()->CopyFrom(task);
+    send(s->pid, std::move(run));
+    metrics_.tasksLaunched++;
+  }
+
+  for (const std::string& offerId : offerIds) removeOffer(offerId);
+  if (!available.empty()) {
+    dispatch(allocator_.pid(), &AllocatorActor::recoverResources, f->id, s->id, available,
+             std::optional<Filters>(filters));
+  }
+}
+
+}  // namespace mesos::internal::master

@@ -1,0 +1,301 @@
+// Tasks: status updates and their acknowledgements, kills, reconciliation,
+// framework messages, executor exits.
+#include <glog/logging.h>
+
+#include "master/master.hpp"
+#include "process/dispatch.hpp"
+
+namespace mesos::internal::master {
+
+using allocator::AllocatorActor;
+using process::dispatch;
+
+namespace {
+
+bool isTerminal(TaskState state) {
+  return state == TASK_FINISHED || state == TASK_FAILED || state == TASK_KILLED ||
+         state == TASK_LOST || state == TASK_ERROR;
+}
+
+}  // namespace
+
+TaskRecord* Master::addTask(Framework& f, Slave& s, const TaskInfo& info) {
+  auto record = std::make_unique<TaskRecord>();
+  Task& task = record->task;
+  task.set_name(info.name());
+  task.mutable_task_id()->CopyFrom(info.task_id());
+  task.mutable_framework_id()->CopyFrom(f.id);
+  task.mutable_slave_id()->CopyFrom(s.id);
+  task.set_state(TASK_STAGING);
+  *task.mutable_resources() = info.resources();
+  if (info.has_labels()) task.mutable_labels()->CopyFrom(info.labels());
+  if (info.has_discovery()) task.mutable_discovery()->CopyFrom(info.discovery());
+  if (info.has_executor()) {
+    task.mutable_executor_id()->CopyFrom(info.executor().executor_id());
+    const std::string& executorId = info.executor().executor_id().value();
+    auto& executors = s.executors[f.id.value()];
+    if (!executors.count(executorId)) {
+      ExecutorInfo executor = info.executor();
+      executor.mutable_framework_id()->CopyFrom(f.id);
+      executors[executorId] = executor;
+      f.executors[s.id.value()][executorId] = executor;
+      Resources resources(executor.resources());
+      s.used += resources;
+      f.used += resources;
+    }
+  }
+  record->resources = Resources(info.resources());
+  record->latest.mutable_task_id()->CopyFrom(info.task_id());
+  record->latest.set_state(TASK_STAGING);
+  record->latest.mutable_slave_id()->CopyFrom(s.id);
+  s.used += record->resources;
+  f.used += record->resources;
+  TaskRecord* raw = record.get();
+  f.tasks[info.task_id().value()] = raw;
+  s.tasks[f.id.value()][info.task_id().value()] = std::move(record);
+  return raw;
+}
+
+void Master::updateTask(TaskRecord& task, const TaskStatus& status) {
+  task.latest = status;
+  task.task.set_state(status.state());
+  // Keep the wire record's status list short: the latest few are enough for
+  // /state.
+  TaskStatus* added = task.task.add_statuses();
+  added->CopyFrom(status);
+  added->clear_data();
+  if (task.task.statuses_size() > 8) task.task.mutable_statuses()->DeleteSubrange(0, 1);
+  if (!isTerminal(status.state()) || task.recovered) return;
+  task.recovered = true;
+  metrics_.terminalTasks[TaskState_Name(status.state())]++;
+  const std::string& frameworkId = task.task.framework_id().value();
+  const std::string& slaveId = task.task.slave_id().value();
+  if (Slave* s = slave(slaveId)) s->used -= task.resources;
+  if (Framework* f = framework(frameworkId)) f->used -= task.resources;
+  dispatch(allocator_.pid(), &AllocatorActor::recoverResources, task.task.framework_id(),
+           task.task.slave_id(), task.resources, std::optional<Filters>());
+}
+
+void Master::removeTask(TaskRecord& task) {
+  if (!task.recovered) {
+    TaskStatus status = task.latest;
+    status.set_state(TASK_LOST);
+    updateTask(task, status);
+  }
+  const std::string frameworkId = task.task.framework_id().value();
+  const std::string slaveId = task.task.slave_id().value();
+  const std::string taskId = task.task.task_id().value();
+  if (Framework* f = framework(frameworkId)) {
+    f->tasks.erase(taskId);
+    f->completedTasks.push_back(task.task);
+    while (f->completedTasks.size() > flags_.max_completed_tasks_per_framework) {
+      f->completedTasks.pop_front();
+    }
+  }
+  if (Slave* s = slave(slaveId)) {
+    auto byFramework = s->tasks.find(frameworkId);
+    if (byFramework != s->tasks.end()) {
+      byFramework->second.erase(taskId);  // destroys `task`
+      if (byFramework->second.empty()) s->tasks.erase(byFramework);
+    }
+  }
+}
+
+void Master::sendMasterUpdate(Framework& f, const SlaveID& slaveId, const TaskID& taskId,
+                              TaskState state, TaskStatus::Reason reason,
+                              const std::string& message,
+                              const std::optional<ExecutorID>& executorId) {
+  StatusUpdateMessage update;
+  StatusUpdate* u = update.mutable_update();
+  u->mutable_framework_id()->CopyFrom(f.id);
+  if (!slaveId.value().empty()) u->mutable_slave_id()->CopyFrom(slaveId);
+  if (executorId) u->mutable_executor_id()->CopyFrom(*executorId);
+  u->set_timestamp(now());
+  TaskStatus* status = u->mutable_status();
+  status->mutable_task_id()->CopyFrom(taskId);
+  status->set_state(state);
+  status->set_message(message);
+  status->set_source(TaskStatus::SOURCE_MASTER);
+  status->set_reason(reason);
+  status->set_timestamp(u->timestamp());
+  if (!slaveId.value().empty()) status->mutable_slave_id()->CopyFrom(slaveId);
+  // No uuid: updates the master makes need no acknowledgement.
+  send(f.pid, std::move(update));
+}
+
+void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
+  const StatusUpdate& update = message.update();
+  metrics_.statusUpdates++;
+  auto sender = slavePids_.find(from);
+  if (sender == slavePids_.end() || !update.has_slave_id() ||
+      update.slave_id().value() != sender->second) {
+    LOG(WARNING) << "Ignoring status update for task '" << update.status().task_id().value()
+                 << "' from " << from << ": it is not the registered slave it names";
+    metrics_.invalidStatusUpdates++;
+    return;
+  }
+  if (!update.IsInitialized()) {
+    LOG(WARNING) << "Ignoring status update from " << from
+                 << ": missing fields: " << update.InitializationErrorString();
+    metrics_.invalidStatusUpdates++;
+    return;
+  }
+  Framework* f = framework(update.framework_id().value());
+  if (f == nullptr) {
+    // The slave keeps it and retries until the framework is back.
+    LOG(WARNING) << "Status update " << TaskState_Name(update.status().state()) << " for task "
+                 << update.status().task_id().value() << " of unknown framework "
+                 << update.framework_id().value() << "; dropping it";
+    metrics_.invalidStatusUpdates++;
+    return;
+  }
+  auto task = f->tasks.find(update.status().task_id().value());
+  if (task != f->tasks.end()) {
+    updateTask(*task->second, update.status());
+    if (update.has_uuid()) {
+      task->second->task.set_status_update_state(update.status().state());
+      task->second->task.set_status_update_uuid(update.uuid());
+    }
+  }
+  send(f->pid, message);
+  // A terminal update needing no acknowledgement ends the task now.
+  if (task != f->tasks.end() && isTerminal(update.status().state()) && !update.has_uuid()) {
+    removeTask(*task->second);
+  }
+}
+
+void Master::statusUpdateAcknowledgement(const UPID& from,
+                                         const StatusUpdateAcknowledgementMessage& message) {
+  Framework* f = frameworkFrom(from, message.framework_id(), "StatusUpdateAcknowledgementMessage");
+  if (f == nullptr) return;
+  Slave* s = slave(message.slave_id().value());
+  if (s == nullptr) {
+    LOG(WARNING) << "Dropping acknowledgement for task " << message.task_id().value()
+                 << ": slave " << message.slave_id().value() << " is gone";
+    return;
+  }
+  send(s->pid, message);
+  auto task = f->tasks.find(message.task_id().value());
+  if (task == f->tasks.end()) return;
+  const Task& record = task->second->task;
+  if (record.has_status_update_uuid() && record.status_update_uuid() == message.uuid() &&
+      isTerminal(record.status_update_state())) {
+    removeTask(*task->second);
+  }
+}
+
+void Master::killTask(const UPID& from, const KillTaskMessage& message) {
+  Framework* f = frameworkFrom(from, message.framework_id(), "KillTaskMessage");
+  if (f == nullptr) return;
+  auto task = f->tasks.find(message.task_id().value());
+  if (task == f->tasks.end()) {
+    LOG(WARNING) << "Framework " << f->id.value() << " asked to kill unknown task "
+                 << message.task_id().value();
+    sendMasterUpdate(*f, SlaveID(), message.task_id(), TASK_LOST,
+                     TaskStatus::REASON_RECONCILIATION, "Task not known to the master");
+    return;
+  }
+  Slave* s = slave(task->second->task.slave_id().value());
+  if (s == nullptr) return;
+  LOG(INFO) << "Killing task " << message.task_id().value() << " of framework "
+            << f->id.value() << " on slave " << s->id.value();
+  send(s->pid, message);
+}
+
+void Master::reconcileTasks(const UPID& from, const ReconcileTasksMessage& message) {
+  Framework* f = frameworkFrom(from, message.framework_id(), "ReconcileTasksMessage");
+  if (f == nullptr) return;
+  auto reply = [&](const TaskRecord& task) {
+    StatusUpdateMessage update;
+    StatusUpdate* u = update.mutable_update();
+    u->mutable_framework_id()->CopyFrom(f->id);
+    u->mutable_slave_id()->CopyFrom(task.task.slave_id());
+    if (task.task.has_executor_id()) u->mutable_executor_id()->CopyFrom(task.task.executor_id());
+    u->set_timestamp(now());
+    TaskStatus* status = u->mutable_status();
+    status->CopyFrom(task.latest);
+    status->clear_uuid();
+    status->mutable_task_id()->CopyFrom(task.task.task_id());
+    status->mutable_slave_id()->CopyFrom(task.task.slave_id());
+    status->set_state(task.task.state());
+    status->set_source(TaskStatus::SOURCE_MASTER);
+    status->set_reason(TaskStatus::REASON_RECONCILIATION);
+    send(f->pid, std::move(update));
+  };
+  if (message.statuses_size() == 0) {
+    for (const auto& [id, task] : f->tasks) reply(*task);
+    return;
+  }
+  for (const TaskStatus& status : message.statuses()) {
+    auto task = f->tasks.find(status.task_id().value());
+    if (task != f->tasks.end()) {
+      reply(*task->second);
+    } else {
+      sendMasterUpdate(*f, status.has_slave_id() ? status.slave_id() : SlaveID(),
+                       status.task_id(), TASK_LOST, TaskStatus::REASON_RECONCILIATION,
+                       "Reconciliation: task unknown to the master");
+    }
+  }
+}
+
+void Master::frameworkToExecutor(const UPID& from, const FrameworkToExecutorMessage& message) {
+  Framework* f = frameworkFrom(from, message.framework_id(), "FrameworkToExecutorMessage");
+  if (f == nullptr) return;
+  Slave* s = slave(message.slave_id().value());
+  if (s == nullptr) {
+    LOG(WARNING) << "Dropping framework message for executor " << message.executor_id().value()
+                 << ": slave " << message.slave_id().value() << " is unknown";
+    metrics_.invalidFrameworkMessages++;
+    return;
+  }
+  send(s->pid, message);
+}
+
+void Master::executorToFramework(const UPID& from, const ExecutorToFrameworkMessage& message) {
+  Slave* s = slaveFrom(from, message.slave_id(), "ExecutorToFrameworkMessage");
+  if (s == nullptr) return;
+  Framework* f = framework(message.framework_id().value());
+  if (f == nullptr) {
+    LOG(WARNING) << "Dropping executor message for unknown framework "
+                 << message.framework_id().value();
+    metrics_.invalidFrameworkMessages++;
+    return;
+  }
+  send(f->pid, message);
+}
+
+void Master::removeExecutor(Slave& s, const FrameworkID& frameworkId,
+                            const ExecutorID& executorId) {
+  auto byFramework = s.executors.find(frameworkId.value());
+  if (byFramework == s.executors.end()) return;
+  auto it = byFramework->second.find(executorId.value());
+  if (it == byFramework->second.end()) return;
+  Resources resources(it->second.resources());
+  byFramework->second.erase(it);
+  if (byFramework->second.empty()) s.executors.erase(byFramework);
+  s.used -= resources;
+  if (Framework* f = framework(frameworkId.value())) {
+    f->used -= resources;
+    auto onSlave = f->executors.find(s.id.value());
+    if (onSlave != f->executors.end()) {
+      onSlave->second.erase(executorId.value());
+      if (onSlave->second.empty()) f->executors.erase(onSlave);
+    }
+  }
+  if (!resources.empty()) {
+    dispatch(allocator_.pid(), &AllocatorActor::recoverResources, frameworkId, s.id, resources,
+             std::optional<Filters>());
+  }
+}
+
+void Master::exitedExecutor(const UPID& from, const ExitedExecutorMessage& message) {
+  Slave* s = slaveFrom(from, message.slave_id(), "ExitedExecutorMessage");
+  if (s == nullptr) return;
+  LOG(INFO) << "Executor " << message.executor_id().value() << " of framework "
+            << message.framework_id().value() << " on slave " << s->id.value()
+            << " exited with status " << message.status();
+  removeExecutor(*s, message.framework_id(), message.executor_id());
+  if (Framework* f = framework(message.framework_id().value())) send(f->pid, message);
+}
+
+}  // namespace mesos::internal::master

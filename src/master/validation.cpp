@@ -1,0 +1,62 @@
+#include "master/validation.hpp"
+
+namespace mesos::internal::master {
+
+Result<Resources> validateTask(const TaskInfo& task, const TaskContext& context) {
+  const std::string& id = task.task_id().value();
+  if (!task.IsInitialized()) {
+    return Error{"TaskInfo is missing required fields: " + task.InitializationErrorString()};
+  }
+  if (id.empty()) return Error{"the task id is empty"};
+  if (context.framework.tasks.count(id) || context.launched.count(id)) {
+    return Error{"task id '" + id + "' is already in use by this framework"};
+  }
+  if (task.slave_id().value() != context.slave.id.value()) {
+    return Error{"the task's slave id '" + task.slave_id().value() +
+                 "' is not the offers' slave '" + context.slave.id.value() + "'"};
+  }
+  if (task.has_executor() == task.has_command()) {
+    return Error{"a task needs either an ExecutorInfo or a CommandInfo, not both or neither"};
+  }
+  if (auto valid = Resources::validate(task.resources()); !valid) {
+    return Error{"invalid task resources: " + valid.error().message};
+  }
+  Resources used(task.resources());
+  if (task.has_executor()) {
+    const ExecutorInfo& executor = task.executor();
+    if (auto valid = Resources::validate(executor.resources()); !valid) {
+      return Error{"invalid executor resources: " + valid.error().message};
+    }
+    if (executor.has_framework_id() &&
+        executor.framework_id().value() != context.framework.id.value()) {
+      return Error{"ExecutorInfo.framework_id is not this framework's id"};
+    }
+    const std::string& executorId = executor.executor_id().value();
+    const auto& running = context.slave.executors;
+    auto byFramework = running.find(context.framework.id.value());
+    bool exists = byFramework != running.end() && byFramework->second.count(executorId);
+    if (exists) {
+      ExecutorInfo known = byFramework->second.at(executorId);
+      ExecutorInfo given = executor;
+      given.mutable_framework_id()->CopyFrom(context.framework.id);
+      known.mutable_framework_id()->CopyFrom(context.framework.id);
+      if (known.SerializeAsString() != given.SerializeAsString()) {
+        return Error{"ExecutorInfo for executor '" + executorId +
+                     "' differs from the one already running on this slave"};
+      }
+    } else if (!context.newExecutors.count(executorId)) {
+      if (context.maxExecutorsPerSlave && context.executorsOnSlave >= *context.maxExecutorsPerSlave) {
+        return Error{"the slave runs its maximum of " +
+                     std::to_string(*context.maxExecutorsPerSlave) + " executors"};
+      }
+      used += Resources(executor.resources());
+    }
+  }
+  if (!context.available.contains(used)) {
+    return Error{"the task uses more resources (" + used.toString() +
+                 ") than the offers have left (" + context.available.toString() + ")"};
+  }
+  return used;
+}
+
+}  // namespace mesos::internal::master

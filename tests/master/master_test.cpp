@@ -1,0 +1,584 @@
+// The master against stand-in schedulers and slaves (Peer actors) in one
+// runtime with a paused clock: registration, offers, launches and their
+// validation, status updates, failures and failover.
+#include <gtest/gtest.h>
+
+#include "allocator/drf/sorter.hpp"
+#include "allocator/hierarchical.hpp"
+#include "common/json.hpp"
+#include "common/uuid.hpp"
+#include "master/master.hpp"
+#include "support/net.hpp"
+#include "support/peer.hpp"
+
+namespace mesos::test {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace mesos::internal;
+using master::Master;
+using master::MasterFlags;
+using process::Spawned;
+using process::UPID;
+
+class MasterTest : public ::testing::Test {
+ protected:
+  void SetUp() override { start(); }
+
+  void start() {
+    process::Runtime::Options options;
+    options.pauseClock = true;
+    runtime_ = std::move(process::Runtime::create(options)).value();
+    master_ = runtime_->spawn<Master>(
+        flags_, std::make_unique<allocator::HierarchicalAllocator>(
+                    std::make_unique<allocator::DrfSorter>()));
+    runtime_->setDelegate("master");
+    runtime_->settle();
+  }
+
+  void TearDown() override {
+    peers_.clear();
+    master_.reset();
+    runtime_.reset();
+  }
+
+  UPID master() const { return master_.pid(); }
+
+  Peer& scheduler(const std::string& id) {
+    auto peer = std::make_unique<Peer>(id);
+    peer->accept<FrameworkRegisteredMessage, FrameworkReregisteredMessage, FrameworkErrorMessage,
+                 ResourceOffersMessage, RescindResourceOfferMessage, StatusUpdateMessage,
+                 LostSlaveMessage, ExitedExecutorMessage, ExecutorToFrameworkMessage>();
+    peers_.push_back(runtime_->spawn(std::move(peer)));
+    return *peers_.back().get();
+  }
+
+  Peer& slave(const std::string& id) {
+    auto peer = std::make_unique<Peer>(id);
+    peer->accept<SlaveRegisteredMessage, SlaveReregisteredMessage, RunTaskMessage,
+                 KillTaskMessage, StatusUpdateAcknowledgementMessage, ShutdownFrameworkMessage,
+                 FrameworkToExecutorMessage, ShutdownMessage>();
+    peers_.push_back(runtime_->spawn(std::move(peer)));
+    return *peers_.back().get();
+  }
+
+  static FrameworkInfo frameworkInfo(const std::string& name = "test") {
+    FrameworkInfo info;
+    info.set_user("tester");
+    info.set_name(name);
+    return info;
+  }
+
+  FrameworkID registerFramework(Peer& scheduler, const FrameworkInfo& info = frameworkInfo()) {
+    RegisterFrameworkMessage message;
+    message.mutable_framework()->CopyFrom(info);
+    scheduler.post(master(), message);
+    runtime_->settle();
+    auto registered = scheduler.received<FrameworkRegisteredMessage>();
+    CHECK(!registered.empty()) << "framework did not register";
+    return registered.back().framework_id();
+  }
+
+  SlaveID registerSlave(Peer& slave, const std::string& resources = "cpus:4;mem:4096") {
+    RegisterSlaveMessage message;
+    message.mutable_slave()->set_hostname(slave.id() + ".example");
+    *message.mutable_slave()->mutable_resources() = Resources::parse(resources).value().proto();
+    message.set_version("1.0.0");
+    slave.post(master(), message);
+    runtime_->settle();
+    auto registered = slave.received<SlaveRegisteredMessage>();
+    CHECK(!registered.empty()) << "slave did not register";
+    return registered.back().slave_id();
+  }
+
+  // The latest offer the scheduler holds.
+  Offer lastOffer(Peer& scheduler) {
+    auto offers = scheduler.received<ResourceOffersMessage>();
+    CHECK(!offers.empty()) << "no offers";
+    CHECK_GT(offers.back().offers_size(), 0);
+    return offers.back().offers(0);
+  }
+
+  static TaskInfo commandTask(const std::string& id, const SlaveID& slaveId,
+                              const std::string& resources = "cpus:1;mem:512") {
+    TaskInfo task;
+    task.set_name("task " + id);
+    task.mutable_task_id()->set_value(id);
+    task.mutable_slave_id()->CopyFrom(slaveId);
+    *task.mutable_resources() = Resources::parse(resources).value().proto();
+    task.mutable_command()->set_value("true");
+    return task;
+  }
+
+  void launch(Peer& scheduler, const FrameworkID& frameworkId, const std::vector<OfferID>& offers,
+              const std::vector<TaskInfo>& tasks, double refuseSeconds = 5) {
+    LaunchTasksMessage message;
+    message.mutable_framework_id()->CopyFrom(frameworkId);
+    for (const auto& offer : offers) message.add_offer_ids()->CopyFrom(offer);
+    for (const auto& task : tasks) message.add_tasks()->CopyFrom(task);
+    message.mutable_filters()->set_refuse_seconds(refuseSeconds);
+    scheduler.post(master(), message);
+    runtime_->settle();
+  }
+
+  StatusUpdateMessage update(const FrameworkID& frameworkId, const SlaveID& slaveId,
+                             const std::string& taskId, TaskState state, Peer& slave) {
+    StatusUpdateMessage message;
+    StatusUpdate* u = message.mutable_update();
+    u->mutable_framework_id()->CopyFrom(frameworkId);
+    u->mutable_slave_id()->CopyFrom(slaveId);
+    u->set_timestamp(1);
+    u->set_uuid(randomUuid());
+    u->mutable_status()->mutable_task_id()->set_value(taskId);
+    u->mutable_status()->set_state(state);
+    u->mutable_status()->set_uuid(u->uuid());
+    message.set_pid(slave.self().toString());
+    return message;
+  }
+
+  // Statuses the scheduler received for `taskId`, in order.
+  static std::vector<TaskStatus> statuses(Peer& scheduler, const std::string& taskId) {
+    std::vector<TaskStatus> out;
+    for (const auto& m : scheduler.received<StatusUpdateMessage>()) {
+      if (m.update().status().task_id().value() == taskId) out.push_back(m.update().status());
+    }
+    return out;
+  }
+
+  MasterFlags flags_;
+  std::unique_ptr<process::Runtime> runtime_;
+  Spawned<Master> master_;
+  std::vector<Spawned<Peer>> peers_;
+};
+
+TEST_F(MasterTest, FrameworkRegistersAndGetsAnId) {
+  Peer& s = scheduler("scheduler(1)");
+  FrameworkID id = registerFramework(s);
+  EXPECT_FALSE(id.value().empty());
+  auto registered = s.received<FrameworkRegisteredMessage>();
+  ASSERT_EQ(1u, registered.size());
+  EXPECT_EQ(master().toString(), registered[0].master_info().pid());
+  // A retry from the same scheduler gets the same id, not a second framework.
+  RegisterFrameworkMessage again;
+  again.mutable_framework()->CopyFrom(frameworkInfo());
+  s.post(master(), again);
+  runtime_->settle();
+  ASSERT_EQ(2u, s.count<FrameworkRegisteredMessage>());
+  EXPECT_EQ(id.value(), s.received<FrameworkRegisteredMessage>()[1].framework_id().value());
+}
+
+TEST_F(MasterTest, RegistrationWithoutRequiredFieldsIsRefused) {
+  Peer& s = scheduler("scheduler(1)");
+  RegisterFrameworkMessage message;
+  message.mutable_framework()->set_name("no user");
+  s.post(master(), message);
+  runtime_->settle();
+  auto errors = s.received<FrameworkErrorMessage>();
+  ASSERT_EQ(1u, errors.size());
+  EXPECT_NE(std::string::npos, errors[0].message().find("user")) << errors[0].message();
+  EXPECT_EQ(0u, s.count<FrameworkRegisteredMessage>());
+}
+
+TEST_F(MasterTest, SlaveResourcesAreOfferedWithTheSlavePid) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID slaveId = registerSlave(a, "cpus:2;mem:1024;ports:[31000-31009]");
+  auto offers = s.received<ResourceOffersMessage>();
+  ASSERT_EQ(1u, offers.size());
+  ASSERT_EQ(1, offers[0].offers_size());
+  ASSERT_EQ(1, offers[0].pids_size());
+  EXPECT_EQ(a.self().toString(), offers[0].pids(0));
+  const Offer& offer = offers[0].offers(0);
+  EXPECT_EQ(slaveId.value(), offer.slave_id().value());
+  EXPECT_EQ(frameworkId.value(), offer.framework_id().value());
+  Resources resources(offer.resources());
+  EXPECT_EQ(2, resources.scalar("cpus"));
+  EXPECT_EQ(1024, resources.scalar("mem"));
+  EXPECT_EQ("slave(1).example", offer.hostname());
+}
+
+TEST_F(MasterTest, LaunchSendsRunTaskAndUnusedResourcesComeBackAfterTheFilter) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID slaveId = registerSlave(a, "cpus:2;mem:1024");
+  Offer offer = lastOffer(s);
+  launch(s, frameworkId, {offer.id()}, {commandTask("t1", slaveId, "cpus:1;mem:512")}, 5);
+  auto runs = a.received<RunTaskMessage>();
+  ASSERT_EQ(1u, runs.size());
+  EXPECT_EQ("t1", runs[0].task().task_id().value());
+  EXPECT_EQ(frameworkId.value(), runs[0].framework().id().value());
+  EXPECT_EQ(s.self().toString(), runs[0].pid());
+
+  // The unused half is filtered for 5 s, then offered again.
+  runtime_->clock().advance(4s);
+  runtime_->settle();
+  EXPECT_EQ(1u, s.count<ResourceOffersMessage>());
+  runtime_->clock().advance(2s);
+  runtime_->settle();
+  ASSERT_EQ(2u, s.count<ResourceOffersMessage>());
+  Resources again(lastOffer(s).resources());
+  EXPECT_EQ(1, again.scalar("cpus"));
+  EXPECT_EQ(512, again.scalar("mem"));
+}
+
+TEST_F(MasterTest, InvalidTasksGetTaskErrorWithTheReason) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID slaveId = registerSlave(a, "cpus:2;mem:1024");
+  Offer offer = lastOffer(s);
+
+  TaskInfo tooBig = commandTask("big", slaveId, "cpus:3;mem:100");
+  TaskInfo noCommand = commandTask("nocmd", slaveId);
+  noCommand.clear_command();
+  TaskInfo good = commandTask("good", slaveId, "cpus:1;mem:100");
+  TaskInfo duplicate = commandTask("good", slaveId, "cpus:0.5;mem:100");
+  TaskInfo badResources = commandTask("neg", slaveId);
+  badResources.mutable_resources(0)->mutable_scalar()->set_value(-1);
+  launch(s, frameworkId, {offer.id()}, {tooBig, noCommand, good, duplicate, badResources});
+
+  auto expectError = [&](const std::string& id, const std::string& words) {
+    auto got = statuses(s, id);
+    ASSERT_EQ(1u, got.size()) << id;
+    EXPECT_EQ(TASK_ERROR, got[0].state()) << id;
+    EXPECT_EQ(TaskStatus::SOURCE_MASTER, got[0].source());
+    EXPECT_NE(std::string::npos, got[0].message().find(words)) << id << ": " << got[0].message();
+  };
+  expectError("big", "more resources");
+  expectError("nocmd", "CommandInfo");
+  expectError("neg", "resources");
+  auto dup = statuses(s, "good");
+  ASSERT_EQ(1u, dup.size());
+  EXPECT_EQ(TASK_ERROR, dup[0].state());
+  EXPECT_NE(std::string::npos, dup[0].message().find("already in use"));
+  // The valid one went to the slave.
+  auto runs = a.received<RunTaskMessage>();
+  ASSERT_EQ(1u, runs.size());
+  EXPECT_EQ("good", runs[0].task().task_id().value());
+}
+
+TEST_F(MasterTest, UnknownOrForeignOffersLoseTheTasks) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& other = scheduler("scheduler(2)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  FrameworkID otherId = registerFramework(other);
+  SlaveID slaveId = registerSlave(a, "cpus:2;mem:1024");
+  OfferID unknown;
+  unknown.set_value("no-such-offer");
+  launch(s, frameworkId, {unknown}, {commandTask("t1", slaveId)});
+  auto got = statuses(s, "t1");
+  ASSERT_EQ(1u, got.size());
+  EXPECT_EQ(TASK_LOST, got[0].state());
+  EXPECT_EQ(TaskStatus::REASON_INVALID_OFFERS, got[0].reason());
+  EXPECT_NE(std::string::npos, got[0].message().find("no longer valid"));
+
+  // Whoever holds the offer, the other framework cannot use it.
+  Peer& holder = s.count<ResourceOffersMessage>() > 0 ? s : other;
+  Peer& thief = &holder == &s ? other : s;
+  FrameworkID thiefId = &thief == &s ? frameworkId : otherId;
+  launch(thief, thiefId, {lastOffer(holder).id()}, {commandTask("t2", slaveId)});
+  auto stolen = statuses(thief, "t2");
+  ASSERT_EQ(1u, stolen.size());
+  EXPECT_EQ(TASK_LOST, stolen[0].state());
+  EXPECT_NE(std::string::npos, stolen[0].message().find("not made to this framework"));
+  EXPECT_EQ(0u, a.count<RunTaskMessage>());
+}
+
+TEST_F(MasterTest, StatusUpdatesFlowToTheSchedulerAndAcksToTheSlave) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID slaveId = registerSlave(a, "cpus:1;mem:512");
+  launch(s, frameworkId, {lastOffer(s).id()}, {commandTask("t1", slaveId)});
+
+  StatusUpdateMessage running = update(frameworkId, slaveId, "t1", TASK_RUNNING, a);
+  a.post(master(), running);
+  runtime_->settle();
+  auto got = statuses(s, "t1");
+  ASSERT_EQ(1u, got.size());
+  EXPECT_EQ(TASK_RUNNING, got[0].state());
+
+  StatusUpdateAcknowledgementMessage ack;
+  ack.mutable_framework_id()->CopyFrom(frameworkId);
+  ack.mutable_slave_id()->CopyFrom(slaveId);
+  ack.mutable_task_id()->set_value("t1");
+  ack.set_uuid(running.update().uuid());
+  s.post(master(), ack);
+  runtime_->settle();
+  auto acks = a.received<StatusUpdateAcknowledgementMessage>();
+  ASSERT_EQ(1u, acks.size());
+  EXPECT_EQ(running.update().uuid(), acks[0].uuid());
+
+  // A finished task frees its resources: they are offered again.
+  size_t offersBefore = s.count<ResourceOffersMessage>();
+  a.post(master(), update(frameworkId, slaveId, "t1", TASK_FINISHED, a));
+  runtime_->settle();
+  EXPECT_EQ(offersBefore + 1, s.count<ResourceOffersMessage>());
+}
+
+TEST_F(MasterTest, UpdatesFromAPidThatIsNotTheSlaveAreIgnored) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  Peer& impostor = slave("slave(2)");
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID slaveId = registerSlave(a, "cpus:1;mem:512");
+  launch(s, frameworkId, {lastOffer(s).id()}, {commandTask("t1", slaveId)});
+  impostor.post(master(), update(frameworkId, slaveId, "t1", TASK_FAILED, impostor));
+  runtime_->settle();
+  EXPECT_TRUE(statuses(s, "t1").empty());
+}
+
+TEST_F(MasterTest, SlaveThatMissesPingsIsRemovedAndItsTasksLost) {
+  flags_.slave_ping_timeout = std::chrono::seconds(15);
+  flags_.max_slave_ping_timeouts = 5;
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");  // it never answers pings
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID slaveId = registerSlave(a, "cpus:1;mem:512");
+  launch(s, frameworkId, {lastOffer(s).id()}, {commandTask("t1", slaveId)});
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(0u, s.count<LostSlaveMessage>()) << "after " << i << " periods";
+    runtime_->clock().advance(15s);
+    runtime_->settle();
+  }
+  runtime_->clock().advance(15s);
+  runtime_->settle();
+  ASSERT_EQ(1u, s.count<LostSlaveMessage>());
+  EXPECT_EQ(slaveId.value(), s.received<LostSlaveMessage>()[0].slave_id().value());
+  auto got = statuses(s, "t1");
+  ASSERT_EQ(1u, got.size());
+  EXPECT_EQ(TASK_LOST, got[0].state());
+  EXPECT_EQ(TaskStatus::REASON_SLAVE_REMOVED, got[0].reason());
+}
+
+TEST_F(MasterTest, SlaveThatAnswersPingsStays) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  registerFramework(s);
+  registerSlave(a);
+  for (int i = 0; i < 10; ++i) {
+    auto ping = runtime_->hooks().await<PingSlaveMessage>(master(), a.self());
+    runtime_->clock().advance(15s);
+    runtime_->settle();
+    ASSERT_TRUE(ping.isReady());
+    a.post(master(), PongSlaveMessage());
+    runtime_->settle();
+  }
+  EXPECT_EQ(0u, s.count<LostSlaveMessage>());
+}
+
+TEST_F(MasterTest, SchedulerFailoverKeepsTasksAndTellsTheOldScheduler) {
+  Peer& old = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkInfo info = frameworkInfo();
+  info.set_failover_timeout(60);
+  FrameworkID frameworkId = registerFramework(old, info);
+  SlaveID slaveId = registerSlave(a, "cpus:2;mem:1024");
+  launch(old, frameworkId, {lastOffer(old).id()}, {commandTask("t1", slaveId)});
+  a.post(master(), update(frameworkId, slaveId, "t1", TASK_RUNNING, a));
+  runtime_->settle();
+
+  Peer& fresh = scheduler("scheduler(2)");
+  ReregisterFrameworkMessage reregister;
+  info.mutable_id()->CopyFrom(frameworkId);
+  reregister.mutable_framework()->CopyFrom(info);
+  reregister.set_failover(true);
+  fresh.post(master(), reregister);
+  runtime_->settle();
+  ASSERT_EQ(1u, fresh.count<FrameworkReregisteredMessage>());
+  ASSERT_EQ(1u, old.count<FrameworkErrorMessage>());
+  EXPECT_EQ("Framework failed over", old.received<FrameworkErrorMessage>()[0].message());
+
+  // The task is still there, now reported to the new scheduler.
+  ReconcileTasksMessage reconcile;
+  reconcile.mutable_framework_id()->CopyFrom(frameworkId);
+  fresh.post(master(), reconcile);
+  runtime_->settle();
+  auto got = statuses(fresh, "t1");
+  ASSERT_EQ(1u, got.size());
+  EXPECT_EQ(TASK_RUNNING, got[0].state());
+  EXPECT_EQ(TaskStatus::REASON_RECONCILIATION, got[0].reason());
+  EXPECT_EQ(0u, a.count<ShutdownFrameworkMessage>());
+}
+
+TEST_F(MasterTest, DisconnectedFrameworkIsRemovedAfterItsFailoverTimeout) {
+  Peer& a = slave("slave(1)");
+  SlaveID slaveId = registerSlave(a, "cpus:2;mem:1024");
+  FrameworkInfo info = frameworkInfo();
+  info.set_failover_timeout(10);
+  FrameworkID frameworkId;
+  {
+    auto peer = std::make_unique<Peer>("scheduler(9)");
+    peer->accept<FrameworkRegisteredMessage, ResourceOffersMessage, StatusUpdateMessage>();
+    auto s = runtime_->spawn(std::move(peer));
+    frameworkId = registerFramework(*s.get(), info);
+    launch(*s.get(), frameworkId, {lastOffer(*s.get()).id()}, {commandTask("t1", slaveId)});
+  }  // the scheduler goes away: the master's link reports it
+  runtime_->settle();
+  runtime_->clock().advance(9s);
+  runtime_->settle();
+  EXPECT_EQ(0u, a.count<ShutdownFrameworkMessage>());
+  runtime_->clock().advance(2s);
+  runtime_->settle();
+  ASSERT_EQ(1u, a.count<ShutdownFrameworkMessage>());
+  EXPECT_EQ(frameworkId.value(),
+            a.received<ShutdownFrameworkMessage>()[0].framework_id().value());
+}
+
+TEST_F(MasterTest, DeclineFiltersTheSlaveForRefuseSeconds) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  registerSlave(a);
+  launch(s, frameworkId, {lastOffer(s).id()}, {}, 30);
+  runtime_->clock().advance(29s);
+  runtime_->settle();
+  EXPECT_EQ(1u, s.count<ResourceOffersMessage>());
+  runtime_->clock().advance(2s);
+  runtime_->settle();
+  EXPECT_EQ(2u, s.count<ResourceOffersMessage>());
+}
+
+TEST_F(MasterTest, OfferTimeoutRescindsTheOffer) {
+  flags_.offer_timeout = std::chrono::seconds(10);
+  TearDown();
+  start();
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  registerFramework(s);
+  registerSlave(a);
+  Offer offer = lastOffer(s);
+  runtime_->clock().advance(11s);
+  runtime_->settle();
+  auto rescinds = s.received<RescindResourceOfferMessage>();
+  ASSERT_GE(rescinds.size(), 1u);
+  EXPECT_EQ(offer.id().value(), rescinds[0].offer_id().value());
+}
+
+TEST_F(MasterTest, KillTaskGoesToTheSlaveAndUnknownTasksAreLost) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID slaveId = registerSlave(a);
+  launch(s, frameworkId, {lastOffer(s).id()}, {commandTask("t1", slaveId)});
+  KillTaskMessage kill;
+  kill.mutable_framework_id()->CopyFrom(frameworkId);
+  kill.mutable_task_id()->set_value("t1");
+  s.post(master(), kill);
+  kill.mutable_task_id()->set_value("nope");
+  s.post(master(), kill);
+  runtime_->settle();
+  auto kills = a.received<KillTaskMessage>();
+  ASSERT_EQ(1u, kills.size());
+  EXPECT_EQ("t1", kills[0].task_id().value());
+  auto got = statuses(s, "nope");
+  ASSERT_EQ(1u, got.size());
+  EXPECT_EQ(TASK_LOST, got[0].state());
+}
+
+TEST_F(MasterTest, ExplicitReconciliationAnswersEveryTask) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID slaveId = registerSlave(a);
+  launch(s, frameworkId, {lastOffer(s).id()}, {commandTask("t1", slaveId)});
+  ReconcileTasksMessage reconcile;
+  reconcile.mutable_framework_id()->CopyFrom(frameworkId);
+  reconcile.add_statuses()->mutable_task_id()->set_value("t1");
+  reconcile.mutable_statuses(0)->set_state(TASK_RUNNING);
+  reconcile.add_statuses()->mutable_task_id()->set_value("ghost");
+  reconcile.mutable_statuses(1)->set_state(TASK_RUNNING);
+  s.post(master(), reconcile);
+  runtime_->settle();
+  auto known = statuses(s, "t1");
+  ASSERT_EQ(1u, known.size());
+  EXPECT_EQ(TASK_STAGING, known[0].state());
+  auto ghost = statuses(s, "ghost");
+  ASSERT_EQ(1u, ghost.size());
+  EXPECT_EQ(TASK_LOST, ghost[0].state());
+}
+
+TEST_F(MasterTest, MessagesFromStrangersAreIgnored) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& stranger = scheduler("scheduler(2)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID slaveId = registerSlave(a);
+  // A stranger claims the framework's id; an unknown framework id; an
+  // unknown slave's exited executor.
+  LaunchTasksMessage launchMessage;
+  launchMessage.mutable_framework_id()->CopyFrom(frameworkId);
+  launchMessage.add_offer_ids()->CopyFrom(lastOffer(s).id());
+  launchMessage.add_tasks()->CopyFrom(commandTask("t1", slaveId));
+  stranger.post(master(), launchMessage);
+  UnregisterFrameworkMessage unregister;
+  unregister.mutable_framework_id()->set_value("unknown");
+  stranger.post(master(), unregister);
+  ExitedExecutorMessage exited;
+  exited.mutable_slave_id()->set_value("unknown");
+  exited.mutable_framework_id()->CopyFrom(frameworkId);
+  exited.mutable_executor_id()->set_value("e");
+  exited.set_status(1);
+  stranger.post(master(), exited);
+  runtime_->settle();
+  EXPECT_EQ(0u, a.count<RunTaskMessage>());
+  // The real framework is unaffected: its offer still works.
+  launch(s, frameworkId, {lastOffer(s).id()}, {commandTask("t1", slaveId)});
+  EXPECT_EQ(1u, a.count<RunTaskMessage>());
+}
+
+TEST_F(MasterTest, LowestDominantShareIsOfferedFirst) {
+  Peer& heavy = scheduler("scheduler(1)");
+  Peer& light = scheduler("scheduler(2)");
+  Peer& a = slave("slave(1)");
+  Peer& b = slave("slave(2)");
+  FrameworkID heavyId = registerFramework(heavy);
+  SlaveID slaveA = registerSlave(a, "cpus:4;mem:4096");
+  // heavy holds slave A's offer; launch a big task on it.
+  launch(heavy, heavyId, {lastOffer(heavy).id()}, {commandTask("big", slaveA, "cpus:3;mem:3000")}, 3600);
+  FrameworkID lightId = registerFramework(light);
+  (void)lightId;
+  registerSlave(b, "cpus:4;mem:4096");
+  // Slave B goes to the framework with the lower dominant share.
+  auto lightOffers = light.received<ResourceOffersMessage>();
+  ASSERT_FALSE(lightOffers.empty());
+  EXPECT_EQ(b.self().toString(), lightOffers.back().pids(0));
+}
+
+TEST_F(MasterTest, StateAndMetricsEndpoints) {
+  process::Runtime::Options options;
+  (void)options;
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID slaveId = registerSlave(a, "cpus:2;mem:1024");
+  launch(s, frameworkId, {lastOffer(s).id()}, {commandTask("t1", slaveId)});
+  runtime_->clock().resume();  // HTTP over real sockets
+  std::string body;
+  ASSERT_EQ(200, httpGet(runtime_->address(), "/master/state", &body));
+  auto state = json::parse(body);
+  ASSERT_TRUE(state.ok()) << state.error().message;
+  EXPECT_EQ(master().toString(), (*state)["leader"].string());
+  ASSERT_EQ(1u, (*state)["slaves"].array().size());
+  EXPECT_EQ(2, (*state)["slaves"].array()[0]["resources"]["cpus"].number());
+  ASSERT_EQ(1u, (*state)["frameworks"].array().size());
+  const json::Value& framework = (*state)["frameworks"].array()[0];
+  EXPECT_EQ(frameworkId.value(), framework["id"].string());
+  ASSERT_EQ(1u, framework["tasks"].array().size());
+  EXPECT_EQ("TASK_STAGING", framework["tasks"].array()[0]["state"].string());
+  ASSERT_EQ(200, httpGet(runtime_->address(), "/state", &body));
+  ASSERT_EQ(200, httpGet(runtime_->address(), "/metrics/snapshot", &body));
+  auto metrics = json::parse(body);
+  ASSERT_TRUE(metrics.ok()) << metrics.error().message;
+  EXPECT_EQ(1, (*metrics)["master/tasks_launched"].integer());
+  EXPECT_EQ(1, (*metrics)["master/slaves_active"].integer());
+  EXPECT_EQ(1, (*metrics)["master/messages_RegisterFrameworkMessage"].integer());
+  EXPECT_EQ(1, (*metrics)["master/tasks_staging"].integer());
+  EXPECT_EQ(200, httpGet(runtime_->address(), "/master/health"));
+}
+
+}  // namespace
+}  // namespace mesos::test
