@@ -2,6 +2,7 @@
 // scheduling state. Private to the runtime.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <vector>
@@ -31,7 +32,9 @@ class ActorCell {
   std::mutex mutex;  // guards everything below
   std::vector<Event> mailbox;
   State state = State::kIdle;
-  bool terminating = false;  // accepts no new events
+  // Accepts no new events. Written under `mutex`; read without it by
+  // Runtime::find() to skip cells that a UPID's cached reference still names.
+  std::atomic<bool> terminating{false};
   std::vector<UPID> linkers;  // local actors linked to this one
   std::condition_variable done;  // state became kDone
 };

@@ -42,25 +42,28 @@ std::unordered_map<Address, Runtime*>& registry() {
 
 namespace internal {
 
-bool post(const UPID& on, std::function<void()> fn) {
-  std::shared_ptr<ActorCell> cell = on.ref.lock();
-  if (!cell) {
-    Runtime* runtime = Runtime::at(on.address);
-    if (runtime == nullptr) return false;
-    cell = runtime->find(on);
-    if (!cell) return false;
+namespace {
+
+// The live actor `pid` names, wherever in this OS process it runs.
+std::shared_ptr<ActorCell> resolve(const UPID& pid) {
+  if (auto cell = pid.ref.lock(); cell && !cell->terminating.load(std::memory_order_acquire)) {
+    return cell;
   }
+  Runtime* runtime = Runtime::at(pid.address);
+  return runtime == nullptr ? nullptr : runtime->find(pid);
+}
+
+}  // namespace
+
+bool post(const UPID& on, std::function<void()> fn) {
+  auto cell = resolve(on);
+  if (!cell) return false;
   return cell->runtime->enqueue(cell, DispatchEvent{[fn = std::move(fn)](Actor&) { fn(); }});
 }
 
 bool postToActor(const UPID& pid, std::function<void(Actor&)> fn) {
-  std::shared_ptr<ActorCell> cell = pid.ref.lock();
-  if (!cell) {
-    Runtime* runtime = Runtime::at(pid.address);
-    if (runtime == nullptr) return false;
-    cell = runtime->find(pid);
-    if (!cell) return false;
-  }
+  auto cell = resolve(pid);
+  if (!cell) return false;
   return cell->runtime->enqueue(cell, DispatchEvent{std::move(fn)});
 }
 
@@ -192,8 +195,10 @@ UPID Runtime::start(Actor* actor) {
 }
 
 std::shared_ptr<ActorCell> Runtime::find(const UPID& pid) {
+  // The cached reference is only good while its actor lives: a new actor
+  // under the same id (a restarted master) must get the old UPID's messages.
   if (auto cell = pid.ref.lock()) {
-    if (cell->runtime == this) return cell;
+    if (cell->runtime == this && !cell->terminating.load(std::memory_order_acquire)) return cell;
   }
   if (!isLocal(pid)) return nullptr;
   std::shared_lock lock(actorsMutex_);

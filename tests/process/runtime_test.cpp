@@ -148,6 +148,23 @@ TEST(RuntimeTest, DispatchReturnsValuesVoidAndFutures) {
   EXPECT_EQ(7, echo->value);
 }
 
+TEST(RuntimeTest, AnOldUpidReachesTheActorNowUnderItsId) {
+  auto runtime = makeRuntime();
+  auto sender = runtime->spawn<Echo>("sender");
+  UPID old;
+  {
+    auto first = runtime->spawn<Echo>("target");
+    old = first.pid();  // carries a cached reference to the first actor
+  }
+  auto second = runtime->spawn<Echo>("target");
+  process::dispatch(sender.pid(), &Echo::sendTo, old, std::string("to whoever is target"));
+  runtime->settle();
+  EXPECT_EQ(std::vector<std::string>{"to whoever is target"}, second->received);
+  Future<int> sum = process::dispatch(Pid<Echo>(old), &Echo::add, 2);
+  ASSERT_TRUE(sum.await());
+  EXPECT_EQ(2, sum.get());
+}
+
 TEST(RuntimeTest, DispatchToAGoneActorFails) {
   auto runtime = makeRuntime();
   auto echo = runtime->spawn<Echo>();
