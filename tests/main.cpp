@@ -1,4 +1,6 @@
 // The test binary's entry point: GoogleTest with glog writing to stderr.
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 #include <glog/logging.h>
 
@@ -6,6 +8,8 @@ int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
-  FLAGS_minloglevel = google::GLOG_WARNING;
+  // Quiet by default; MESOS_TEST_VERBOSE=1 shows INFO logs too.
+  const char* verbose = std::getenv("MESOS_TEST_VERBOSE");
+  FLAGS_minloglevel = verbose != nullptr && *verbose == '1' ? google::GLOG_INFO : google::GLOG_WARNING;
   return RUN_ALL_TESTS();
 }

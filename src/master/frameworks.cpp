@@ -293,4 +293,22 @@ void Master::suppressOffers(const UPID& from, const SuppressOffersMessage& messa
   dispatch(allocator_.pid(), &AllocatorActor::suppressOffers, f->id);
 }
 
+void Master::schedulerCall(const UPID& from, const scheduler::Call& call) {
+  Framework* f = frameworkFrom(from, call.framework_id(), "scheduler Call");
+  if (f == nullptr) return;
+  switch (call.type()) {
+    case scheduler::Call::SUPPRESS:
+      dispatch(allocator_.pid(), &AllocatorActor::suppressOffers, f->id);
+      return;
+    case scheduler::Call::REVIVE:
+      dispatch(allocator_.pid(), &AllocatorActor::reviveOffers, f->id);
+      return;
+    default:
+      LOG(WARNING) << "Ignoring scheduler Call " << scheduler::Call::Type_Name(call.type())
+                   << " from framework " << f->id.value()
+                   << ": only SUPPRESS and REVIVE are served as messages";
+      metrics_.invalidFrameworkMessages++;
+  }
+}
+
 }  // namespace mesos::internal::master

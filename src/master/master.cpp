@@ -50,6 +50,7 @@ void Master::initialize() {
   handle(&Master::launchTasks);
   handle(&Master::reviveOffers);
   handle(&Master::suppressOffers);
+  handle(&Master::schedulerCall);
   handle(&Master::killTask);
   handle(&Master::statusUpdateAcknowledgement);
   handle(&Master::reconcileTasks);

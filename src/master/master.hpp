@@ -27,6 +27,7 @@
 #include "master/metrics.hpp"
 #include "master/metrics_actor.hpp"
 #include "messages.pb.h"
+#include "scheduler.pb.h"
 #include "process/actor.hpp"
 #include "process/runtime.hpp"
 
@@ -114,6 +115,8 @@ class Master : public process::Actor {
   void resourceRequest(const UPID& from, const ResourceRequestMessage& message);
   void reviveOffers(const UPID& from, const ReviveOffersMessage& message);
   void suppressOffers(const UPID& from, const SuppressOffersMessage& message);
+  // The v1 Call that Apache Mesos v0 drivers use for SUPPRESS (and REVIVE).
+  void schedulerCall(const UPID& from, const scheduler::Call& call);
   Framework* addFramework(const FrameworkInfo& info, const UPID& pid);
   void failoverFramework(Framework& framework, const UPID& newPid);
   void disconnectFramework(Framework& framework);

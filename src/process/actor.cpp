@@ -19,7 +19,7 @@ void Actor::onRaw(const std::string& name,
                   std::function<void(const UPID&, const std::string&)> handler) {
   handlers_[name] = [handler = std::move(handler)](const MessageEvent& event) {
     if (event.message) {
-      handler(event.from, event.message->SerializeAsString());
+      handler(event.from, event.message->SerializePartialAsString());
     } else {
       handler(event.from, event.body);
     }

@@ -390,7 +390,7 @@ void Runtime::sendMessage(const UPID& from, const std::string& fromText, const U
     deliver(MessageEvent{from, to, name, std::move(message), std::move(body), {}});
     return;
   }
-  if (message) body = message->SerializeAsString();
+  if (message) body = message->SerializePartialAsString();
   if (hooks_.active()) {
     MessageEvent event{from, to, name, nullptr, body, {}};
     auto decision = hooks_.decide(event);

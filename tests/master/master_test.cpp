@@ -548,6 +548,25 @@ TEST_F(MasterTest, LowestDominantShareIsOfferedFirst) {
   EXPECT_EQ(b.self().toString(), lightOffers.back().pids(0));
 }
 
+TEST_F(MasterTest, SuppressAndReviveAsSchedulerCalls) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  scheduler::Call call;
+  call.mutable_framework_id()->CopyFrom(frameworkId);
+  call.set_type(scheduler::Call::SUPPRESS);
+  s.post(master(), call);
+  runtime_->settle();
+  registerSlave(a);
+  runtime_->clock().advance(10s);
+  runtime_->settle();
+  EXPECT_EQ(0u, s.count<ResourceOffersMessage>());
+  call.set_type(scheduler::Call::REVIVE);
+  s.post(master(), call);
+  runtime_->settle();
+  EXPECT_EQ(1u, s.count<ResourceOffersMessage>());
+}
+
 TEST_F(MasterTest, StateAndMetricsEndpoints) {
   process::Runtime::Options options;
   (void)options;

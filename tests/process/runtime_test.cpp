@@ -331,6 +331,20 @@ TEST(RuntimeTest, MessagesBetweenRuntimesCrossTcp) {
   EXPECT_EQ(std::vector<std::string>{"echo:over tcp"}, a->received);
 }
 
+TEST(RuntimeTest, IncompleteMessagesCrossTcpWithoutCrashing) {
+  auto one = makeRuntime();
+  auto two = makeRuntime();
+  auto a = one->spawn<Echo>("a");
+  auto b = two->spawn<Echo>("b");
+  auto arrived = two->hooks().await<FrameworkToExecutorMessage>();
+  FrameworkToExecutorMessage partial;  // its required ids are missing
+  partial.set_data("partial");
+  process::dispatch(a.pid(), [&] { one->send(a.pid(), b.pid(), partial); });
+  ASSERT_TRUE(arrived.await());
+  EXPECT_EQ("partial", arrived.get().data());
+  EXPECT_FALSE(arrived.get().IsInitialized());
+}
+
 TEST(RuntimeTest, ManyRemoteMessagesArriveInOrder) {
   auto one = makeRuntime();
   auto two = makeRuntime();

@@ -3,7 +3,9 @@
 #
 #   tests/interop/go/build.sh <output dir>
 #
-# Produces <output dir>/echo_client. Needs the Debian packages golang-go and
+# Produces <output dir>/echo_client (the messenger alone), go_scheduler (a
+# framework on mesos-go's scheduler driver) and go_executor (a custom executor
+# on mesos-go's executor driver). Needs the Debian packages golang-go and
 # golang-github-mesos-mesos-go-dev (which pulls in golang-github-gogo-protobuf-dev,
 # golang-glog-dev and golang-golang-x-net-dev). MESOS_GO_GOCODE overrides the
 # Debian Go source root (default /usr/share/gocode); GO names the go tool
@@ -26,6 +28,9 @@ fi
 for pkg in github.com/mesos/mesos-go/api/v0/messenger \
            github.com/mesos/mesos-go/api/v0/mesosproto \
            github.com/mesos/mesos-go/api/v0/upid \
+           github.com/mesos/mesos-go/api/v0/scheduler \
+           github.com/mesos/mesos-go/api/v0/executor \
+           github.com/pborman/uuid \
            github.com/gogo/protobuf/proto \
            github.com/golang/glog \
            golang.org/x/net/context; do
@@ -48,5 +53,7 @@ CGO_ENABLED=0
 export GO111MODULE GOPATH GOCACHE GOFLAGS GOPROXY CGO_ENABLED
 
 cd "$here"
-"$go" build -o "$out/echo_client" mesosinterop/echo_client
-echo "build.sh: built $out/echo_client"
+for program in echo_client go_scheduler go_executor; do
+    "$go" build -o "$out/$program" "mesosinterop/$program"
+    echo "build.sh: built $out/$program"
+done

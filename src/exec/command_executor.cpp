@@ -1,0 +1,409 @@
+// mesos-executor: the built-in command executor. The slave runs it for a
+// task that carries a CommandInfo and no ExecutorInfo. It runs that one
+// command in the sandbox, in its own process group, reports TASK_RUNNING and
+// then TASK_FINISHED (exit status 0), TASK_FAILED ("Command exited with
+// status N", "Command terminated with signal S") or TASK_KILLED, and exits
+// once the slave has acknowledged the terminal update.
+//
+// Structure: CommandExecutor (the mesos::Executor the driver calls) forwards
+// every callback to CommandExecutorProcess, an actor that owns the task's
+// state and its timers. A reaper thread waits for the command and hands its
+// end to the actor; nothing blocks the actor.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <glog/logging.h>
+
+#include "common/flags.hpp"
+#include "exec/executor_process.hpp"
+#include "mesos/executor.hpp"
+#include "process/dispatch.hpp"
+#include "process/runtime.hpp"
+
+namespace mesos::internal {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+struct CommandExecutorFlags : flags::FlagSet {
+  CommandExecutorFlags() {
+    add(&kill_grace_period, "kill_grace_period",
+        "How long a killed task's process group gets between SIGTERM and SIGKILL",
+        flags::Duration(3s));
+    add(&shutdown_grace_period, "shutdown_grace_period",
+        "How long the slave allows this executor to shut down (the slave sets "
+        "MESOS_EXECUTOR_SHUTDOWN_GRACE_PERIOD); on shutdown the task gets this less one "
+        "second between SIGTERM and SIGKILL",
+        flags::Duration(5s));
+    add(&acknowledgement_timeout, "acknowledgement_timeout",
+        "How long to wait for the slave to acknowledge the task's last status update "
+        "before exiting anyway",
+        flags::Duration(5s));
+  }
+  flags::Duration kill_grace_period;
+  flags::Duration shutdown_grace_period;
+  flags::Duration acknowledgement_timeout;
+};
+
+std::string describeWaitStatus(int status) {
+  if (WIFEXITED(status)) {
+    return "Command exited with status " + std::to_string(WEXITSTATUS(status));
+  }
+  if (WIFSIGNALED(status)) {
+    const char* name = strsignal(WTERMSIG(status));
+    return "Command terminated with signal " +
+           (name != nullptr ? std::string(name) : std::to_string(WTERMSIG(status)));
+  }
+  return "Command ended with wait status " + std::to_string(status);
+}
+
+}  // namespace
+
+class CommandExecutorProcess : public process::Actor {
+ public:
+  struct Options {
+    std::string directory;  // the sandbox: the command's working directory
+    ExecutorID executorId;
+    process::Duration killGracePeriod;
+    process::Duration shutdownGracePeriod;
+    process::Duration acknowledgementTimeout;
+  };
+
+  CommandExecutorProcess(MesosExecutorDriver* driver, Options options)
+      : Actor(process::generateId("command-executor")),
+        driver_(driver),
+        options_(std::move(options)) {}
+
+  // Runs on the main thread once the actor is gone.
+  ~CommandExecutorProcess() override {
+    if (reaper_.joinable()) reaper_.join();
+    // The reaper only observed the exit; reap the zombie if nobody did.
+    if (pid_ > 0 && !reaped_) waitpid(pid_, nullptr, WNOHANG);
+  }
+
+  void launch(const TaskInfo& task) {
+    if (launched_) {
+      update(task.task_id(), TASK_FAILED,
+             "Attempted to run multiple tasks using a \"command\" executor");
+      return;
+    }
+    launched_ = true;
+    taskId_ = task.task_id();
+
+    if (!task.has_command() || !task.command().has_value() || task.command().value().empty()) {
+      fail("Task '" + task.task_id().value() +
+           "' has no command to run (the command executor needs TaskInfo.command with a "
+           "value)");
+      return;
+    }
+    const CommandInfo& command = task.command();
+    if (command.has_user()) {
+      LOG(WARNING) << "Running task " << taskId_.value() << " as the executor's user, not '"
+                   << command.user() << "' (switching users is not supported)";
+    }
+
+    std::string spawnError;
+    pid_t pid = spawn(command, &spawnError);
+    if (pid <= 0) {
+      fail("Failed to launch the command of task '" + task.task_id().value() +
+           "': " + spawnError);
+      return;
+    }
+    pid_ = pid;
+    LOG(INFO) << "Forked command of task " << taskId_.value() << " at pid " << pid_;
+
+    const process::Pid<CommandExecutorProcess> self(this->self());
+    reaper_ = std::thread([pid, self] {
+      // WNOWAIT: the exited command stays a zombie, so its pid (and its
+      // process group id) cannot be reused until the actor has signalled the
+      // rest of the group and reaped it.
+      siginfo_t info{};
+      int result;
+      do {
+        result = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT);
+      } while (result != 0 && errno == EINTR);
+      process::dispatch(self, &CommandExecutorProcess::commandEnded, result == 0);
+    });
+
+    update(taskId_, TASK_RUNNING);
+  }
+
+  void kill(const TaskID& taskId) {
+    if (!launched_ || taskId.value() != taskId_.value()) {
+      LOG(WARNING) << "Ignoring a kill for unknown task " << taskId.value();
+      return;
+    }
+    terminateTask(options_.killGracePeriod);
+  }
+
+  void shutdown() {
+    LOG(INFO) << "Shutting down";
+    if (pid_ <= 0) {
+      // Nothing runs: nothing to report.
+      if (!terminalSent_) driver_->stop();
+      return;
+    }
+    process::Duration grace = options_.shutdownGracePeriod - 1s;
+    terminateTask(grace < process::Duration::zero() ? process::Duration::zero() : grace);
+  }
+
+  // After the driver stopped (main thread): the task must not outlive us.
+  void killRemaining() {
+    if (pid_ > 0 && !exited_) {
+      LOG(WARNING) << "Killing the process group of task " << taskId_.value()
+                   << " as the executor exits";
+      ::killpg(pid_, SIGKILL);
+    }
+  }
+
+ private:
+  // Sends SIGTERM to the task's process group now and SIGKILL after `grace`,
+  // or brings an escalation already scheduled forward to `grace` from now.
+  void terminateTask(process::Duration grace) {
+    if (pid_ <= 0 || exited_) return;
+    const process::TimePoint deadline = runtime().clock().now() + grace;
+    if (killing_) {
+      if (deadline >= escalationDeadline_) return;
+      cancel(escalation_);
+    } else {
+      LOG(INFO) << "Sending SIGTERM to the process group of task " << taskId_.value();
+      killing_ = true;
+      if (::killpg(pid_, SIGTERM) != 0) {
+        PLOG(WARNING) << "killpg(" << pid_ << ", SIGTERM)";
+      }
+    }
+    escalationDeadline_ = deadline;
+    escalation_ = delay(grace, [this] { escalate(); });
+  }
+
+  void escalate() {
+    if (exited_) return;
+    LOG(INFO) << "Task " << taskId_.value() << " outlived its grace period; sending SIGKILL";
+    if (::killpg(pid_, SIGKILL) != 0) PLOG(WARNING) << "killpg(" << pid_ << ", SIGKILL)";
+  }
+
+  // From the reaper: the command ended (observed == false: waitid failed).
+  void commandEnded(bool observed) {
+    exited_ = true;
+    if (killing_) cancel(escalation_);
+    // Whatever the command left running in its group ends with it.
+    ::killpg(pid_, SIGKILL);
+    int status = 0;
+    pid_t result;
+    do {
+      result = waitpid(pid_, &status, WNOHANG);
+    } while (result < 0 && errno == EINTR);
+    reaped_ = result == pid_;
+
+    if (!observed || !reaped_) {
+      fail("Failed to get the exit status of the command: " + std::string(std::strerror(errno)));
+      return;
+    }
+    const std::string message = describeWaitStatus(status);
+    LOG(INFO) << message << " (task " << taskId_.value() << ", pid " << pid_ << ")";
+    TaskState state = TASK_FAILED;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      state = TASK_FINISHED;
+    } else if (killing_) {
+      state = TASK_KILLED;
+    }
+    finish(state, message);
+  }
+
+  void fail(const std::string& message) {
+    LOG(ERROR) << message;
+    finish(TASK_FAILED, message);
+  }
+
+  // Sends the task's terminal update; the driver stops once it is acknowledged.
+  void finish(TaskState state, const std::string& message) {
+    terminalSent_ = true;
+    update(taskId_, state, message);
+    driver_->stopWhenAcknowledged(options_.acknowledgementTimeout);
+  }
+
+  void update(const TaskID& taskId, TaskState state, const std::string& message = "") {
+    TaskStatus status;
+    *status.mutable_task_id() = taskId;
+    *status.mutable_executor_id() = options_.executorId;
+    status.set_state(state);
+    status.set_source(TaskStatus::SOURCE_EXECUTOR);
+    if (!message.empty()) status.set_message(message);
+    driver_->sendStatusUpdate(status);
+  }
+
+  // Starts the command in a new process group in the sandbox, with the
+  // executor's environment plus the command's. Returns its pid, or -1 with
+  // `error` set.
+  pid_t spawn(const CommandInfo& command, std::string* error) const {
+    std::vector<std::string> arguments;
+    std::string file;
+    if (command.shell()) {
+      file = "/bin/sh";
+      arguments = {"sh", "-c", command.value()};
+    } else {
+      file = command.value();
+      arguments.assign(command.arguments().begin(), command.arguments().end());
+      if (arguments.empty()) arguments.push_back(command.value());
+    }
+
+    std::map<std::string, std::string> variables = currentEnvironment();
+    for (const auto& variable : command.environment().variables()) {
+      variables[variable.name()] = variable.value();
+    }
+    std::vector<std::string> environment;
+    environment.reserve(variables.size());
+    for (const auto& [name, value] : variables) environment.push_back(name + "=" + value);
+
+    std::vector<char*> argv;
+    for (auto& argument : arguments) argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (auto& entry : environment) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attributes);
+    posix_spawn_file_actions_addchdir_np(&actions, options_.directory.c_str());
+    // A process group of its own: kills reach the command and its children.
+    // Default signal handling and an empty mask, whatever the executor's.
+    sigset_t none;
+    sigemptyset(&none);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    for (int signal : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2}) {
+      sigaddset(&defaults, signal);
+    }
+    posix_spawnattr_setflags(&attributes,
+                             POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                 POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+
+    pid_t pid = -1;
+    const int result = command.shell()
+                           ? posix_spawn(&pid, file.c_str(), &actions, &attributes, argv.data(),
+                                         envp.data())
+                           : posix_spawnp(&pid, file.c_str(), &actions, &attributes, argv.data(),
+                                          envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (result != 0) {
+      *error = "'" + file + "' in '" + options_.directory + "': " + std::strerror(result);
+      return -1;
+    }
+    return pid;
+  }
+
+  MesosExecutorDriver* const driver_;
+  const Options options_;
+
+  bool launched_ = false;      // a task was given (later ones fail)
+  TaskID taskId_;
+  pid_t pid_ = -1;             // the command, leader of its process group
+  std::thread reaper_;
+  bool killing_ = false;       // SIGTERM sent
+  process::TimerId escalation_ = 0;
+  process::TimePoint escalationDeadline_{};
+  bool exited_ = false;        // the command ended
+  bool reaped_ = false;
+  bool terminalSent_ = false;
+};
+
+// The Executor the driver calls: hands each callback to the actor.
+class CommandExecutor : public Executor {
+ public:
+  // REQUIRES: called before the driver starts.
+  void attach(process::Pid<CommandExecutorProcess> process) { process_ = std::move(process); }
+
+  void registered(ExecutorDriver*, const ExecutorInfo& executorInfo, const FrameworkInfo&,
+                  const SlaveInfo& slaveInfo) override {
+    LOG(INFO) << "Registered executor " << executorInfo.executor_id().value() << " on "
+              << slaveInfo.hostname();
+  }
+  void reregistered(ExecutorDriver*, const SlaveInfo& slaveInfo) override {
+    LOG(INFO) << "Re-registered on " << slaveInfo.hostname();
+  }
+  void disconnected(ExecutorDriver*) override { LOG(INFO) << "Disconnected from the slave"; }
+  void launchTask(ExecutorDriver*, const TaskInfo& task) override {
+    process::dispatch(process_, &CommandExecutorProcess::launch, task);
+  }
+  void killTask(ExecutorDriver*, const TaskID& taskId) override {
+    process::dispatch(process_, &CommandExecutorProcess::kill, taskId);
+  }
+  void frameworkMessage(ExecutorDriver*, const std::string&) override {
+    VLOG(1) << "Ignoring a framework message: the command executor takes none";
+  }
+  void shutdown(ExecutorDriver*) override {
+    process::dispatch(process_, &CommandExecutorProcess::shutdown);
+  }
+  void error(ExecutorDriver*, const std::string& message) override {
+    LOG(ERROR) << "Executor driver error: " << message;
+  }
+
+ private:
+  process::Pid<CommandExecutorProcess> process_;
+};
+
+}  // namespace mesos::internal
+
+int main(int argc, char** argv) {
+  using namespace mesos;
+  using namespace mesos::internal;
+
+  google::InitGoogleLogging(argv[0]);
+  FLAGS_logtostderr = true;
+
+  CommandExecutorFlags flags;
+  auto load = flags.load("MESOS_EXECUTOR_", argc, argv);
+  if (!load) {
+    std::cerr << argv[0] << ": " << load.error().message << std::endl;
+    return 1;
+  }
+  if (flags.help()) {
+    std::cout << flags.usage(argv[0]);
+    return 0;
+  }
+
+  const std::map<std::string, std::string> variables = currentEnvironment();
+  auto environment = parseExecutorEnvironment(variables);
+  if (!environment) {
+    std::cerr << argv[0] << ": " << environment.error().message << std::endl;
+    return 1;
+  }
+
+  CommandExecutor executor;
+  // Declared before the actor: the actor calls the driver until it is gone.
+  MesosExecutorDriver driver(&executor, variables);
+  process::Spawned<CommandExecutorProcess> process =
+      process::Runtime::global().spawn<CommandExecutorProcess>(
+          &driver, CommandExecutorProcess::Options{
+                       environment->directory, environment->executorId,
+                       std::chrono::duration_cast<process::Duration>(flags.kill_grace_period),
+                       std::chrono::duration_cast<process::Duration>(flags.shutdown_grace_period),
+                       std::chrono::duration_cast<process::Duration>(
+                           flags.acknowledgement_timeout)});
+  executor.attach(process.pid());
+
+  const Status status = driver.run();
+  LOG(INFO) << "Executor driver ended in " << Status_Name(status);
+  process::dispatch(process.pid(), &CommandExecutorProcess::killRemaining).await();
+  process.reset();
+  return status == DRIVER_STOPPED ? 0 : 1;
+}

@@ -1,0 +1,138 @@
+// mesos-local: a whole cluster in one process: a master and --num_slaves
+// slaves on one runtime (one port), for trying frameworks out.
+//
+//   mesos-local [--num_slaves=N] [--ip=IP] [--port=5050] [--work_dir=DIR]
+//               [--resources=cpus:2;mem:2048;...]
+//
+// Frameworks connect to --ip:--port as to any master. SIGINT or SIGTERM stops
+// everything, executors included.
+#include <signal.h>
+
+#include <iostream>
+#include <vector>
+
+#include <glog/logging.h>
+
+#include "allocator/drf/sorter.hpp"
+#include "allocator/hierarchical.hpp"
+#include "common/flags.hpp"
+#include "master/flags.hpp"
+#include "master/master.hpp"
+#include "process/runtime.hpp"
+#include "slave/files.hpp"
+#include "slave/flags.hpp"
+#include "slave/slave.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+struct LocalFlags : mesos::flags::FlagSet {
+  LocalFlags() {
+    add(&num_slaves, "num_slaves", "Number of slaves to run", uint32_t{1});
+    add(&ip, "ip", "IP address to listen on and advertise", std::string("127.0.0.1"));
+    add(&port, "port", "Port of the master (and of the slaves: one runtime)", uint16_t{5050});
+    add(&work_dir, "work_dir", "Directory for the slaves' sandboxes",
+        std::string("/tmp/mesos-local"));
+    add(&resources, "resources", "Resources of each slave",
+        std::string("cpus:2;mem:2048;disk:4096;ports:[31000-32000]"));
+    add(&allocation_interval, "allocation_interval", "The master's allocation interval",
+        mesos::flags::Duration(1s));
+    add(&launcher_dir, "launcher_dir",
+        "Directory holding mesos-executor (default: found next to this binary)");
+  }
+  mesos::Result<void> validate() const override {
+    if (num_slaves == 0) return mesos::Error{"--num_slaves must be at least 1"};
+    return {};
+  }
+  uint32_t num_slaves;
+  std::string ip;
+  uint16_t port;
+  std::string work_dir;
+  std::string resources;
+  mesos::flags::Duration allocation_interval;
+  std::optional<std::string> launcher_dir;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  LocalFlags flags;
+  auto extra = flags.load("MESOS_LOCAL_", argc, argv);
+  if (!extra) {
+    std::cerr << "mesos-local: " << extra.error().message << " (see --help)" << std::endl;
+    return 1;
+  }
+  if (flags.help()) {
+    std::cout << flags.usage("mesos-local");
+    return 0;
+  }
+  if (!extra->empty()) {
+    std::cerr << "mesos-local: unexpected argument '" << extra->front() << "'" << std::endl;
+    return 1;
+  }
+  google::InitGoogleLogging(argv[0]);
+  FLAGS_logtostderr = true;
+
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  process::Runtime::Options options;
+  options.ip = flags.ip;
+  options.port = flags.port;
+  auto runtime = process::Runtime::create(options);
+  if (!runtime) {
+    std::cerr << "mesos-local: " << runtime.error().message << std::endl;
+    return 1;
+  }
+
+  mesos::internal::master::MasterFlags masterFlags;
+  masterFlags.allocation_interval = flags.allocation_interval;
+  masterFlags.ip = flags.ip;
+  masterFlags.port = flags.port;
+
+  {
+    auto master = (*runtime)->spawn<mesos::internal::master::Master>(
+        masterFlags, std::make_unique<mesos::allocator::HierarchicalAllocator>(
+                         std::make_unique<mesos::allocator::DrfSorter>()));
+    (*runtime)->setDelegate("master");
+    auto files = (*runtime)->spawn<mesos::internal::slave::Files>();
+
+    std::vector<process::Spawned<mesos::internal::slave::Slave>> slaves;
+    for (uint32_t i = 0; i < flags.num_slaves; ++i) {
+      mesos::internal::slave::Flags slaveFlags;
+      std::string workDir = "--work_dir=" + flags.work_dir;
+      std::string resources = "--resources=" + flags.resources;
+      std::string launcher = "--launcher_dir=" + flags.launcher_dir.value_or("");
+      std::vector<const char*> args = {"mesos-local", workDir.c_str(), resources.c_str()};
+      if (flags.launcher_dir) args.push_back(launcher.c_str());
+      auto loaded = slaveFlags.load("MESOS_LOCAL_SLAVE_", static_cast<int>(args.size()), args.data());
+      if (!loaded) {
+        std::cerr << "mesos-local: " << loaded.error().message << std::endl;
+        return 1;
+      }
+      mesos::internal::slave::SlaveOptions slaveOptions;
+      slaveOptions.master = master.pid();
+      slaveOptions.files = files.pid();
+      auto slave = mesos::internal::slave::Slave::create(slaveFlags, std::move(slaveOptions));
+      if (!slave) {
+        std::cerr << "mesos-local: " << slave.error().message << std::endl;
+        return 1;
+      }
+      slaves.push_back((*runtime)->spawn(std::move(slave).value()));
+    }
+    std::cout << "mesos-local: master at " << master.pid() << " with " << flags.num_slaves
+              << " slave(s); state at http://" << (*runtime)->address() << "/master/state"
+              << std::endl;
+
+    int signal = 0;
+    sigwait(&stop, &signal);
+    LOG(INFO) << "Received signal " << signal << "; stopping";
+    slaves.clear();
+  }
+  return 0;
+}

@@ -1,0 +1,118 @@
+// The scheduler driver's actor: it registers the framework with the master,
+// turns the master's messages into Scheduler callbacks, and turns the
+// driver's calls into messages to the master (or, for framework messages,
+// straight to slaves).
+//
+// State machine: not connected -> (Register/Reregister, retried with
+// backoff) -> connected -> (master's connection breaks: disconnected(),
+// retry) -> connected ... Stop and abort come from the driver: `running`
+// goes false first (so events already queued are ignored), then stop() or
+// abort() runs here and wakes the driver's join().
+//
+// Every method runs on this actor: callbacks never run concurrently, and no
+// state here needs a lock. The driver (MesosSchedulerDriver) reaches it only
+// through dispatch(), plus the `running` flag.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "mesos/scheduler.hpp"
+
+#include "messages.pb.h"
+#include "process/actor.hpp"
+#include "process/upid.hpp"
+
+namespace mesos::internal {
+
+// The first registration retry comes within this (Apache Mesos's scheduler
+// flag registration_backoff_factor); each later one within twice the last
+// bound, up to kRegistrationRetryIntervalMax.
+constexpr process::Duration kRegistrationBackoffFactor = std::chrono::seconds(2);
+constexpr process::Duration kRegistrationRetryIntervalMax = std::chrono::minutes(1);
+
+class SchedulerProcess : public process::Actor {
+ public:
+  // `driver` and `scheduler` are borrowed; the driver owns this actor and
+  // outlives it.
+  SchedulerProcess(MesosSchedulerDriver* driver, Scheduler* scheduler, FrameworkInfo framework,
+                   process::UPID master, bool implicitAcknowledgements);
+
+  // False once the driver is stopped or aborted: from then on events from
+  // the master are ignored. Written by the driver, under its mutex.
+  std::atomic<bool> running{true};
+
+  // The driver's calls, dispatched here. Those that need the master do
+  // nothing (but log) while disconnected.
+  void stop(bool failover);
+  void abort();
+  void requestResources(const std::vector<Request>& requests);
+  void launchTasks(const std::vector<OfferID>& offerIds, const std::vector<TaskInfo>& tasks,
+                   const Filters& filters);
+  void killTask(const TaskID& taskId);
+  void reviveOffers();
+  void suppressOffers();
+  void acknowledgeStatusUpdate(const TaskStatus& status);
+  void sendFrameworkMessage(const ExecutorID& executorId, const SlaveID& slaveId,
+                            const std::string& data);
+  void reconcileTasks(const std::vector<TaskStatus>& statuses);
+
+ protected:
+  void initialize() override;
+  void exited(const process::UPID& pid) override;
+
+ private:
+  // Master -> scheduler.
+  void registered(const process::UPID& from, const FrameworkRegisteredMessage& message);
+  void reregistered(const process::UPID& from, const FrameworkReregisteredMessage& message);
+  void resourceOffers(const process::UPID& from, const ResourceOffersMessage& message);
+  void rescindOffer(const process::UPID& from, const RescindResourceOfferMessage& message);
+  void statusUpdate(const process::UPID& from, const StatusUpdateMessage& message);
+  void lostSlave(const process::UPID& from, const LostSlaveMessage& message);
+  void lostExecutor(const process::UPID& from, const ExitedExecutorMessage& message);
+  void frameworkMessage(const process::UPID& from, const ExecutorToFrameworkMessage& message);
+  void error(const process::UPID& from, const FrameworkErrorMessage& message);
+
+  // Sends one (re-)registration and schedules the next attempt within
+  // `maxBackoff` (jittered), unless connected or stopped by then.
+  void doReliableRegistration(process::Duration maxBackoff);
+  // Starts a fresh registration sequence, replacing any pending retry.
+  void startRegistration();
+  void linkMaster();
+
+  // True when a message needing a connection may be handled: the driver is
+  // running, connected, and `from` is the master. Logs why not otherwise.
+  bool accept(const process::UPID& from, const char* what) const;
+  // Hands `update` to the scheduler and, with implicit acknowledgements,
+  // acknowledges it. `generated`: made by this driver (nothing to ack).
+  void deliverStatusUpdate(const StatusUpdate& update, bool generated);
+  void sendAcknowledgement(const SlaveID& slaveId, const TaskID& taskId,
+                           const std::string& uuid);
+
+  MesosSchedulerDriver* const driver_;
+  Scheduler* const scheduler_;
+  FrameworkInfo framework_;
+  const process::UPID master_;
+  const bool implicitAcknowledgements_;
+
+  bool connected_ = false;
+  // Whether the next ReregisterFrameworkMessage asks to take the framework
+  // over from another scheduler: true until the first registration when
+  // FrameworkInfo came with an id.
+  bool failover_;
+  bool linked_ = false;  // a link to master_ is in place (exited() not yet seen)
+  std::optional<process::TimerId> registrationTimer_;
+  std::mt19937_64 random_;
+
+  // offer id -> (slave id, slave pid), from the offers not yet used.
+  std::unordered_map<std::string, std::pair<std::string, process::UPID>> savedOffers_;
+  // slave id -> slave pid, for slaves this framework launched tasks on.
+  std::unordered_map<std::string, process::UPID> savedSlavePids_;
+};
+
+}  // namespace mesos::internal

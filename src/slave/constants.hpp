@@ -1,0 +1,37 @@
+// Fixed numbers of the slave's behaviour that are not flags.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace mesos::internal::slave {
+
+// Status updates not yet acknowledged by the master are sent again after
+// this interval, doubling up to the maximum (as Apache Mesos does).
+constexpr std::chrono::seconds kStatusUpdateRetryIntervalMin{10};
+constexpr std::chrono::minutes kStatusUpdateRetryIntervalMax{10};
+
+// Registration attempts back off from --registration_backoff_factor, doubling
+// up to this bound.
+constexpr std::chrono::minutes kRegistrationBackoffMax{1};
+
+// How many finished executors per framework, and finished frameworks, the
+// slave remembers for /state and for the sandbox browser.
+constexpr size_t kMaxCompletedExecutorsPerFramework = 150;
+constexpr size_t kMaxCompletedFrameworks = 50;
+constexpr size_t kMaxCompletedTasksPerExecutor = 200;
+
+// Resources the slave keeps for itself when it detects memory and disk.
+constexpr double kMemReserveMB = 1024;     // when the machine has 2 GB or more
+constexpr double kDiskReserveMB = 5120;    // when the disk has 10 GB or more
+
+// Ports offered when --resources names none.
+constexpr const char* kDefaultPorts = "[31000-32000]";
+
+// The executor's recovery timeout advertised in MESOS_RECOVERY_TIMEOUT.
+constexpr const char* kRecoveryTimeout = "15mins";
+
+// The command executor's binary name, looked up in --launcher_dir.
+constexpr const char* kCommandExecutor = "mesos-executor";
+
+}  // namespace mesos::internal::slave

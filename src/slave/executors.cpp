@@ -1,0 +1,638 @@
+// Tasks and the executor lifecycle: launching executors into sandboxes,
+// queueing tasks until the executor registers, killing tasks, shutting
+// executors down with grace, and reporting executors that exit.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <glog/logging.h>
+
+#include "common/uuid.hpp"
+#include "process/dispatch.hpp"
+#include "slave/constants.hpp"
+#include "slave/files.hpp"
+#include "slave/paths.hpp"
+#include "slave/protobufs.hpp"
+#include "slave/reaper.hpp"
+#include "slave/slave.hpp"
+
+extern char** environ;
+
+namespace mesos::internal::slave {
+
+using process::UPID;
+
+namespace {
+
+std::string describeExecutor(const Executor& executor) {
+  return "executor " + executor.info.executor_id().value() + " of framework " +
+         executor.frameworkId.value();
+}
+
+}  // namespace
+
+Resources Executor::resources() const {
+  Resources total(info.resources());
+  for (const TaskInfo& task : queuedTasks) total += Resources(task.resources());
+  for (const auto& [id, task] : launchedTasks) total += Resources(task.resources());
+  return total;
+}
+
+bool Executor::hasTask(const std::string& taskId) const {
+  for (const TaskInfo& task : queuedTasks) {
+    if (task.task_id().value() == taskId) return true;
+  }
+  return launchedTasks.count(taskId) > 0 || terminatedTasks.count(taskId) > 0;
+}
+
+Executor* Framework::executorOfTask(const std::string& taskId) const {
+  for (const auto& [id, executor] : executors) {
+    if (executor->hasTask(taskId)) return executor.get();
+  }
+  return nullptr;
+}
+
+Framework* Slave::framework(const std::string& frameworkId) const {
+  auto it = frameworks_.find(frameworkId);
+  return it == frameworks_.end() ? nullptr : it->second.get();
+}
+
+void Slave::runTask(const UPID& from, const RunTaskMessage& message) {
+  if (!wellFormed(from, message) || !fromMaster(from, "RunTaskMessage")) return;
+  const TaskInfo& task = message.task();
+  FrameworkID frameworkId = runTaskFrameworkId(message);
+  if (frameworkId.value().empty()) {
+    LOG(WARNING) << "Dropping RunTaskMessage for task " << task.task_id().value() << " from "
+                 << from << ": it names no framework id";
+    return;
+  }
+  LOG(INFO) << "Got task " << task.task_id().value() << " for framework " << frameworkId.value();
+
+  if (state_ != State::kRunning) {
+    LOG(WARNING) << "Task " << task.task_id().value()
+                 << " is lost: the slave is not registered with the master";
+    sendSlaveUpdate(frameworkId, nullptr, task.task_id(), TASK_LOST,
+                    TaskStatus::REASON_SLAVE_DISCONNECTED, "Slave is not registered");
+    return;
+  }
+  if (task.slave_id().value() != info_.id().value()) {
+    LOG(WARNING) << "Task " << task.task_id().value() << " is lost: it is meant for slave "
+                 << task.slave_id().value() << ", this is " << info_.id().value();
+    sendSlaveUpdate(frameworkId, nullptr, task.task_id(), TASK_LOST,
+                    TaskStatus::REASON_SLAVE_UNKNOWN, "Task was sent to the wrong slave");
+    return;
+  }
+  if (task.has_executor() == task.has_command()) {
+    LOG(WARNING) << "Task " << task.task_id().value() << " is invalid: it needs exactly one of "
+                 << "an executor and a command";
+    sendSlaveUpdate(frameworkId, nullptr, task.task_id(), TASK_ERROR,
+                    TaskStatus::REASON_TASK_INVALID,
+                    "Task must have exactly one of ExecutorInfo and CommandInfo");
+    return;
+  }
+
+  Framework* fw = framework(frameworkId.value());
+  if (fw == nullptr) {
+    auto created = std::make_unique<Framework>();
+    created->info = message.framework();
+    *created->info.mutable_id() = frameworkId;
+    created->id = frameworkId;
+    fw = created.get();
+    frameworks_[frameworkId.value()] = std::move(created);
+  }
+  if (message.has_pid() && !message.pid().empty()) {
+    if (auto pid = UPID::parse(message.pid())) fw->pid = *pid;
+  }
+  if (fw->terminating) {
+    LOG(WARNING) << "Task " << task.task_id().value() << " is lost: framework "
+                 << frameworkId.value() << " is shutting down";
+    sendSlaveUpdate(frameworkId, nullptr, task.task_id(), TASK_LOST,
+                    TaskStatus::REASON_FRAMEWORK_REMOVED, "Framework is shutting down");
+    return;
+  }
+  if (fw->executorOfTask(task.task_id().value()) != nullptr) {
+    LOG(WARNING) << "Ignoring task " << task.task_id().value() << " of framework "
+                 << frameworkId.value() << ": a task with this id is already here";
+    return;
+  }
+
+  bool command = !task.has_executor();
+  ExecutorInfo executorInfo = command ? commandExecutorInfo(frameworkId, task) : task.executor();
+  if (!executorInfo.has_framework_id()) *executorInfo.mutable_framework_id() = frameworkId;
+
+  Executor* executor = fw->executor(executorInfo.executor_id().value());
+  if (executor != nullptr && (executor->state == Executor::State::kTerminating ||
+                              executor->state == Executor::State::kTerminated)) {
+    LOG(WARNING) << "Task " << task.task_id().value() << " is lost: its "
+                 << describeExecutor(*executor) << " is shutting down";
+    sendSlaveUpdate(frameworkId, &executorInfo.executor_id(), task.task_id(), TASK_LOST,
+                    TaskStatus::REASON_EXECUTOR_TERMINATED, "Executor is shutting down");
+    return;
+  }
+  if (executor == nullptr) {
+    executor = launchExecutor(fw, executorInfo, command);
+    if (executor == nullptr) {
+      sendSlaveUpdate(frameworkId, &executorInfo.executor_id(), task.task_id(), TASK_FAILED,
+                      TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
+                      "Failed to launch executor " + executorInfo.executor_id().value() +
+                          " (see the slave's log)");
+      if (fw->executors.empty()) removeFramework(fw);
+      return;
+    }
+  }
+
+  if (executor->state == Executor::State::kRegistering) {
+    executor->queuedTasks.push_back(task);
+    VLOG(1) << "Queued task " << task.task_id().value() << " for " << describeExecutor(*executor);
+  } else {
+    sendTaskToExecutor(*fw, executor, task);
+  }
+}
+
+ExecutorInfo Slave::commandExecutorInfo(const FrameworkID& frameworkId,
+                                        const TaskInfo& task) const {
+  ExecutorInfo info;
+  info.mutable_executor_id()->set_value(task.task_id().value());
+  *info.mutable_framework_id() = frameworkId;
+  info.set_source(task.task_id().value());
+  std::string shown = task.command().shell()
+                          ? "sh -c '" + task.command().value() + "'"
+                          : task.command().value();
+  info.set_name("Command Executor (Task: " + task.task_id().value() + ") (Command: " + shown + ")");
+  CommandInfo* command = info.mutable_command();
+  command->set_shell(false);
+  command->set_value(commandExecutorPath(flags_.launcher_dir));
+  command->add_arguments(kCommandExecutor);
+  return info;
+}
+
+Executor* Slave::launchExecutor(Framework* framework, const ExecutorInfo& info,
+                                bool commandExecutor) {
+  auto executor = std::make_unique<Executor>();
+  executor->info = info;
+  executor->frameworkId = framework->id;
+  executor->commandExecutor = commandExecutor;
+  executor->containerId.set_value(uuidToString(randomUuid()));
+  executor->directory = executorRunPath(flags_.work_dir, info_.id(), framework->id,
+                                        info.executor_id(), executor->containerId);
+
+  auto created = createSandbox(flags_.work_dir, info_.id(), framework->id, info.executor_id(),
+                               executor->containerId);
+  if (!created) {
+    LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": "
+               << created.error().message;
+    return nullptr;
+  }
+
+  LaunchSpec spec;
+  spec.command = info.command();
+  spec.directory = executor->directory;
+  spec.environment = executorEnvironment(*framework, *executor);
+  spec.stdoutPath = executor->directory + "/stdout";
+  spec.stderrPath = executor->directory + "/stderr";
+  auto pid = launcher_->launch(spec);
+  if (!pid) {
+    LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": " << pid.error().message;
+    return nullptr;
+  }
+  executor->osPid = *pid;
+  LOG(INFO) << "Launched " << describeExecutor(*executor) << " as process " << *pid << " in "
+            << executor->directory;
+
+  if (files_) {
+    process::dispatch(process::Pid<Files>(files_), &Files::attach, executor->directory,
+                      executor->directory);
+  }
+
+  process::Pid<Slave> me(self());
+  FrameworkID frameworkId = framework->id;
+  ExecutorID executorId = info.executor_id();
+  ContainerID containerId = executor->containerId;
+  Reaper::instance().watch(*pid, [me, frameworkId, executorId, containerId](int status) {
+    process::dispatch(me, &Slave::executorExited, frameworkId, executorId, containerId, status);
+  });
+  executor->registrationTimer =
+      delay(std::chrono::duration_cast<process::Duration>(flags_.executor_registration_timeout),
+            [this, frameworkId, executorId, containerId] {
+              registrationTimeout(frameworkId, executorId, containerId);
+            });
+
+  Executor* raw = executor.get();
+  framework->executors[info.executor_id().value()] = std::move(executor);
+  return raw;
+}
+
+std::map<std::string, std::string> Slave::executorEnvironment(const Framework& framework,
+                                                              const Executor& executor) const {
+  std::map<std::string, std::string> env;
+  // The slave's environment, less its own configuration.
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string text(*entry);
+    size_t eq = text.find('=');
+    if (eq == std::string::npos) continue;
+    std::string name = text.substr(0, eq);
+    if (name.rfind("MESOS_", 0) == 0 || name.rfind("LIBPROCESS_", 0) == 0) continue;
+    env[name] = text.substr(eq + 1);
+  }
+  env["LIBPROCESS_IP"] = self().address.ipString();
+  env["LIBPROCESS_PORT"] = "0";
+  env["MESOS_SLAVE_PID"] = self().toString();
+  env["MESOS_AGENT_PID"] = self().toString();
+  env["MESOS_SLAVE_ID"] = info_.id().value();
+  env["MESOS_AGENT_ID"] = info_.id().value();
+  env["MESOS_FRAMEWORK_ID"] = framework.id.value();
+  env["MESOS_EXECUTOR_ID"] = executor.info.executor_id().value();
+  env["MESOS_CONTAINER_ID"] = executor.containerId.value();
+  env["MESOS_DIRECTORY"] = executor.directory;
+  env["MESOS_SANDBOX"] = executor.directory;
+  env["MESOS_CHECKPOINT"] = framework.info.checkpoint() ? "1" : "0";
+  env["MESOS_RECOVERY_TIMEOUT"] = kRecoveryTimeout;
+  env["MESOS_EXECUTOR_SHUTDOWN_GRACE_PERIOD"] =
+      mesos::flags::formatDuration(flags_.executor_shutdown_grace_period);
+  if (executor.info.command().has_environment()) {
+    for (const auto& variable : executor.info.command().environment().variables()) {
+      env[variable.name()] = variable.value();
+    }
+  }
+  return env;
+}
+
+void Slave::sendTaskToExecutor(const Framework& framework, Executor* executor,
+                               const TaskInfo& task) {
+  RunTaskMessage message;
+  *message.mutable_framework() = framework.info;
+  setRunTaskFrameworkId(&message, framework.id);
+  if (framework.pid) message.set_pid(framework.pid.toString());
+  *message.mutable_task() = task;
+  executor->launchedTasks[task.task_id().value()] = createTask(task, TASK_STAGING, framework.id);
+  VLOG(1) << "Sending task " << task.task_id().value() << " to " << describeExecutor(*executor);
+  send(executor->pid, std::move(message));
+}
+
+void Slave::registerExecutor(const UPID& from, const RegisterExecutorMessage& message) {
+  if (!wellFormed(from, message)) return;
+  const std::string& frameworkId = message.framework_id().value();
+  const std::string& executorId = message.executor_id().value();
+  auto refuse = [&](const std::string& why) {
+    LOG(WARNING) << "Shutting down executor " << executorId << " of framework " << frameworkId
+                 << " at " << from << ": " << why;
+    ShutdownExecutorMessage shutdown;
+    *shutdown.mutable_executor_id() = message.executor_id();
+    *shutdown.mutable_framework_id() = message.framework_id();
+    send(from, std::move(shutdown));
+  };
+
+  Framework* fw = framework(frameworkId);
+  if (fw == nullptr) return refuse("unknown framework");
+  if (fw->terminating) return refuse("the framework is shutting down");
+  Executor* executor = fw->executor(executorId);
+  if (executor == nullptr) return refuse("unknown executor");
+  if (executor->state != Executor::State::kRegistering) {
+    return refuse("it is not waiting to register (already registered or shutting down)");
+  }
+
+  executor->state = Executor::State::kRunning;
+  executor->pid = from;
+  if (executor->registrationTimer) cancel(*executor->registrationTimer);
+  executor->registrationTimer.reset();
+  LOG(INFO) << "Executor " << executorId << " of framework " << frameworkId
+            << " registered from " << from;
+
+  ExecutorRegisteredMessage registered;
+  *registered.mutable_executor_info() = executor->info;
+  *registered.mutable_framework_id() = fw->id;
+  *registered.mutable_framework_info() = fw->info;
+  *registered.mutable_slave_id() = info_.id();
+  *registered.mutable_slave_info() = info_;
+  send(from, std::move(registered));
+
+  std::vector<TaskInfo> queued;
+  queued.swap(executor->queuedTasks);
+  for (const TaskInfo& task : queued) sendTaskToExecutor(*fw, executor, task);
+}
+
+void Slave::reregisterExecutor(const UPID& from, const ReregisterExecutorMessage& message) {
+  if (!wellFormed(from, message)) return;
+  const std::string& frameworkId = message.framework_id().value();
+  const std::string& executorId = message.executor_id().value();
+  Framework* fw = framework(frameworkId);
+  Executor* executor = fw == nullptr ? nullptr : fw->executor(executorId);
+  if (executor == nullptr || fw->terminating ||
+      executor->state == Executor::State::kTerminating ||
+      executor->state == Executor::State::kTerminated) {
+    LOG(WARNING) << "Shutting down re-registering executor " << executorId << " of framework "
+                 << frameworkId << " at " << from << ": not known here (or shutting down)";
+    ShutdownExecutorMessage shutdown;
+    *shutdown.mutable_executor_id() = message.executor_id();
+    *shutdown.mutable_framework_id() = message.framework_id();
+    send(from, std::move(shutdown));
+    return;
+  }
+  executor->pid = from;
+  if (executor->state == Executor::State::kRegistering) {
+    executor->state = Executor::State::kRunning;
+    if (executor->registrationTimer) cancel(*executor->registrationTimer);
+    executor->registrationTimer.reset();
+  }
+  LOG(INFO) << "Executor " << executorId << " of framework " << frameworkId
+            << " re-registered from " << from;
+  ExecutorReregisteredMessage reregistered;
+  *reregistered.mutable_slave_id() = info_.id();
+  *reregistered.mutable_slave_info() = info_;
+  send(from, std::move(reregistered));
+
+  std::vector<TaskInfo> queued;
+  queued.swap(executor->queuedTasks);
+  for (const TaskInfo& task : queued) sendTaskToExecutor(*fw, executor, task);
+}
+
+void Slave::killTask(const UPID& from, const KillTaskMessage& message) {
+  if (!wellFormed(from, message) || !fromMaster(from, "KillTaskMessage")) return;
+  const std::string& taskId = message.task_id().value();
+  Framework* fw = framework(message.framework_id().value());
+  if (fw == nullptr) {
+    LOG(WARNING) << "Ignoring kill of task " << taskId << ": framework "
+                 << message.framework_id().value() << " has nothing on this slave";
+    return;
+  }
+  Executor* executor = fw->executorOfTask(taskId);
+  if (executor == nullptr) {
+    LOG(WARNING) << "Kill of unknown task " << taskId << " of framework " << fw->id.value()
+                 << ": TASK_LOST";
+    sendSlaveUpdate(fw->id, nullptr, message.task_id(), TASK_LOST,
+                    TaskStatus::REASON_TASK_UNKNOWN, "Cannot find the task on this slave");
+    return;
+  }
+
+  for (auto it = executor->queuedTasks.begin(); it != executor->queuedTasks.end(); ++it) {
+    if (it->task_id().value() != taskId) continue;
+    LOG(INFO) << "Killing queued task " << taskId << " of framework " << fw->id.value();
+    ExecutorID executorId = executor->info.executor_id();
+    sendSlaveUpdate(fw->id, &executorId, message.task_id(), TASK_KILLED, std::nullopt,
+                    "Task killed before it was given to its executor");
+    // A command executor exists only for its task.
+    if (executor->commandExecutor && executor->queuedTasks.empty() &&
+        executor->launchedTasks.empty()) {
+      shutdownExecutor(fw, executor);
+    }
+    return;
+  }
+
+  if (executor->terminatedTasks.count(taskId) > 0) {
+    LOG(INFO) << "Ignoring kill of task " << taskId << ": it has already ended";
+    return;
+  }
+  if (executor->state != Executor::State::kRunning) {
+    LOG(WARNING) << "Ignoring kill of task " << taskId << ": its " << describeExecutor(*executor)
+                 << " is shutting down";
+    return;
+  }
+  LOG(INFO) << "Asking " << describeExecutor(*executor) << " to kill task " << taskId;
+  send(executor->pid, message);
+}
+
+void Slave::shutdownFramework(const UPID& from, const ShutdownFrameworkMessage& message) {
+  if (!wellFormed(from, message) || !fromMaster(from, "ShutdownFrameworkMessage")) return;
+  Framework* fw = framework(message.framework_id().value());
+  if (fw == nullptr) {
+    LOG(WARNING) << "Ignoring shutdown of framework " << message.framework_id().value()
+                 << ": it has nothing on this slave";
+    return;
+  }
+  LOG(INFO) << "Shutting down framework " << fw->id.value();
+  shutdownFrameworkNow(fw);
+}
+
+void Slave::shutdownFrameworkNow(Framework* fw) {
+  fw->terminating = true;
+  process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::cleanup, fw->id);
+  std::vector<Executor*> executors;
+  for (auto& [id, executor] : fw->executors) executors.push_back(executor.get());
+  for (Executor* executor : executors) {
+    if (executor->state == Executor::State::kTerminated) {
+      removeExecutor(fw, executor);
+    } else {
+      shutdownExecutor(fw, executor);
+    }
+  }
+  if (fw->executors.empty()) removeFramework(fw);
+}
+
+void Slave::shutdownExecutorMessage(const UPID& from, const ShutdownExecutorMessage& message) {
+  if (!fromMaster(from, "ShutdownExecutorMessage")) return;
+  if (!message.has_framework_id() || !message.has_executor_id()) {
+    LOG(WARNING) << "Dropping ShutdownExecutorMessage from " << from
+                 << ": it needs framework_id and executor_id";
+    return;
+  }
+  Framework* fw = framework(message.framework_id().value());
+  Executor* executor = fw == nullptr ? nullptr : fw->executor(message.executor_id().value());
+  if (executor == nullptr) {
+    LOG(WARNING) << "Ignoring shutdown of unknown executor " << message.executor_id().value()
+                 << " of framework " << message.framework_id().value();
+    return;
+  }
+  shutdownExecutor(fw, executor);
+}
+
+void Slave::shutdownExecutor(Framework* fw, Executor* executor) {
+  if (executor->state == Executor::State::kTerminating ||
+      executor->state == Executor::State::kTerminated) {
+    return;
+  }
+  LOG(INFO) << "Shutting down " << describeExecutor(*executor);
+  bool registered = executor->state == Executor::State::kRunning;
+  executor->state = Executor::State::kTerminating;
+  if (executor->registrationTimer) cancel(*executor->registrationTimer);
+  executor->registrationTimer.reset();
+
+  FrameworkID frameworkId = fw->id;
+  ExecutorID executorId = executor->info.executor_id();
+  ContainerID containerId = executor->containerId;
+  auto grace = std::chrono::duration_cast<process::Duration>(flags_.executor_shutdown_grace_period);
+  if (registered) {
+    // First the executor's own shutdown, then SIGTERM, then SIGKILL.
+    ShutdownExecutorMessage message;
+    *message.mutable_executor_id() = executorId;
+    *message.mutable_framework_id() = frameworkId;
+    send(executor->pid, std::move(message));
+    executor->shutdownTimer = delay(grace, [this, frameworkId, executorId, containerId] {
+      signalExecutor(frameworkId, executorId, containerId, SIGTERM);
+    });
+  } else {
+    signalExecutor(frameworkId, executorId, containerId, SIGTERM);
+  }
+}
+
+void Slave::signalExecutor(FrameworkID frameworkId, ExecutorID executorId,
+                           ContainerID containerId, int signal) {
+  Framework* fw = framework(frameworkId.value());
+  Executor* executor = fw == nullptr ? nullptr : fw->executor(executorId.value());
+  if (executor == nullptr || executor->containerId.value() != containerId.value() ||
+      executor->state == Executor::State::kTerminated) {
+    return;
+  }
+  executor->shutdownTimer.reset();
+  LOG(INFO) << "Sending " << (signal == SIGKILL ? "SIGKILL" : "SIGTERM") << " to "
+            << describeExecutor(*executor) << " (process group " << executor->osPid << ")";
+  launcher_->kill(executor->osPid, signal);
+  if (signal == SIGTERM) {
+    auto grace =
+        std::chrono::duration_cast<process::Duration>(flags_.executor_shutdown_grace_period);
+    executor->shutdownTimer = delay(grace, [this, frameworkId, executorId, containerId] {
+      signalExecutor(frameworkId, executorId, containerId, SIGKILL);
+    });
+  }
+}
+
+void Slave::registrationTimeout(FrameworkID frameworkId, ExecutorID executorId,
+                                ContainerID containerId) {
+  Framework* fw = framework(frameworkId.value());
+  Executor* executor = fw == nullptr ? nullptr : fw->executor(executorId.value());
+  if (executor == nullptr || executor->containerId.value() != containerId.value()) return;
+  executor->registrationTimer.reset();
+  if (executor->state != Executor::State::kRegistering) return;
+  LOG(WARNING) << "Killing " << describeExecutor(*executor) << ": it did not register within "
+               << mesos::flags::formatDuration(flags_.executor_registration_timeout);
+  executor->state = Executor::State::kTerminating;
+  executor->killReason = TaskStatus::REASON_EXECUTOR_REGISTRATION_TIMEOUT;
+  executor->killMessage = "Executor did not register within " +
+                          mesos::flags::formatDuration(flags_.executor_registration_timeout);
+  launcher_->kill(executor->osPid, SIGKILL);
+}
+
+void Slave::executorExited(FrameworkID frameworkId, ExecutorID executorId,
+                           ContainerID containerId, int status) {
+  Framework* fw = framework(frameworkId.value());
+  Executor* executor = fw == nullptr ? nullptr : fw->executor(executorId.value());
+  if (executor == nullptr || executor->containerId.value() != containerId.value()) {
+    VLOG(1) << "Process of executor " << executorId.value() << " (container "
+            << containerId.value() << ") exited; it is no longer tracked";
+    return;
+  }
+  executorTerminated(fw, executor, status);
+}
+
+void Slave::executorTerminated(Framework* fw, Executor* executor, int status) {
+  LOG(INFO) << describeExecutor(*executor) << " " << describeWaitStatus(status);
+  if (executor->registrationTimer) cancel(*executor->registrationTimer);
+  executor->registrationTimer.reset();
+  if (executor->shutdownTimer) cancel(*executor->shutdownTimer);
+  executor->shutdownTimer.reset();
+  executor->state = Executor::State::kTerminated;
+
+  if (!fw->terminating) {
+    // Unfinished tasks: TASK_FAILED when the slave killed the executor or it
+    // ran a command task, TASK_LOST otherwise (the framework may retry).
+    TaskState state =
+        executor->commandExecutor || executor->killReason ? TASK_FAILED : TASK_LOST;
+    TaskStatus::Reason reason =
+        executor->killReason.value_or(TaskStatus::REASON_EXECUTOR_TERMINATED);
+    std::string message = executor->killMessage.empty()
+                              ? "Executor " + describeWaitStatus(status)
+                              : executor->killMessage;
+    std::vector<TaskID> unfinished;
+    for (const TaskInfo& task : executor->queuedTasks) unfinished.push_back(task.task_id());
+    for (const auto& [id, task] : executor->launchedTasks) unfinished.push_back(task.task_id());
+    ExecutorID executorId = executor->info.executor_id();
+    for (const TaskID& taskId : unfinished) {
+      sendSlaveUpdate(fw->id, &executorId, taskId, state, reason, message);
+    }
+  }
+
+  // The master tracks only executors the framework named (not command ones).
+  if (!executor->commandExecutor && master_) {
+    ExitedExecutorMessage message;
+    *message.mutable_slave_id() = info_.id();
+    *message.mutable_framework_id() = fw->id;
+    *message.mutable_executor_id() = executor->info.executor_id();
+    message.set_status(status);
+    send(*master_, std::move(message));
+  }
+
+  if (fw->terminating || !executor->incomplete()) removeExecutor(fw, executor);
+  if (fw->executors.empty()) removeFramework(fw);
+}
+
+void Slave::removeExecutor(Framework* fw, Executor* executor) {
+  auto it = fw->executors.find(executor->info.executor_id().value());
+  if (it == fw->executors.end() || it->second.get() != executor) return;
+  VLOG(1) << "Removing " << describeExecutor(*executor);
+  fw->completedExecutors.push_back(std::move(it->second));
+  fw->executors.erase(it);
+  while (fw->completedExecutors.size() > kMaxCompletedExecutorsPerFramework) {
+    if (files_) {
+      process::dispatch(process::Pid<Files>(files_), &Files::detach,
+                        fw->completedExecutors.front()->directory);
+    }
+    fw->completedExecutors.pop_front();
+  }
+}
+
+void Slave::removeFramework(Framework* fw) {
+  auto it = frameworks_.find(fw->id.value());
+  if (it == frameworks_.end() || it->second.get() != fw) return;
+  LOG(INFO) << "Removing framework " << fw->id.value();
+  // Updates still in flight for a framework that merely ran out of executors
+  // (a failed launch) must still reach the master.
+  if (fw->terminating) {
+    process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::cleanup, fw->id);
+  }
+  completedFrameworks_.push_back(std::move(it->second));
+  frameworks_.erase(it);
+  while (completedFrameworks_.size() > kMaxCompletedFrameworks) {
+    if (files_) {
+      for (const auto& executor : completedFrameworks_.front()->completedExecutors) {
+        process::dispatch(process::Pid<Files>(files_), &Files::detach, executor->directory);
+      }
+    }
+    completedFrameworks_.pop_front();
+  }
+  if (state_ == State::kTerminating && frameworks_.empty()) terminate();
+}
+
+void Slave::schedulerMessage(const UPID& from, const FrameworkToExecutorMessage& message) {
+  if (!wellFormed(from, message)) return;
+  Framework* fw = framework(message.framework_id().value());
+  Executor* executor = fw == nullptr ? nullptr : fw->executor(message.executor_id().value());
+  if (executor == nullptr) {
+    LOG(WARNING) << "Dropping framework message for unknown executor "
+                 << message.executor_id().value() << " of framework "
+                 << message.framework_id().value();
+    return;
+  }
+  if (executor->state != Executor::State::kRunning) {
+    LOG(WARNING) << "Dropping framework message for " << describeExecutor(*executor)
+                 << ": it is not registered and running";
+    return;
+  }
+  send(executor->pid, message);
+}
+
+void Slave::executorMessage(const UPID& from, const ExecutorToFrameworkMessage& message) {
+  if (!wellFormed(from, message)) return;
+  Framework* fw = framework(message.framework_id().value());
+  if (fw == nullptr) {
+    LOG(WARNING) << "Dropping message from executor " << message.executor_id().value()
+                 << " to unknown framework " << message.framework_id().value();
+    return;
+  }
+  if (fw->terminating) {
+    LOG(WARNING) << "Dropping message from executor " << message.executor_id().value()
+                 << ": framework " << fw->id.value() << " is shutting down";
+    return;
+  }
+  ExecutorToFrameworkMessage out = message;
+  *out.mutable_slave_id() = info_.id();
+  // Straight to the scheduler when the master told us where it is.
+  if (fw->pid) {
+    send(fw->pid, std::move(out));
+  } else if (master_) {
+    send(*master_, std::move(out));
+  }
+}
+
+}  // namespace mesos::internal::slave

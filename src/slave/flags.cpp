@@ -1,0 +1,128 @@
+#include "slave/flags.hpp"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <climits>
+#include <sstream>
+
+namespace mesos::internal::slave {
+
+using namespace std::chrono_literals;
+
+std::string defaultLauncherDir() {
+  char buffer[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (n <= 0) return ".";
+  std::string path(buffer, static_cast<size_t>(n));
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+Result<process::UPID> parseMaster(const std::string& text) {
+  if (text.rfind("zk://", 0) == 0 || text.rfind("file://", 0) == 0) {
+    return Error{"--master: '" + text +
+                 "': ZooKeeper and file master detection are not available yet; give the "
+                 "master as host:port"};
+  }
+  std::string id = "master";
+  std::string address = text;
+  if (size_t at = text.find('@'); at != std::string::npos) {
+    id = text.substr(0, at);
+    address = text.substr(at + 1);
+  }
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    return Error{"--master: '" + text + "' is not host:port or master@ip:port"};
+  }
+  std::string host = address.substr(0, colon);
+  std::string port = address.substr(colon + 1);
+  if (!process::Address::parseIp(host)) {
+    addrinfo hints{};
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* result = nullptr;
+    int error = ::getaddrinfo(host.c_str(), nullptr, &hints, &result);
+    if (error != 0 || result == nullptr) {
+      return Error{"--master: cannot resolve host '" + host + "': " + ::gai_strerror(error)};
+    }
+    auto* in = reinterpret_cast<sockaddr_in*>(result->ai_addr);
+    uint32_t ip = ntohl(in->sin_addr.s_addr);
+    ::freeaddrinfo(result);
+    host = std::to_string((ip >> 24) & 0xff) + "." + std::to_string((ip >> 16) & 0xff) + "." +
+           std::to_string((ip >> 8) & 0xff) + "." + std::to_string(ip & 0xff);
+  }
+  auto upid = process::UPID::parse(id + "@" + host + ":" + port);
+  if (!upid) return Error{"--master: " + upid.error().message};
+  return *upid;
+}
+
+Flags::Flags() {
+  add(&master, "master",
+      "The master to register with: host:port or master@ip:port (required)");
+  add(&ip, "ip", "IP address to listen on and advertise (default: $LIBPROCESS_IP, else this "
+                 "host's address)");
+  add(&port, "port", "Port to listen on", uint16_t{5051});
+  add(&hostname, "hostname",
+      "Hostname the slave reports to the master (default: the machine's hostname)");
+  add(&work_dir, "work_dir", "Directory for executor sandboxes and slave state",
+      std::string("/tmp/mesos"));
+  add(&resources, "resources",
+      "Total resources, e.g. 'cpus:4;mem:2048;disk:10000;ports:[31000-32000]'; resources not "
+      "named are detected from the machine");
+  add(&attributes, "attributes", "Attributes of the machine, e.g. 'rack:a;zone:b'");
+  add(&isolation, "isolation", "Isolation mechanism; only 'posix' (process groups) for now",
+      std::string("posix"));
+  add(&containerizers, "containerizers", "Containerizers to use; only 'mesos' for now",
+      std::string("mesos"));
+  add(&launcher_dir, "launcher_dir",
+      "Directory holding mesos-executor, the executor that runs command tasks",
+      defaultLauncherDir());
+  add(&executor_registration_timeout, "executor_registration_timeout",
+      "How long an executor may take to register before it is killed and its tasks fail",
+      mesos::flags::Duration(1min));
+  add(&executor_shutdown_grace_period, "executor_shutdown_grace_period",
+      "How long an executor asked to shut down gets before SIGTERM, and then before SIGKILL",
+      mesos::flags::Duration(5s));
+  add(&registration_backoff_factor, "registration_backoff_factor",
+      "Initial bound of the random wait between registration attempts; doubles each attempt "
+      "up to 1mins",
+      mesos::flags::Duration(1s));
+  add(&switch_user, "switch_user",
+      "Run tasks as their CommandInfo.user (accepted for compatibility; tasks run as the slave's "
+      "user)",
+      true);
+}
+
+Result<void> Flags::validate() const {
+  std::stringstream list(isolation);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    if (item != "posix" && item.rfind("posix/", 0) != 0) {
+      return Error{"--isolation: '" + item +
+                   "' is not available; use --isolation=posix (the only isolation so far)"};
+    }
+  }
+  if (containerizers != "mesos") {
+    return Error{"--containerizers: '" + containerizers +
+                 "' is not available; use --containerizers=mesos"};
+  }
+  if (executor_registration_timeout <= mesos::flags::Duration::zero()) {
+    return Error{"--executor_registration_timeout must be positive (e.g. 1mins)"};
+  }
+  if (executor_shutdown_grace_period < mesos::flags::Duration::zero()) {
+    return Error{"--executor_shutdown_grace_period may not be negative (e.g. 5secs)"};
+  }
+  if (registration_backoff_factor <= mesos::flags::Duration::zero()) {
+    return Error{"--registration_backoff_factor must be positive (e.g. 1secs)"};
+  }
+  if (work_dir.empty()) {
+    return Error{"--work_dir may not be empty (e.g. --work_dir=/var/lib/mesos)"};
+  }
+  return {};
+}
+
+}  // namespace mesos::internal::slave

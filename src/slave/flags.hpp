@@ -1,0 +1,46 @@
+// The slave's command-line flags, with Apache Mesos's names and defaults.
+// Every flag can also come from the environment as MESOS_<NAME> (argv wins).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/flags.hpp"
+#include "process/upid.hpp"
+
+namespace mesos::internal::slave {
+
+struct Flags : mesos::flags::FlagSet {
+  Flags();
+
+  // Checks values that parse but make no sense (an unknown isolation, a
+  // zero timeout). Names the flag and the fix.
+  Result<void> validate() const override;
+
+  std::optional<std::string> master;      // host:port, master@ip:port
+  std::optional<std::string> ip;
+  uint16_t port;
+  std::optional<std::string> hostname;
+  std::string work_dir;
+  std::optional<std::string> resources;
+  std::optional<std::string> attributes;
+  std::string isolation;
+  std::string containerizers;
+  std::string launcher_dir;
+  mesos::flags::Duration executor_registration_timeout;
+  mesos::flags::Duration executor_shutdown_grace_period;
+  mesos::flags::Duration registration_backoff_factor;
+  bool switch_user;
+};
+
+// The master's UPID from --master: "master@ip:port", "host:port" or
+// "ip:port" (the actor id is then "master"; a host name is resolved, which
+// blocks: call at start-up). "zk://..." is refused for now with a message
+// saying so.
+Result<process::UPID> parseMaster(const std::string& text);
+
+// The directory holding the running binary (where mesos-executor is
+// installed next to mesos-slave); "." if it cannot be found.
+std::string defaultLauncherDir();
+
+}  // namespace mesos::internal::slave

@@ -1,0 +1,132 @@
+#include "slave/launcher.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#include <glog/logging.h>
+
+namespace mesos::internal::slave {
+
+namespace {
+
+// Owns a file descriptor.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Frees posix_spawn's attribute and file-action objects.
+struct SpawnState {
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_t actions;
+  SpawnState() {
+    posix_spawnattr_init(&attr);
+    posix_spawn_file_actions_init(&actions);
+  }
+  ~SpawnState() {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+  }
+};
+
+Error spawnError(const std::string& what, int error) {
+  return Error{what + ": " + std::strerror(error)};
+}
+
+}  // namespace
+
+Result<pid_t> PosixLauncher::launch(const LaunchSpec& spec) {
+  Fd out(::open(spec.stdoutPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (out.get() < 0) return spawnError("cannot open '" + spec.stdoutPath + "'", errno);
+  Fd err(::open(spec.stderrPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (err.get() < 0) return spawnError("cannot open '" + spec.stderrPath + "'", errno);
+  Fd in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (in.get() < 0) return spawnError("cannot open /dev/null", errno);
+
+  std::vector<std::string> args;
+  std::string program;
+  if (spec.command.shell()) {
+    if (!spec.command.has_value()) return Error{"shell command has no value"};
+    program = "/bin/sh";
+    args = {"sh", "-c", spec.command.value()};
+  } else {
+    if (!spec.command.has_value() || spec.command.value().empty()) {
+      return Error{"command has no program to run (CommandInfo.value)"};
+    }
+    program = spec.command.value();
+    for (const std::string& argument : spec.command.arguments()) args.push_back(argument);
+    if (args.empty()) args.push_back(program);
+  }
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  std::vector<std::string> envStrings;
+  for (const auto& [name, value] : spec.environment) envStrings.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& entry : envStrings) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+
+  SpawnState state;
+  // A new session (and process group) so the whole tree can be signalled and
+  // outlives nothing of ours; default signal dispositions and an empty mask.
+  short flags = POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+  posix_spawnattr_setflags(&state.attr, flags);
+  sigset_t empty;
+  sigemptyset(&empty);
+  posix_spawnattr_setsigmask(&state.attr, &empty);
+  sigset_t all;
+  sigfillset(&all);
+  posix_spawnattr_setsigdefault(&state.attr, &all);
+
+  posix_spawn_file_actions_adddup2(&state.actions, in.get(), STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&state.actions, out.get(), STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&state.actions, err.get(), STDERR_FILENO);
+  // Nothing else of ours (listening sockets, peers) leaks into the executor.
+  posix_spawn_file_actions_addclosefrom_np(&state.actions, STDERR_FILENO + 1);
+  posix_spawn_file_actions_addchdir_np(&state.actions, spec.directory.c_str());
+
+  pid_t pid = -1;
+  int error = ::posix_spawnp(&pid, program.c_str(), &state.actions, &state.attr, argv.data(),
+                             envp.data());
+  if (error != 0) return spawnError("cannot run '" + program + "'", error);
+  return pid;
+}
+
+void PosixLauncher::kill(pid_t pid, int signal) {
+  if (pid <= 0) return;
+  if (::kill(-pid, signal) != 0 && errno != ESRCH) {
+    PLOG(WARNING) << "Cannot send signal " << signal << " to process group " << pid;
+  }
+  // The leader itself, in case it left its group.
+  ::kill(pid, signal);
+}
+
+Result<std::unique_ptr<Launcher>> createLauncher(const std::string& isolation) {
+  std::stringstream list(isolation);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    if (item != "posix" && item.rfind("posix/", 0) != 0) {
+      return Error{"isolation '" + item + "' is not available (only posix)"};
+    }
+  }
+  return std::unique_ptr<Launcher>(std::make_unique<PosixLauncher>());
+}
+
+}  // namespace mesos::internal::slave

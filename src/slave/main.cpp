@@ -1,0 +1,114 @@
+// mesos-slave / mesos-agent: runs one slave on this machine.
+//
+//   mesos-slave --master=HOST:PORT [--work_dir=DIR] [--resources=...] ...
+//
+// Every flag may also be given as MESOS_<FLAG> in the environment; --help
+// lists them with their defaults. SIGTERM or SIGINT stops the slave and its
+// executors.
+#include <signal.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include <glog/logging.h>
+
+#include "process/runtime.hpp"
+#include "slave/files.hpp"
+#include "slave/flags.hpp"
+#include "slave/slave.hpp"
+
+using mesos::internal::slave::Files;
+using mesos::internal::slave::Flags;
+using mesos::internal::slave::Slave;
+using mesos::internal::slave::SlaveOptions;
+
+int main(int argc, char** argv) {
+  std::string program = argv[0];
+  if (size_t slash = program.rfind('/'); slash != std::string::npos) program = program.substr(slash + 1);
+  google::InitGoogleLogging(argv[0]);
+  FLAGS_logtostderr = true;
+
+  Flags flags;
+  auto extra = flags.load("MESOS_", argc, argv);
+  if (!extra) {
+    std::cerr << program << ": " << extra.error().message << std::endl;
+    return 1;
+  }
+  if (flags.help()) {
+    std::cout << flags.usage(program);
+    return 0;
+  }
+  if (!extra->empty()) {
+    std::cerr << program << ": unexpected argument '" << extra->front()
+              << "' (flags look like --name=value; see --help)" << std::endl;
+    return 1;
+  }
+  if (!flags.master) {
+    std::cerr << program << ": missing --master (e.g. --master=127.0.0.1:5050)" << std::endl;
+    return 1;
+  }
+  auto master = mesos::internal::slave::parseMaster(*flags.master);
+  if (!master) {
+    std::cerr << program << ": " << master.error().message << std::endl;
+    return 1;
+  }
+
+  std::string ip;
+  if (flags.ip) {
+    ip = *flags.ip;
+  } else if (const char* env = std::getenv("LIBPROCESS_IP"); env != nullptr && *env != '\0') {
+    ip = env;
+  } else {
+    ip = process::Runtime::hostAddress();
+  }
+  if (!process::Address::parseIp(ip)) {
+    std::cerr << program << ": --ip: '" << ip << "' is not a dotted IPv4 address" << std::endl;
+    return 1;
+  }
+
+  // Signals are taken by one thread (sigwait) so that a stop runs as an
+  // orderly actor termination; every other thread, and so every thread the
+  // runtime starts, keeps them blocked (executors get a clean mask).
+  sigset_t stopSignals;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGTERM);
+  sigaddset(&stopSignals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  process::Runtime::Options options;
+  options.ip = ip;
+  options.port = flags.port;
+  auto runtime = process::Runtime::create(options);
+  if (!runtime) {
+    std::cerr << program << ": cannot listen on " << ip << ":" << flags.port << ": "
+              << runtime.error().message << std::endl;
+    return 1;
+  }
+
+  process::Spawned<Files> files = (*runtime)->spawn<Files>();
+  SlaveOptions slaveOptions;
+  slaveOptions.master = *master;
+  slaveOptions.files = files.pid();
+  auto slave = Slave::create(flags, std::move(slaveOptions));
+  if (!slave) {
+    std::cerr << program << ": " << slave.error().message << std::endl;
+    return 1;
+  }
+  process::Spawned<Slave> spawned = (*runtime)->spawn(std::move(slave).value());
+  process::UPID pid = spawned.pid();
+
+  std::thread([rt = runtime->get(), pid, stopSignals] {
+    int signal = 0;
+    sigwait(&stopSignals, &signal);
+    LOG(INFO) << "Got signal " << signal << "; stopping";
+    rt->terminate(pid);
+  }).detach();
+
+  (*runtime)->wait(pid);
+  spawned.reset();
+  files.reset();
+  std::_Exit(0);
+}

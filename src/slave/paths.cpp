@@ -1,0 +1,87 @@
+#include "slave/paths.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "slave/constants.hpp"
+
+namespace mesos::internal::slave {
+
+namespace {
+
+Result<void> checkId(const char* kind, const std::string& id) {
+  if (id.empty() || id == "." || id == ".." || id.find('/') != std::string::npos ||
+      id.find('\0') != std::string::npos) {
+    return Error{std::string(kind) + " id '" + id + "' cannot name a directory"};
+  }
+  return {};
+}
+
+Result<void> makeDirectories(const std::string& path) {
+  std::string partial;
+  size_t start = 0;
+  while (start < path.size()) {
+    size_t slash = path.find('/', start + 1);
+    if (slash == std::string::npos) slash = path.size();
+    partial = path.substr(0, slash);
+    start = slash;
+    if (partial.empty() || partial == "/") continue;
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+      return Error{"cannot create directory '" + partial + "': " + std::strerror(errno)};
+    }
+  }
+  struct stat s {};
+  if (::stat(path.c_str(), &s) != 0 || !S_ISDIR(s.st_mode)) {
+    return Error{"'" + path + "' is not a directory"};
+  }
+  return {};
+}
+
+bool isExecutable(const std::string& path) {
+  struct stat s {};
+  return ::stat(path.c_str(), &s) == 0 && S_ISREG(s.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+std::string executorRunPath(const std::string& workDir, const SlaveID& slaveId,
+                            const FrameworkID& frameworkId, const ExecutorID& executorId,
+                            const ContainerID& containerId) {
+  return workDir + "/slaves/" + slaveId.value() + "/frameworks/" + frameworkId.value() +
+         "/executors/" + executorId.value() + "/runs/" + containerId.value();
+}
+
+Result<std::string> createSandbox(const std::string& workDir, const SlaveID& slaveId,
+                                  const FrameworkID& frameworkId, const ExecutorID& executorId,
+                                  const ContainerID& containerId) {
+  for (auto [kind, id] : {std::pair{"slave", &slaveId.value()},
+                          std::pair{"framework", &frameworkId.value()},
+                          std::pair{"executor", &executorId.value()},
+                          std::pair{"container", &containerId.value()}}) {
+    if (auto ok = checkId(kind, *id); !ok) return ok.error();
+  }
+  std::string path = executorRunPath(workDir, slaveId, frameworkId, executorId, containerId);
+  if (auto made = makeDirectories(path); !made) return made.error();
+
+  std::string latest = path.substr(0, path.rfind('/')) + "/latest";
+  ::unlink(latest.c_str());
+  if (::symlink(path.c_str(), latest.c_str()) != 0) {
+    // Only a convenience for people browsing the work directory.
+  }
+  return path;
+}
+
+std::string commandExecutorPath(const std::string& launcherDir) {
+  std::string dir = launcherDir.empty() ? "." : launcherDir;
+  for (const std::string& candidate :
+       {dir + "/" + kCommandExecutor, dir + "/../exec/" + kCommandExecutor,
+        dir + "/../src/exec/" + kCommandExecutor}) {
+    if (isExecutable(candidate)) return candidate;
+  }
+  return dir + "/" + kCommandExecutor;
+}
+
+}  // namespace mesos::internal::slave

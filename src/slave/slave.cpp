@@ -1,0 +1,354 @@
+// The slave actor: construction, the handler table, and everything about the
+// master (registration with backoff, re-registration, health checks).
+#include "slave/slave.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <random>
+
+#include <glog/logging.h>
+
+#include "process/dispatch.hpp"
+#include "slave/protobufs.hpp"
+
+#ifndef MESOS_VERSION
+#define MESOS_VERSION "1.0.0"
+#endif
+
+namespace mesos::internal::slave {
+
+using process::UPID;
+
+const char* const kVersion = MESOS_VERSION;
+
+Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions options) {
+  if (auto valid = flags.validate(); !valid) return valid.error();
+
+  MachineFacts facts = options.machine ? *options.machine : measureMachine(flags.work_dir);
+  auto resources = slaveResources(flags.resources, facts);
+  if (!resources) return resources.error();
+
+  SlaveInfo info;
+  if (flags.hostname && !flags.hostname->empty()) {
+    info.set_hostname(*flags.hostname);
+  } else {
+    char name[256] = {};
+    info.set_hostname(::gethostname(name, sizeof(name) - 1) == 0 ? name : "localhost");
+  }
+  *info.mutable_resources() = resources->proto();
+  if (flags.attributes) {
+    auto attributes = parseAttributes(*flags.attributes);
+    if (!attributes) return attributes.error();
+    *info.mutable_attributes() = *attributes;
+  }
+  info.set_checkpoint(false);
+
+  if (!options.launcher) {
+    auto launcher = createLauncher(flags.isolation);
+    if (!launcher) return Error{"--isolation: " + launcher.error().message};
+    options.launcher = std::move(launcher).value();
+  }
+  return std::unique_ptr<Slave>(new Slave(flags, std::move(options), std::move(info)));
+}
+
+namespace {
+
+// The master by id and address only: a UPID copied from a local actor
+// carries a shortcut to that actor's cell, which would outlive a master
+// restarted under the same id.
+std::optional<UPID> plainPid(const std::optional<UPID>& pid) {
+  if (!pid) return std::nullopt;
+  return UPID(pid->id, pid->address);
+}
+
+}  // namespace
+
+Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info)
+    : Actor(process::generateId("slave")),
+      flags_(flags),
+      master_(plainPid(options.master)),
+      files_(std::move(options.files)),
+      launcher_(std::move(options.launcher)),
+      info_(std::move(info)) {}
+
+Slave::~Slave() = default;
+
+void Slave::initialize() {
+  on(&Slave::registered);
+  on(&Slave::reregistered);
+  on(&Slave::ping);
+  on(&Slave::shutdown);
+  on(&Slave::updateFramework);
+
+  on(&Slave::runTask);
+  on(&Slave::killTask);
+  on(&Slave::shutdownFramework);
+  on(&Slave::shutdownExecutorMessage);
+  on(&Slave::registerExecutor);
+  on(&Slave::reregisterExecutor);
+  on(&Slave::schedulerMessage);
+  on(&Slave::executorMessage);
+
+  on(&Slave::statusUpdate);
+  on(&Slave::statusUpdateAcknowledgement);
+
+  route("/state", &Slave::stateEndpoint);
+  route("/state.json", &Slave::stateEndpoint);
+  route("/health", &Slave::healthEndpoint);
+
+  startTime_ = wallTime();
+  info_.set_port(self().address.port);
+
+  process::Pid<Slave> me(self());
+  statusUpdateManager_ = runtime().spawn<StatusUpdateManager>([me](const StatusUpdate& update) {
+    process::dispatch(me, &Slave::forwardStatusUpdate, update);
+  });
+
+  LOG(INFO) << "Slave " << self() << " started on " << info_.hostname() << " with resources "
+            << Resources(info_.resources()).toString() << "; work directory " << flags_.work_dir;
+
+  if (!master_) {
+    LOG(WARNING) << "No master given (--master); the slave stays unregistered";
+    return;
+  }
+  doReliableRegistration(process::Duration::zero());
+}
+
+void Slave::finalize() {
+  // Executors do not outlive a slave that is stopped: nothing would reap
+  // them or report their tasks.
+  for (auto& [frameworkId, framework] : frameworks_) {
+    for (auto& [executorId, executor] : framework->executors) {
+      if (executor->state == Executor::State::kTerminated) continue;
+      if (executor->pid) {
+        ShutdownExecutorMessage message;
+        *message.mutable_executor_id() = executor->info.executor_id();
+        *message.mutable_framework_id() = framework->id;
+        send(executor->pid, message);
+      }
+      launcher_->kill(executor->osPid, SIGKILL);
+    }
+  }
+  statusUpdateManager_.reset();
+  LOG(INFO) << "Slave " << self() << " stopped";
+}
+
+bool Slave::fromMaster(const UPID& from, const char* what) {
+  if (master_ && from == *master_) return true;
+  // A master reached by name answers from the address it advertises: adopt
+  // it when the actor and port match.
+  if (master_ && from.id == master_->id && from.address.port == master_->address.port &&
+      state_ == State::kDisconnected) {
+    LOG(INFO) << "Master " << *master_ << " answers as " << from << "; using that address";
+    master_ = plainPid(from);
+    link(*master_);
+    return true;
+  }
+  LOG(WARNING) << "Ignoring " << what << " from " << from << ": it is not the master ("
+               << (master_ ? master_->toString() : std::string("none")) << ")";
+  return false;
+}
+
+void Slave::doReliableRegistration(process::Duration backoff) {
+  if (registrationTimer_) {
+    cancel(*registrationTimer_);
+    registrationTimer_.reset();
+  }
+  if (!master_ || state_ != State::kDisconnected) return;
+
+  link(*master_);
+  if (!info_.has_id()) {
+    RegisterSlaveMessage message;
+    *message.mutable_slave() = info_;
+    message.set_version(kVersion);
+    send(*master_, std::move(message));
+  } else {
+    ReregisterSlaveMessage message;
+    *message.mutable_slave() = info_;
+    message.set_version(kVersion);
+    for (const auto& [frameworkId, framework] : frameworks_) {
+      *message.add_frameworks() = framework->info;
+      for (const auto& [executorId, executor] : framework->executors) {
+        if (executor->state == Executor::State::kTerminated) continue;
+        if (!executor->commandExecutor) *message.add_executor_infos() = executor->info;
+        for (const TaskInfo& task : executor->queuedTasks) {
+          *message.add_tasks() = createTask(task, TASK_STAGING, framework->id);
+        }
+        for (const auto& [taskId, task] : executor->launchedTasks) *message.add_tasks() = task;
+        for (const auto& [taskId, task] : executor->terminatedTasks) *message.add_tasks() = task;
+      }
+    }
+    send(*master_, std::move(message));
+  }
+
+  // Next attempt after a random wait in [bound/2, bound]; the bound starts at
+  // --registration_backoff_factor and doubles up to a minute.
+  process::Duration bound =
+      backoff == process::Duration::zero()
+          ? std::chrono::duration_cast<process::Duration>(flags_.registration_backoff_factor)
+          : std::min<process::Duration>(backoff * 2, kRegistrationBackoffMax);
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  std::uniform_int_distribution<int64_t> pick(bound.count() / 2, bound.count());
+  process::Duration wait(pick(random));
+  registrationTimer_ = delay(wait, [this, bound] {
+    registrationTimer_.reset();
+    doReliableRegistration(bound);
+  });
+}
+
+void Slave::registered(const UPID& from, const SlaveRegisteredMessage& message) {
+  if (!wellFormed(from, message) || !fromMaster(from, "SlaveRegisteredMessage")) return;
+  switch (state_) {
+    case State::kDisconnected:
+      if (info_.has_id() && info_.id().value() != message.slave_id().value()) {
+        LOG(WARNING) << "Master " << from << " registered this slave anew as "
+                     << message.slave_id().value() << " (was " << info_.id().value() << ")";
+      }
+      *info_.mutable_id() = message.slave_id();
+      state_ = State::kRunning;
+      if (registrationTimer_) cancel(*registrationTimer_);
+      registrationTimer_.reset();
+      LOG(INFO) << "Registered with master " << from << "; given slave ID "
+                << message.slave_id().value();
+      if (message.has_connection() && message.connection().has_total_ping_timeout_seconds()) {
+        pingTimeout_ = std::chrono::duration_cast<process::Duration>(std::chrono::duration<double>(
+            message.connection().total_ping_timeout_seconds()));
+      }
+      armPingTimer();
+      process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::resume);
+      break;
+    case State::kRunning:
+      if (message.slave_id().value() != info_.id().value()) {
+        LOG(ERROR) << "Ignoring registration as " << message.slave_id().value()
+                   << ": already registered as " << info_.id().value();
+      }
+      break;
+    case State::kTerminating:
+      LOG(WARNING) << "Ignoring registration: the slave is shutting down";
+      break;
+  }
+}
+
+void Slave::reregistered(const UPID& from, const SlaveReregisteredMessage& message) {
+  if (!wellFormed(from, message) || !fromMaster(from, "SlaveReregisteredMessage")) return;
+  if (info_.has_id() && message.slave_id().value() != info_.id().value()) {
+    LOG(ERROR) << "Ignoring re-registration as " << message.slave_id().value()
+               << ": this slave is " << info_.id().value();
+    return;
+  }
+  if (state_ == State::kTerminating) {
+    LOG(WARNING) << "Ignoring re-registration: the slave is shutting down";
+    return;
+  }
+  if (state_ == State::kRunning) {
+    LOG(INFO) << "Already re-registered with master " << from;
+    return;
+  }
+  state_ = State::kRunning;
+  if (registrationTimer_) cancel(*registrationTimer_);
+  registrationTimer_.reset();
+  LOG(INFO) << "Re-registered with master " << from;
+  if (message.has_connection() && message.connection().has_total_ping_timeout_seconds()) {
+    pingTimeout_ = std::chrono::duration_cast<process::Duration>(
+        std::chrono::duration<double>(message.connection().total_ping_timeout_seconds()));
+  }
+  armPingTimer();
+
+  // Tasks the master believes are here but this slave does not know are lost.
+  for (const ReconcileTasksMessage& reconcile : message.reconciliations()) {
+    Framework* fw = framework(reconcile.framework_id().value());
+    for (const TaskStatus& status : reconcile.statuses()) {
+      if (fw != nullptr && fw->executorOfTask(status.task_id().value()) != nullptr) continue;
+      LOG(WARNING) << "Master knows task " << status.task_id().value() << " of framework "
+                   << reconcile.framework_id().value() << " but this slave does not: TASK_LOST";
+      sendSlaveUpdate(reconcile.framework_id(), nullptr, status.task_id(), TASK_LOST,
+                      TaskStatus::REASON_RECONCILIATION, "Task is unknown to the slave");
+    }
+  }
+  process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::resume);
+}
+
+void Slave::ping(const UPID& from, const PingSlaveMessage& message) {
+  send(from, PongSlaveMessage());
+  if (!master_ || from != *master_) return;
+  armPingTimer();
+  if (message.has_connected() && !message.connected() && state_ == State::kRunning) {
+    masterLost("the master considers this slave disconnected");
+  }
+}
+
+void Slave::armPingTimer() {
+  if (pingTimer_) cancel(*pingTimer_);
+  pingTimer_.reset();
+  if (!pingTimeout_ || state_ != State::kRunning) return;
+  pingTimer_ = delay(*pingTimeout_, [this] {
+    pingTimer_.reset();
+    if (state_ == State::kRunning) masterLost("no ping from the master in time");
+  });
+}
+
+void Slave::masterLost(const std::string& why) {
+  if (state_ == State::kTerminating) return;
+  bool wasRunning = state_ == State::kRunning;
+  state_ = State::kDisconnected;
+  if (pingTimer_) cancel(*pingTimer_);
+  pingTimer_.reset();
+  process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::pause);
+  if (wasRunning) {
+    LOG(WARNING) << "Lost the master " << (master_ ? master_->toString() : "") << " (" << why
+                 << "); re-registering";
+  }
+  // An attempt already scheduled keeps its backoff.
+  if (!registrationTimer_) doReliableRegistration(process::Duration::zero());
+}
+
+void Slave::exited(const UPID& pid) {
+  if (master_ && pid == *master_) {
+    masterLost("connection closed");
+    return;
+  }
+  VLOG(1) << "Linked process " << pid << " exited";
+}
+
+void Slave::shutdown(const UPID& from, const ShutdownMessage& message) {
+  if (!fromMaster(from, "ShutdownMessage")) return;
+  LOG(INFO) << "Slave asked to shut down by " << from
+            << (message.has_message() ? ": " + message.message() : std::string());
+  state_ = State::kTerminating;
+  if (registrationTimer_) cancel(*registrationTimer_);
+  registrationTimer_.reset();
+  std::vector<Framework*> all;
+  for (auto& [id, framework] : frameworks_) all.push_back(framework.get());
+  for (Framework* framework : all) shutdownFrameworkNow(framework);
+  if (frameworks_.empty()) terminate();
+}
+
+void Slave::updateFramework(const UPID& from, const UpdateFrameworkMessage& message) {
+  if (!wellFormed(from, message)) return;
+  Framework* fw = framework(message.framework_id().value());
+  if (fw == nullptr) {
+    LOG(WARNING) << "Ignoring UpdateFrameworkMessage for unknown framework "
+                 << message.framework_id().value();
+    return;
+  }
+  if (message.has_pid() && !message.pid().empty()) {
+    auto pid = UPID::parse(message.pid());
+    if (!pid) {
+      LOG(WARNING) << "Ignoring UpdateFrameworkMessage: " << pid.error().message;
+      return;
+    }
+    fw->pid = *pid;
+  } else {
+    fw->pid = UPID();
+  }
+  LOG(INFO) << "Framework " << fw->id.value() << "'s scheduler is now "
+            << (fw->pid ? fw->pid.toString() : "reached through the master");
+}
+
+process::Future<size_t> Slave::pendingStatusUpdates() const {
+  return process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::pending);
+}
+
+}  // namespace mesos::internal::slave

@@ -1,0 +1,145 @@
+// The slave actor ("slave(N)"): registers this machine with the master,
+// launches the frameworks' executors in per-run sandboxes, hands them their
+// tasks, relays status updates (reliably, through the status update manager)
+// and framework messages, and reports executors that exit.
+//
+// Handlers are grouped by file: slave.cpp (master, registration, health),
+// executors.cpp (tasks and executor lifecycle), status_updates.cpp (the
+// update path), http.cpp (/state, /health).
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/json.hpp"
+#include "common/result.hpp"
+#include "messages.pb.h"
+#include "process/actor.hpp"
+#include "process/runtime.hpp"
+#include "slave/flags.hpp"
+#include "slave/launcher.hpp"
+#include "slave/machine.hpp"
+#include "slave/state.hpp"
+#include "slave/status_update_manager.hpp"
+
+namespace mesos::internal::slave {
+
+// The version the slave reports to the master (Apache masters refuse
+// versions below 1.0.0).
+extern const char* const kVersion;
+
+struct SlaveOptions {
+  // The master to register with; none: wait unregistered.
+  std::optional<process::UPID> master;
+  // A Files actor to serve sandboxes through (see files.hpp); none: sandboxes
+  // are not served.
+  process::UPID files;
+  // The launcher; none: the one --isolation selects.
+  std::unique_ptr<Launcher> launcher;
+  // Machine numbers to derive resources from; none: measured.
+  std::optional<MachineFacts> machine;
+};
+
+class Slave : public process::Actor {
+ public:
+  // Checks the flags, resources and attributes and builds the slave (not yet
+  // spawned). Fails with one line naming the bad flag. Measures the machine
+  // unless options.machine is set (blocking briefly: not from an actor).
+  static Result<std::unique_ptr<Slave>> create(const Flags& flags, SlaveOptions options);
+
+  ~Slave() override;
+
+  // The slave's /state document (see http.cpp). Call through dispatch().
+  json::Value state() const;
+  // This slave's SlaveInfo (id set once registered). Call through dispatch().
+  SlaveInfo info() const { return info_; }
+  // Status updates waiting for the master's acknowledgement.
+  process::Future<size_t> pendingStatusUpdates() const;
+
+ protected:
+  void initialize() override;
+  void finalize() override;
+  void exited(const process::UPID& pid) override;
+
+ private:
+  enum class State { kDisconnected, kRunning, kTerminating };
+
+  Slave(const Flags& flags, SlaveOptions options, SlaveInfo info);
+
+  // slave.cpp: the master.
+  void registered(const process::UPID& from, const SlaveRegisteredMessage& message);
+  void reregistered(const process::UPID& from, const SlaveReregisteredMessage& message);
+  void ping(const process::UPID& from, const PingSlaveMessage& message);
+  void shutdown(const process::UPID& from, const ShutdownMessage& message);
+  void updateFramework(const process::UPID& from, const UpdateFrameworkMessage& message);
+  void doReliableRegistration(process::Duration backoff);
+  void masterLost(const std::string& why);
+  void armPingTimer();
+  bool fromMaster(const process::UPID& from, const char* what);
+
+  // executors.cpp: tasks and executors.
+  void runTask(const process::UPID& from, const RunTaskMessage& message);
+  void killTask(const process::UPID& from, const KillTaskMessage& message);
+  void shutdownFramework(const process::UPID& from, const ShutdownFrameworkMessage& message);
+  void shutdownExecutorMessage(const process::UPID& from, const ShutdownExecutorMessage& message);
+  void registerExecutor(const process::UPID& from, const RegisterExecutorMessage& message);
+  void reregisterExecutor(const process::UPID& from, const ReregisterExecutorMessage& message);
+  void schedulerMessage(const process::UPID& from, const FrameworkToExecutorMessage& message);
+  void executorMessage(const process::UPID& from, const ExecutorToFrameworkMessage& message);
+
+  ExecutorInfo commandExecutorInfo(const FrameworkID& frameworkId, const TaskInfo& task) const;
+  Executor* launchExecutor(Framework* framework, const ExecutorInfo& info, bool commandExecutor);
+  std::map<std::string, std::string> executorEnvironment(const Framework& framework,
+                                                         const Executor& executor) const;
+  void sendTaskToExecutor(const Framework& framework, Executor* executor, const TaskInfo& task);
+  void shutdownFrameworkNow(Framework* framework);
+  void shutdownExecutor(Framework* framework, Executor* executor);
+  void signalExecutor(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
+                      int signal);
+  void registrationTimeout(FrameworkID frameworkId, ExecutorID executorId,
+                           ContainerID containerId);
+  void executorExited(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
+                      int status);
+  void executorTerminated(Framework* framework, Executor* executor, int status);
+  void removeExecutor(Framework* framework, Executor* executor);
+  void removeFramework(Framework* framework);
+  Framework* framework(const std::string& frameworkId) const;
+
+  // status_updates.cpp: the update path.
+  void statusUpdate(const process::UPID& from, const StatusUpdateMessage& message);
+  void statusUpdateAcknowledgement(const process::UPID& from,
+                                   const StatusUpdateAcknowledgementMessage& message);
+  void acknowledged(const FrameworkID& frameworkId, const TaskID& taskId, const Result<bool>& result);
+  // Sends a slave-generated update (TASK_LOST, TASK_KILLED...) reliably.
+  void sendSlaveUpdate(const FrameworkID& frameworkId, const ExecutorID* executorId,
+                       const TaskID& taskId, TaskState state, std::optional<TaskStatus::Reason> reason,
+                       const std::string& message);
+  void recordTaskState(Executor* executor, const TaskStatus& status);
+  void forwardStatusUpdate(StatusUpdate update);
+
+  // http.cpp.
+  process::Future<process::http::Response> stateEndpoint(const process::http::Request& request);
+  process::Future<process::http::Response> healthEndpoint(const process::http::Request& request);
+
+  Flags flags_;
+  std::optional<process::UPID> master_;
+  process::UPID files_;
+  std::unique_ptr<Launcher> launcher_;
+  SlaveInfo info_;
+  State state_ = State::kDisconnected;
+  double startTime_ = 0;  // seconds since the epoch
+
+  process::Spawned<StatusUpdateManager> statusUpdateManager_;
+
+  std::optional<process::TimerId> registrationTimer_;
+  std::optional<process::TimerId> pingTimer_;
+  std::optional<process::Duration> pingTimeout_;
+
+  std::map<std::string, std::unique_ptr<Framework>> frameworks_;
+  std::deque<std::unique_ptr<Framework>> completedFrameworks_;
+};
+
+}  // namespace mesos::internal::slave

@@ -1,0 +1,77 @@
+// What the slave knows about the frameworks and executors it runs. Plain data
+// owned by the slave actor; only the slave touches it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/resources.hpp"
+#include "messages.pb.h"
+#include "process/clock.hpp"
+#include "process/upid.hpp"
+
+namespace mesos::internal::slave {
+
+struct Executor {
+  enum class State {
+    kRegistering,  // launched, waiting for RegisterExecutorMessage
+    kRunning,      // registered; tasks go straight to it
+    kTerminating,  // asked to shut down (or being killed)
+    kTerminated,   // its process has been reaped
+  };
+
+  ExecutorInfo info;
+  FrameworkID frameworkId;
+  ContainerID containerId;
+  std::string directory;  // the sandbox of this run
+  bool commandExecutor = false;
+  State state = State::kRegistering;
+  process::UPID pid;  // once registered
+  pid_t osPid = -1;
+  // Why the slave is killing it, when it is; makes its tasks TASK_FAILED.
+  std::optional<TaskStatus::Reason> killReason;
+  std::string killMessage;
+
+  std::vector<TaskInfo> queuedTasks;         // waiting for registration, in order
+  std::map<std::string, Task> launchedTasks;  // sent to the executor, not terminal
+  // Reached a terminal state; the update is not yet acknowledged by the master.
+  std::map<std::string, Task> terminatedTasks;
+  std::deque<Task> completedTasks;           // terminal and acknowledged (bounded)
+
+  std::optional<process::TimerId> registrationTimer;
+  std::optional<process::TimerId> shutdownTimer;
+
+  // Tasks the slave still has to see through (queued, running, or awaiting
+  // the acknowledgement of their terminal update).
+  bool incomplete() const {
+    return !queuedTasks.empty() || !launchedTasks.empty() || !terminatedTasks.empty();
+  }
+  // The executor's own resources plus its live tasks'.
+  Resources resources() const;
+  // Whether a task with this id is queued, launched or awaiting its last ack.
+  bool hasTask(const std::string& taskId) const;
+};
+
+struct Framework {
+  FrameworkInfo info;
+  FrameworkID id;
+  process::UPID pid;  // the scheduler, if the master told us
+  bool terminating = false;
+  std::map<std::string, std::unique_ptr<Executor>> executors;  // by executor id
+  std::deque<std::unique_ptr<Executor>> completedExecutors;    // bounded
+
+  Executor* executor(const std::string& executorId) const {
+    auto it = executors.find(executorId);
+    return it == executors.end() ? nullptr : it->second.get();
+  }
+  // The live executor that holds `taskId`, or nullptr.
+  Executor* executorOfTask(const std::string& taskId) const;
+};
+
+}  // namespace mesos::internal::slave

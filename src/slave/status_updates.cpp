@@ -1,0 +1,195 @@
+// The status update path: executor -> slave -> status update manager ->
+// master, acknowledgements back, and the slave's own updates (TASK_LOST,
+// TASK_KILLED, TASK_FAILED) through the same reliable route.
+#include <glog/logging.h>
+
+#include "common/uuid.hpp"
+#include "process/dispatch.hpp"
+#include "slave/protobufs.hpp"
+#include "slave/slave.hpp"
+
+namespace mesos::internal::slave {
+
+using process::UPID;
+
+void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
+  if (!wellFormed(from, message)) return;
+  StatusUpdate update = message.update();
+  const std::string& taskId = update.status().task_id().value();
+
+  Framework* fw = framework(update.framework_id().value());
+  if (fw == nullptr) {
+    LOG(WARNING) << "Dropping status update " << TaskState_Name(update.status().state())
+                 << " for task " << taskId << " from " << from << ": unknown framework "
+                 << update.framework_id().value();
+    return;
+  }
+  if (!isValidUuid(update.uuid())) {
+    LOG(WARNING) << "Status update for task " << taskId << " from " << from
+                 << " has no valid uuid; giving it one";
+    update.set_uuid(randomUuid());
+  }
+
+  // Fill what the master and scheduler rely on.
+  *update.mutable_slave_id() = info_.id();
+  TaskStatus* status = update.mutable_status();
+  *status->mutable_slave_id() = info_.id();
+  if (update.has_executor_id() && !status->has_executor_id()) {
+    *status->mutable_executor_id() = update.executor_id();
+  }
+  if (!status->has_source()) status->set_source(TaskStatus::SOURCE_EXECUTOR);
+  if (!status->has_timestamp()) status->set_timestamp(update.timestamp());
+  status->set_uuid(update.uuid());
+
+  Executor* executor = fw->executorOfTask(taskId);
+  if (executor == nullptr && update.has_executor_id()) {
+    executor = fw->executor(update.executor_id().value());
+  }
+  if (executor == nullptr) {
+    LOG(WARNING) << "Status update for task " << taskId << " of framework " << fw->id.value()
+                 << " comes from no executor known here; forwarding it anyway";
+  } else {
+    recordTaskState(executor, *status);
+  }
+  VLOG(1) << "Status update " << TaskState_Name(status->state()) << " for task " << taskId
+          << " of framework " << fw->id.value() << " from " << from;
+
+  // The executor's copy is acknowledged once the update is in the manager's
+  // hands (the manager then owns delivering it to the master).
+  UPID executorPid = from;
+  if (message.has_pid() && !message.pid().empty()) {
+    if (auto pid = UPID::parse(message.pid())) executorPid = *pid;
+  }
+  StatusUpdateAcknowledgementMessage ack;
+  *ack.mutable_slave_id() = info_.id();
+  *ack.mutable_framework_id() = update.framework_id();
+  *ack.mutable_task_id() = status->task_id();
+  ack.set_uuid(update.uuid());
+  process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::update, update)
+      .then(self(), [this, executorPid, ack](const Result<void>& result) {
+        if (!result) {
+          LOG(WARNING) << "Status update for task " << ack.task_id().value() << " refused: "
+                       << result.error().message;
+          return;
+        }
+        send(executorPid, ack);
+      });
+}
+
+void Slave::recordTaskState(Executor* executor, const TaskStatus& status) {
+  const std::string& taskId = status.task_id().value();
+  bool terminal = isTerminalState(status.state());
+
+  for (auto it = executor->queuedTasks.begin(); it != executor->queuedTasks.end(); ++it) {
+    if (it->task_id().value() != taskId) continue;
+    Task task = createTask(*it, status.state(), executor->frameworkId);
+    *task.add_statuses() = status;
+    executor->queuedTasks.erase(it);
+    if (terminal) {
+      executor->terminatedTasks[taskId] = std::move(task);
+    } else {
+      executor->launchedTasks[taskId] = std::move(task);
+    }
+    return;
+  }
+  if (auto it = executor->launchedTasks.find(taskId); it != executor->launchedTasks.end()) {
+    it->second.set_state(status.state());
+    *it->second.add_statuses() = status;
+    if (terminal) {
+      executor->terminatedTasks[taskId] = std::move(it->second);
+      executor->launchedTasks.erase(it);
+    }
+    return;
+  }
+  if (auto it = executor->terminatedTasks.find(taskId); it != executor->terminatedTasks.end()) {
+    *it->second.add_statuses() = status;
+  }
+}
+
+void Slave::sendSlaveUpdate(const FrameworkID& frameworkId, const ExecutorID* executorId,
+                            const TaskID& taskId, TaskState state,
+                            std::optional<TaskStatus::Reason> reason, const std::string& message) {
+  SlaveID slaveId = info_.id();
+  StatusUpdate update =
+      createStatusUpdate(frameworkId, slaveId, taskId, state, reason, message, executorId);
+  if (Framework* fw = framework(frameworkId.value())) {
+    if (Executor* executor = fw->executorOfTask(taskId.value())) {
+      recordTaskState(executor, update.status());
+    }
+  }
+  process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::update, update)
+      .then(self(), [taskId](const Result<void>& result) {
+        if (!result) {
+          LOG(WARNING) << "Status update for task " << taskId.value()
+                       << " refused: " << result.error().message;
+        }
+      });
+}
+
+void Slave::forwardStatusUpdate(StatusUpdate update) {
+  if (state_ != State::kRunning || !master_) return;  // resent when registered again
+  // Updates made before registration name no slave yet.
+  if (update.slave_id().value().empty()) {
+    *update.mutable_slave_id() = info_.id();
+    *update.mutable_status()->mutable_slave_id() = info_.id();
+  }
+  if (Framework* fw = framework(update.framework_id().value())) {
+    if (Executor* executor = fw->executorOfTask(update.status().task_id().value())) {
+      const std::string& taskId = update.status().task_id().value();
+      Task* task = nullptr;
+      if (auto it = executor->launchedTasks.find(taskId); it != executor->launchedTasks.end()) {
+        task = &it->second;
+      } else if (auto it = executor->terminatedTasks.find(taskId);
+                 it != executor->terminatedTasks.end()) {
+        task = &it->second;
+      }
+      if (task != nullptr) {
+        task->set_status_update_state(update.status().state());
+        task->set_status_update_uuid(update.uuid());
+      }
+    }
+  }
+  StatusUpdateMessage message;
+  *message.mutable_update() = std::move(update);
+  message.set_pid(self().toString());
+  send(*master_, std::move(message));
+}
+
+void Slave::statusUpdateAcknowledgement(const UPID& from,
+                                        const StatusUpdateAcknowledgementMessage& message) {
+  if (!wellFormed(from, message)) return;
+  FrameworkID frameworkId = message.framework_id();
+  TaskID taskId = message.task_id();
+  process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::acknowledge, frameworkId,
+                    taskId, message.uuid())
+      .then(self(), [this, frameworkId, taskId](const Result<bool>& result) {
+        acknowledged(frameworkId, taskId, result);
+      });
+}
+
+void Slave::acknowledged(const FrameworkID& frameworkId, const TaskID& taskId,
+                         const Result<bool>& result) {
+  if (!result) {
+    LOG(WARNING) << "Ignoring status update acknowledgement: " << result.error().message;
+    return;
+  }
+  if (!*result) return;  // the stream goes on
+
+  // The task's terminal update reached the master: the task is complete.
+  Framework* fw = framework(frameworkId.value());
+  Executor* executor = fw == nullptr ? nullptr : fw->executorOfTask(taskId.value());
+  if (executor == nullptr) return;
+  auto it = executor->terminatedTasks.find(taskId.value());
+  if (it == executor->terminatedTasks.end()) return;
+  executor->completedTasks.push_back(std::move(it->second));
+  executor->terminatedTasks.erase(it);
+  while (executor->completedTasks.size() > kMaxCompletedTasksPerExecutor) {
+    executor->completedTasks.pop_front();
+  }
+  if (executor->state == Executor::State::kTerminated && !executor->incomplete()) {
+    removeExecutor(fw, executor);
+    if (fw->executors.empty()) removeFramework(fw);
+  }
+}
+
+}  // namespace mesos::internal::slave

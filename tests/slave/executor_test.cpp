@@ -1,0 +1,438 @@
+// Executors launched by the slave: sandboxes and environment, queued tasks,
+// registration, status updates both ways, kills, shutdowns, exits and the
+// registration timeout. The executor processes are real (short shell
+// commands); where the protocol matters, the test plays the executor.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "common/uuid.hpp"
+#include "slave/slave_fixture.hpp"
+#include "support/net.hpp"
+
+namespace mesos::internal::slave::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class ExecutorTest : public SlaveTestBase {
+ protected:
+  // Registers `executor` (a Peer) as executor `executorId` of F1.
+  void registerExecutor(mesos::test::Peer* executor, const std::string& executorId) {
+    auto registered =
+        runtime_->hooks().await<ExecutorRegisteredMessage>(slave_.pid(), executor->self());
+    RegisterExecutorMessage message;
+    message.mutable_framework_id()->set_value("F1");
+    message.mutable_executor_id()->set_value(executorId);
+    executor->post(slave_.pid(), message);
+    runtime_->settle();
+    ASSERT_TRUE(registered.isReady());
+  }
+
+  StatusUpdateMessage executorUpdate(mesos::test::Peer* executor, const std::string& executorId,
+                                     const std::string& taskId, TaskState state) {
+    StatusUpdateMessage message;
+    StatusUpdate* update = message.mutable_update();
+    update->mutable_framework_id()->set_value("F1");
+    update->mutable_executor_id()->set_value(executorId);
+    update->mutable_slave_id()->set_value("S1");
+    update->mutable_status()->mutable_task_id()->set_value(taskId);
+    update->mutable_status()->set_state(state);
+    update->set_timestamp(1);
+    update->set_uuid(randomUuid());
+    message.set_pid(executor->self().toString());
+    return message;
+  }
+
+  // The executor's /state entry, live or completed (Null if none).
+  json::Value findExecutor(const std::string& executorId) {
+    json::Value s = state();
+    for (const char* frameworks : {"frameworks", "completed_frameworks"}) {
+      for (const json::Value& framework : s[frameworks].array()) {
+        for (const char* executors : {"executors", "completed_executors"}) {
+          for (const json::Value& executor : framework[executors].array()) {
+            if (executor["id"].string() == executorId) return executor;
+          }
+        }
+      }
+    }
+    return json::Value();
+  }
+
+  std::string executorDirectory(const std::string& executorId) {
+    json::Value executor = findExecutor(executorId);
+    return executor.isNull() ? "" : executor["directory"].string();
+  }
+};
+
+TEST_F(ExecutorTest, ExecutorRunsInItsSandboxWithTheMesosEnvironment) {
+  startRegisteredSlave();
+  auto exited = runtime_->hooks().await<ExitedExecutorMessage>();
+  auto lost = runtime_->hooks().await<StatusUpdateMessage>(slave_.pid(), master_.pid());
+  fromMaster(runTask(customTask("t1", "e1", "env > env.txt; echo out; echo err >&2; exit 3")));
+  runtime_->settle();
+  std::string directory = executorDirectory("e1");
+  ASSERT_FALSE(directory.empty());
+  EXPECT_NE(directory.find("/slaves/S1/frameworks/F1/executors/e1/runs/"), std::string::npos);
+
+  // The process exits on its own (real time); its queued task is lost.
+  ASSERT_TRUE(exited.await(std::chrono::seconds(30)));
+  EXPECT_EQ(exited.get().executor_id().value(), "e1");
+  EXPECT_EQ(exited.get().framework_id().value(), "F1");
+  EXPECT_EQ(exited.get().slave_id().value(), "S1");
+  EXPECT_TRUE(WIFEXITED(exited.get().status()));
+  EXPECT_EQ(WEXITSTATUS(exited.get().status()), 3);
+  ASSERT_TRUE(lost.await(std::chrono::seconds(30)));
+  runtime_->settle();
+  EXPECT_EQ(lost.get().update().status().task_id().value(), "t1");
+  EXPECT_EQ(lost.get().update().status().state(), TASK_LOST);
+  EXPECT_EQ(lost.get().update().status().reason(), TaskStatus::REASON_EXECUTOR_TERMINATED);
+  EXPECT_EQ(lost.get().pid(), slave_.pid().toString());
+
+  EXPECT_EQ(readFile(directory + "/stdout"), "out\n");
+  EXPECT_EQ(readFile(directory + "/stderr"), "err\n");
+  std::string env = readFile(directory + "/env.txt");
+  EXPECT_NE(env.find("MESOS_SLAVE_PID=" + slave_.pid().toString() + "\n"), std::string::npos);
+  EXPECT_NE(env.find("MESOS_SLAVE_ID=S1\n"), std::string::npos);
+  EXPECT_NE(env.find("MESOS_FRAMEWORK_ID=F1\n"), std::string::npos);
+  EXPECT_NE(env.find("MESOS_EXECUTOR_ID=e1\n"), std::string::npos);
+  EXPECT_NE(env.find("MESOS_DIRECTORY=" + directory + "\n"), std::string::npos);
+  EXPECT_NE(env.find("MESOS_CHECKPOINT=0\n"), std::string::npos);
+  EXPECT_NE(env.find("MESOS_RECOVERY_TIMEOUT="), std::string::npos);
+  EXPECT_NE(env.find("LIBPROCESS_IP=127.0.0.1\n"), std::string::npos);
+
+  // With its task's loss acknowledged, the executor and framework are done.
+  json::Value s = state();
+  EXPECT_TRUE(s["frameworks"].array().empty());
+  ASSERT_EQ(s["completed_frameworks"].array().size(), 1u);
+}
+
+TEST_F(ExecutorTest, QueuedTasksGoToTheExecutorOnceItRegisters) {
+  startRegisteredSlave();
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  fromMaster(runTask(customTask("t2", "e1", "sleep 60")));
+  runtime_->settle();
+  auto* executor = startExecutor("executor(e1)");
+  registerExecutor(executor, "e1");
+  runtime_->settle();
+
+  auto registered = executor->received<ExecutorRegisteredMessage>();
+  ASSERT_EQ(registered.size(), 1u);
+  EXPECT_EQ(registered[0].executor_info().executor_id().value(), "e1");
+  EXPECT_EQ(registered[0].slave_id().value(), "S1");
+  EXPECT_EQ(registered[0].framework_id().value(), "F1");
+  auto tasks = executor->received<RunTaskMessage>();
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[0].task().task_id().value(), "t1");
+  EXPECT_EQ(tasks[1].task().task_id().value(), "t2");
+  EXPECT_EQ(tasks[0].pid(), "scheduler(1)@127.0.0.1:1");
+
+  // A later task goes straight to it.
+  fromMaster(runTask(customTask("t3", "e1", "sleep 60")));
+  runtime_->settle();
+  EXPECT_EQ(executor->received<RunTaskMessage>().size(), 3u);
+  EXPECT_EQ(state()["frameworks"].array()[0]["executors"].array()[0]["tasks"].array().size(), 3u);
+}
+
+TEST_F(ExecutorTest, StatusUpdatesFlowToTheMasterInOrderAndAreAcknowledged) {
+  startRegisteredSlave();
+  master_->autoAcknowledge = false;
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  runtime_->settle();
+  auto* executor = startExecutor("executor(e1)");
+  registerExecutor(executor, "e1");
+
+  StatusUpdateMessage running = executorUpdate(executor, "e1", "t1", TASK_RUNNING);
+  StatusUpdateMessage finished = executorUpdate(executor, "e1", "t1", TASK_FINISHED);
+  executor->post(slave_.pid(), running);
+  executor->post(slave_.pid(), finished);
+  runtime_->settle();
+
+  // The executor has both acknowledged by the slave; the master has only the first.
+  auto acks = executor->received<StatusUpdateAcknowledgementMessage>();
+  ASSERT_EQ(acks.size(), 2u);
+  EXPECT_EQ(acks[0].uuid(), running.update().uuid());
+  EXPECT_EQ(acks[1].uuid(), finished.update().uuid());
+  auto updates = master_->updates();
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].uuid(), running.update().uuid());
+  EXPECT_EQ(updates[0].status().uuid(), running.update().uuid());
+  EXPECT_EQ(updates[0].status().source(), TaskStatus::SOURCE_EXECUTOR);
+  EXPECT_EQ(updates[0].latest_state(), TASK_RUNNING);
+
+  // Unacknowledged: sent again after 10 s, now telling the newest state.
+  advance(10s);
+  ASSERT_EQ(master_->updates().size(), 2u);
+  EXPECT_EQ(master_->updates()[1].uuid(), running.update().uuid());
+  EXPECT_EQ(master_->updates()[1].latest_state(), TASK_FINISHED);
+
+  StatusUpdateAcknowledgementMessage ack;
+  ack.mutable_slave_id()->set_value("S1");
+  ack.mutable_framework_id()->set_value("F1");
+  ack.mutable_task_id()->set_value("t1");
+  ack.set_uuid(running.update().uuid());
+  fromMaster(ack);
+  runtime_->settle();
+  updates = master_->updates();
+  ASSERT_EQ(updates.size(), 3u);
+  EXPECT_EQ(updates[2].uuid(), finished.update().uuid());
+
+  ack.set_uuid(finished.update().uuid());
+  fromMaster(ack);
+  runtime_->settle();
+  advance(1h);
+  EXPECT_EQ(master_->updates().size(), 3u);
+  auto pending = slave_->pendingStatusUpdates();
+  ASSERT_TRUE(pending.await());
+  EXPECT_EQ(pending.get(), 0u);
+  json::Value executorState = state()["frameworks"].array()[0]["executors"].array()[0];
+  EXPECT_TRUE(executorState["tasks"].array().empty());
+  ASSERT_EQ(executorState["completed_tasks"].array().size(), 1u);
+  EXPECT_EQ(executorState["completed_tasks"].array()[0]["state"].string(), "TASK_FINISHED");
+}
+
+TEST_F(ExecutorTest, NoUpdateIsLostWhileTheMasterIsAway) {
+  startRegisteredSlave();
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  runtime_->settle();
+  auto* executor = startExecutor("executor(e1)");
+  registerExecutor(executor, "e1");
+
+  master_.reset();  // the slave notices through its link
+  runtime_->settle();
+  StatusUpdateMessage running = executorUpdate(executor, "e1", "t1", TASK_RUNNING);
+  StatusUpdateMessage finished = executorUpdate(executor, "e1", "t1", TASK_FINISHED);
+  executor->post(slave_.pid(), running);
+  executor->post(slave_.pid(), finished);
+  runtime_->settle();
+  advance(1s);
+  advance(2s);
+
+  master_ = runtime_->spawn<FakeMaster>();
+  auto reregistration = runtime_->hooks().await<ReregisterSlaveMessage>();
+  advance(4s);
+  advance(8s);
+  ASSERT_TRUE(reregistration.isReady());
+  ASSERT_EQ(reregistration.get().tasks_size(), 1u);
+  EXPECT_EQ(reregistration.get().tasks(0).task_id().value(), "t1");
+  EXPECT_EQ(reregistration.get().tasks(0).state(), TASK_FINISHED);
+  ASSERT_EQ(reregistration.get().executor_infos_size(), 1u);
+  ASSERT_EQ(reregistration.get().frameworks_size(), 1u);
+
+  auto updates = master_->updates();
+  ASSERT_EQ(updates.size(), 2u);
+  EXPECT_EQ(updates[0].uuid(), running.update().uuid());
+  EXPECT_EQ(updates[1].uuid(), finished.update().uuid());
+}
+
+TEST_F(ExecutorTest, KillingAQueuedTaskNeedsNoExecutor) {
+  startRegisteredSlave();
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  runtime_->settle();
+  KillTaskMessage kill;
+  kill.mutable_framework_id()->set_value("F1");
+  kill.mutable_task_id()->set_value("t1");
+  fromMaster(kill);
+  runtime_->settle();
+  auto updates = master_->updates();
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].status().state(), TASK_KILLED);
+  EXPECT_EQ(updates[0].status().source(), TaskStatus::SOURCE_SLAVE);
+
+  // The executor registering later gets no task.
+  auto* executor = startExecutor("executor(e1)");
+  registerExecutor(executor, "e1");
+  EXPECT_EQ(executor->received<RunTaskMessage>().size(), 0u);
+}
+
+TEST_F(ExecutorTest, KillsOfLaunchedTasksGoToTheExecutor) {
+  startRegisteredSlave();
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  runtime_->settle();
+  auto* executor = startExecutor("executor(e1)");
+  registerExecutor(executor, "e1");
+  KillTaskMessage kill;
+  kill.mutable_framework_id()->set_value("F1");
+  kill.mutable_task_id()->set_value("t1");
+  fromMaster(kill);
+  runtime_->settle();
+  auto kills = executor->received<KillTaskMessage>();
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].task_id().value(), "t1");
+  EXPECT_TRUE(master_->updates().empty());
+}
+
+TEST_F(ExecutorTest, FrameworkMessagesAreRelayed) {
+  startRegisteredSlave();
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  runtime_->settle();
+  auto* executor = startExecutor("executor(e1)");
+  registerExecutor(executor, "e1");
+
+  FrameworkToExecutorMessage down;
+  down.mutable_slave_id()->set_value("S1");
+  down.mutable_framework_id()->set_value("F1");
+  down.mutable_executor_id()->set_value("e1");
+  down.set_data("to executor");
+  fromMaster(down);
+  runtime_->settle();
+  auto received = executor->received<FrameworkToExecutorMessage>();
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_EQ(received[0].data(), "to executor");
+
+  // Upwards it goes to the scheduler's pid (here unreachable) unless the
+  // framework has none; make it have none.
+  UpdateFrameworkMessage update;
+  update.mutable_framework_id()->set_value("F1");
+  fromMaster(update);
+  ExecutorToFrameworkMessage up;
+  up.mutable_slave_id()->set_value("S1");
+  up.mutable_framework_id()->set_value("F1");
+  up.mutable_executor_id()->set_value("e1");
+  up.set_data("to scheduler");
+  executor->post(slave_.pid(), up);
+  runtime_->settle();
+  auto relayed = master_->frameworkMessages();
+  ASSERT_EQ(relayed.size(), 1u);
+  EXPECT_EQ(relayed[0].data(), "to scheduler");
+}
+
+TEST_F(ExecutorTest, ShutdownAsksTheExecutorThenSignalsItsProcessGroup) {
+  Flags f = flags();
+  f.executor_shutdown_grace_period = 2s;
+  startRegisteredSlave(f);
+  auto exited = runtime_->hooks().await<ExitedExecutorMessage>();
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  runtime_->settle();
+  auto* executor = startExecutor("executor(e1)");
+  registerExecutor(executor, "e1");
+
+  ShutdownExecutorMessage shutdown;
+  shutdown.mutable_framework_id()->set_value("F1");
+  shutdown.mutable_executor_id()->set_value("e1");
+  fromMaster(shutdown);
+  runtime_->settle();
+  EXPECT_EQ(executor->received<ShutdownExecutorMessage>().size(), 1u);
+  EXPECT_EQ(state()["frameworks"].array()[0]["executors"].array()[0]["state"].string(),
+            "TERMINATING");
+  EXPECT_TRUE(exited.isPending());  // its process ignores the message (it is `sleep`)
+
+  advance(2s);  // the grace period: SIGTERM
+  ASSERT_TRUE(exited.await(std::chrono::seconds(30)));
+  EXPECT_TRUE(WIFSIGNALED(exited.get().status()));
+  EXPECT_EQ(WTERMSIG(exited.get().status()), SIGTERM);
+  runtime_->settle();
+  auto updates = master_->updates();
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].status().state(), TASK_LOST);  // a custom executor's task
+}
+
+TEST_F(ExecutorTest, AnExecutorThatNeverRegistersIsKilledAndItsTasksFail) {
+  startRegisteredSlave();
+  auto exited = runtime_->hooks().await<ExitedExecutorMessage>();
+  auto failed = runtime_->hooks().await<StatusUpdateMessage>(slave_.pid(), master_.pid());
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  runtime_->settle();
+  advance(59s);
+  EXPECT_TRUE(exited.isPending());
+
+  advance(1s);  // --executor_registration_timeout (1mins)
+  ASSERT_TRUE(exited.await(std::chrono::seconds(30)));
+  EXPECT_TRUE(WIFSIGNALED(exited.get().status()));
+  EXPECT_EQ(WTERMSIG(exited.get().status()), SIGKILL);
+  ASSERT_TRUE(failed.await(std::chrono::seconds(30)));
+  EXPECT_EQ(failed.get().update().status().state(), TASK_FAILED);
+  EXPECT_EQ(failed.get().update().status().reason(),
+            TaskStatus::REASON_EXECUTOR_REGISTRATION_TIMEOUT);
+}
+
+TEST_F(ExecutorTest, CommandTasksWhoseExecutorDiesFailWithoutExitedExecutorMessage) {
+  // A stand-in mesos-executor that dies at once.
+  std::string launcherDir = workDir_ + "/launcher";
+  ASSERT_EQ(::mkdir(launcherDir.c_str(), 0755), 0);
+  {
+    std::ofstream script(launcherDir + "/mesos-executor");
+    script << "#!/bin/sh\nexit 7\n";
+  }
+  ASSERT_EQ(::chmod((launcherDir + "/mesos-executor").c_str(), 0755), 0);
+  Flags f = flags();
+  f.launcher_dir = launcherDir;
+  startRegisteredSlave(f);
+  auto exitedCount = runtime_->hooks().count<ExitedExecutorMessage>();
+  auto failed = runtime_->hooks().await<StatusUpdateMessage>(slave_.pid(), master_.pid());
+  fromMaster(runTask(commandTask("t1", "echo never")));
+  runtime_->settle();
+
+  EXPECT_FALSE(findExecutor("t1").isNull());  // named after its task
+  ASSERT_TRUE(failed.await(std::chrono::seconds(30)));
+  runtime_->settle();
+  EXPECT_EQ(failed.get().update().status().task_id().value(), "t1");
+  EXPECT_EQ(failed.get().update().status().state(), TASK_FAILED);
+  EXPECT_NE(failed.get().update().status().message().find("exited with status 7"),
+            std::string::npos);
+  EXPECT_EQ(exitedCount->load(), 0u);
+}
+
+TEST_F(ExecutorTest, AnExecutorThatCannotStartFailsItsTask) {
+  startRegisteredSlave();
+  TaskInfo task = customTask("t1", "e1", "/nonexistent/program");
+  task.mutable_executor()->mutable_command()->set_shell(false);
+  fromMaster(runTask(task));
+  runtime_->settle();
+  auto updates = master_->updates();
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].status().state(), TASK_FAILED);
+  EXPECT_EQ(updates[0].status().reason(), TaskStatus::REASON_CONTAINER_LAUNCH_FAILED);
+}
+
+TEST_F(ExecutorTest, ShutdownFrameworkStopsItsExecutorsWithoutUpdates) {
+  Flags f = flags();
+  f.executor_shutdown_grace_period = 1s;
+  startRegisteredSlave(f);
+  auto exited = runtime_->hooks().await<ExitedExecutorMessage>();
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  runtime_->settle();
+  ShutdownFrameworkMessage shutdown;
+  shutdown.mutable_framework_id()->set_value("F1");
+  fromMaster(shutdown);
+  runtime_->settle();  // unregistered executor: SIGTERM at once
+  ASSERT_TRUE(exited.await(std::chrono::seconds(30)));
+  runtime_->settle();
+  EXPECT_TRUE(master_->updates().empty());
+  json::Value s = state();
+  EXPECT_TRUE(s["frameworks"].array().empty());
+  EXPECT_EQ(s["completed_frameworks"].array().size(), 1u);
+}
+
+// The whole path with the real command executor.
+TEST_F(ExecutorTest, CommandTaskRunsUnderTheCommandExecutor) {
+  if (::access(MESOS_EXECUTOR_PATH, X_OK) != 0) GTEST_SKIP() << "no " << MESOS_EXECUTOR_PATH;
+  startRegisteredSlave();
+  auto exitedCount = runtime_->hooks().count<ExitedExecutorMessage>();
+  fromMaster(runTask(commandTask("t1", "echo hello from the task")));
+  runtime_->settle();
+
+  // Wait (real time) for the terminal update to reach the master.
+  for (int i = 0; i < 300; ++i) {
+    auto updates = master_->updates();
+    if (!updates.empty() && isTerminalState(updates.back().status().state())) break;
+    auto next = runtime_->hooks().await<StatusUpdateMessage>(slave_.pid(), master_.pid());
+    updates = master_->updates();
+    if (!updates.empty() && isTerminalState(updates.back().status().state())) break;
+    ASSERT_TRUE(next.await(std::chrono::seconds(30))) << "no status update in 30 s";
+    runtime_->settle();
+  }
+  auto updates = master_->updates();
+  ASSERT_GE(updates.size(), 2u);
+  EXPECT_EQ(updates.front().status().state(), TASK_RUNNING);
+  EXPECT_EQ(updates.back().status().state(), TASK_FINISHED);
+  std::string directory = executorDirectory("t1");
+  ASSERT_FALSE(directory.empty());
+  EXPECT_NE(readFile(directory + "/stdout").find("hello from the task"), std::string::npos);
+  EXPECT_EQ(exitedCount->load(), 0u);
+}
+
+}  // namespace
+}  // namespace mesos::internal::slave::test

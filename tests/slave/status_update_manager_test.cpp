@@ -1,0 +1,241 @@
+// The status update manager on its own: delivery order per task, resending
+// with backoff until acknowledged, pausing while the master is away.
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <vector>
+
+#include "common/uuid.hpp"
+#include "process/dispatch.hpp"
+#include "process/runtime.hpp"
+#include "slave/status_update_manager.hpp"
+
+namespace mesos::internal::slave {
+namespace {
+
+using namespace std::chrono_literals;
+
+class StatusUpdateManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    process::Runtime::Options options;
+    options.pauseClock = true;
+    runtime_ = process::Runtime::create(options).value();
+    manager_ = runtime_->spawn<StatusUpdateManager>([this](const StatusUpdate& update) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      forwarded_.push_back(update);
+    });
+  }
+
+  void TearDown() override {
+    manager_.reset();
+    runtime_.reset();
+  }
+
+  static StatusUpdate makeUpdate(const std::string& task, TaskState state,
+                                 const std::string& framework = "F1") {
+    StatusUpdate update;
+    update.mutable_framework_id()->set_value(framework);
+    update.mutable_status()->mutable_task_id()->set_value(task);
+    update.mutable_status()->set_state(state);
+    update.set_timestamp(1);
+    update.set_uuid(randomUuid());
+    return update;
+  }
+
+  Result<void> add(const StatusUpdate& update) {
+    auto result = process::dispatch(manager_.pid(), &StatusUpdateManager::update, update);
+    EXPECT_TRUE(result.await());
+    return result.get();
+  }
+
+  Result<bool> ack(const StatusUpdate& update) {
+    auto result = process::dispatch(manager_.pid(), &StatusUpdateManager::acknowledge,
+                                    update.framework_id(), update.status().task_id(),
+                                    update.uuid());
+    EXPECT_TRUE(result.await());
+    return result.get();
+  }
+
+  void resume() {
+    ASSERT_TRUE(process::dispatch(manager_.pid(), &StatusUpdateManager::resume).await());
+  }
+  void pause() {
+    ASSERT_TRUE(process::dispatch(manager_.pid(), &StatusUpdateManager::pause).await());
+  }
+  size_t pending() {
+    auto result = process::dispatch(manager_.pid(), &StatusUpdateManager::pending);
+    EXPECT_TRUE(result.await());
+    return result.get();
+  }
+
+  std::vector<StatusUpdate> forwarded() {
+    runtime_->settle();
+    std::lock_guard<std::mutex> lock(mutex_);
+    return forwarded_;
+  }
+
+  void advance(process::Duration d) {
+    runtime_->clock().advance(d);
+    runtime_->settle();
+  }
+
+  std::unique_ptr<process::Runtime> runtime_;
+  process::Spawned<StatusUpdateManager> manager_;
+  std::mutex mutex_;
+  std::vector<StatusUpdate> forwarded_;
+};
+
+TEST_F(StatusUpdateManagerTest, HoldsUpdatesWhilePausedAndSendsOnResume) {
+  StatusUpdate running = makeUpdate("t1", TASK_RUNNING);
+  ASSERT_TRUE(add(running).ok());
+  EXPECT_TRUE(forwarded().empty());  // starts paused: no master yet
+  EXPECT_EQ(pending(), 1u);
+
+  resume();
+  auto sent = forwarded();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].uuid(), running.uuid());
+}
+
+TEST_F(StatusUpdateManagerTest, OnlyTheHeadOfEachTaskIsInFlight) {
+  resume();
+  StatusUpdate running = makeUpdate("t1", TASK_RUNNING);
+  StatusUpdate finished = makeUpdate("t1", TASK_FINISHED);
+  StatusUpdate other = makeUpdate("t2", TASK_RUNNING);
+  ASSERT_TRUE(add(running).ok());
+  ASSERT_TRUE(add(finished).ok());
+  ASSERT_TRUE(add(other).ok());
+
+  auto sent = forwarded();
+  ASSERT_EQ(sent.size(), 2u);  // t1's RUNNING and t2's RUNNING, not t1's FINISHED
+  EXPECT_EQ(sent[0].uuid(), running.uuid());
+  EXPECT_EQ(sent[0].latest_state(), TASK_RUNNING);
+  EXPECT_EQ(sent[1].uuid(), other.uuid());
+
+  auto acked = ack(running);
+  ASSERT_TRUE(acked.ok());
+  EXPECT_FALSE(*acked);
+  sent = forwarded();
+  ASSERT_EQ(sent.size(), 3u);
+  EXPECT_EQ(sent[2].uuid(), finished.uuid());
+
+  acked = ack(finished);
+  ASSERT_TRUE(acked.ok());
+  EXPECT_TRUE(*acked);  // the terminal update: the stream is done
+  EXPECT_EQ(pending(), 1u);  // t2's RUNNING
+}
+
+TEST_F(StatusUpdateManagerTest, ResendsWithDoublingBackoffUntilAcknowledged) {
+  resume();
+  StatusUpdate running = makeUpdate("t1", TASK_RUNNING);
+  ASSERT_TRUE(add(running).ok());
+  EXPECT_EQ(forwarded().size(), 1u);
+
+  advance(9s);
+  EXPECT_EQ(forwarded().size(), 1u);
+  advance(1s);  // 10 s
+  EXPECT_EQ(forwarded().size(), 2u);
+  advance(19s);
+  EXPECT_EQ(forwarded().size(), 2u);
+  advance(1s);  // 20 s later
+  EXPECT_EQ(forwarded().size(), 3u);
+  advance(40s);  // 40 s later
+  EXPECT_EQ(forwarded().size(), 4u);
+  for (const StatusUpdate& update : forwarded()) EXPECT_EQ(update.uuid(), running.uuid());
+
+  ASSERT_TRUE(ack(running).ok());
+  advance(1h);
+  EXPECT_EQ(forwarded().size(), 4u);
+  EXPECT_EQ(pending(), 0u);
+}
+
+TEST_F(StatusUpdateManagerTest, BackoffIsCappedAtTenMinutes) {
+  resume();
+  ASSERT_TRUE(add(makeUpdate("t1", TASK_RUNNING)).ok());
+  // Resent after 10, 20, 40, 80, 160 and 320 s; then every 600 s.
+  for (auto wait : {10s, 20s, 40s, 80s, 160s, 320s}) advance(wait);
+  EXPECT_EQ(forwarded().size(), 7u);
+  advance(599s);
+  EXPECT_EQ(forwarded().size(), 7u);
+  advance(1s);
+  EXPECT_EQ(forwarded().size(), 8u);
+  advance(600s);
+  EXPECT_EQ(forwarded().size(), 9u);
+}
+
+TEST_F(StatusUpdateManagerTest, NothingIsSentOrLostWhilePaused) {
+  resume();
+  StatusUpdate running = makeUpdate("t1", TASK_RUNNING);
+  ASSERT_TRUE(add(running).ok());
+  EXPECT_EQ(forwarded().size(), 1u);
+
+  pause();
+  StatusUpdate finished = makeUpdate("t1", TASK_FINISHED);
+  ASSERT_TRUE(add(finished).ok());
+  advance(1h);
+  EXPECT_EQ(forwarded().size(), 1u);
+  EXPECT_EQ(pending(), 2u);
+
+  resume();  // the head goes out again at once
+  auto sent = forwarded();
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[1].uuid(), running.uuid());
+  EXPECT_EQ(sent[1].latest_state(), TASK_FINISHED);  // the master learns the newest state
+  ASSERT_TRUE(ack(running).ok());
+  sent = forwarded();
+  ASSERT_EQ(sent.size(), 3u);
+  EXPECT_EQ(sent[2].uuid(), finished.uuid());
+}
+
+TEST_F(StatusUpdateManagerTest, RejectsUnexpectedAcknowledgements) {
+  resume();
+  StatusUpdate running = makeUpdate("t1", TASK_RUNNING);
+  StatusUpdate finished = makeUpdate("t1", TASK_FINISHED);
+  ASSERT_TRUE(add(running).ok());
+  ASSERT_TRUE(add(finished).ok());
+
+  // Acknowledging the second before the first is refused; so is an unknown task.
+  EXPECT_FALSE(ack(finished).ok());
+  EXPECT_FALSE(ack(makeUpdate("nope", TASK_RUNNING)).ok());
+  EXPECT_EQ(pending(), 2u);
+
+  ASSERT_TRUE(ack(running).ok());
+  auto duplicate = ack(running);
+  ASSERT_FALSE(duplicate.ok());
+  EXPECT_NE(duplicate.error().message.find("duplicate"), std::string::npos);
+  EXPECT_EQ(pending(), 1u);
+}
+
+TEST_F(StatusUpdateManagerTest, DuplicatesAreIgnoredAndStreamsEndAtTheTerminalAck) {
+  resume();
+  StatusUpdate finished = makeUpdate("t1", TASK_FINISHED);
+  ASSERT_TRUE(add(finished).ok());
+  ASSERT_TRUE(add(finished).ok());  // an executor resending: accepted, not queued twice
+  EXPECT_EQ(pending(), 1u);
+  EXPECT_EQ(forwarded().size(), 1u);
+
+  auto acked = ack(finished);
+  ASSERT_TRUE(acked.ok());
+  EXPECT_TRUE(*acked);
+  EXPECT_EQ(pending(), 0u);
+}
+
+TEST_F(StatusUpdateManagerTest, CleanupForgetsOnlyThatFramework) {
+  resume();
+  ASSERT_TRUE(add(makeUpdate("t1", TASK_RUNNING, "F1")).ok());
+  ASSERT_TRUE(add(makeUpdate("t2", TASK_RUNNING, "F2")).ok());
+  EXPECT_EQ(pending(), 2u);
+  FrameworkID f1;
+  f1.set_value("F1");
+  ASSERT_TRUE(process::dispatch(manager_.pid(), &StatusUpdateManager::cleanup, f1).await());
+  EXPECT_EQ(pending(), 1u);
+  size_t before = forwarded().size();
+  advance(10s);  // only F2's update is resent
+  auto sent = forwarded();
+  ASSERT_EQ(sent.size(), before + 1);
+  EXPECT_EQ(sent.back().framework_id().value(), "F2");
+}
+
+}  // namespace
+}  // namespace mesos::internal::slave
