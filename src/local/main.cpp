@@ -13,15 +13,8 @@
 
 #include <glog/logging.h>
 
-#include "allocator/drf/sorter.hpp"
-#include "allocator/hierarchical.hpp"
 #include "common/flags.hpp"
-#include "master/flags.hpp"
-#include "master/master.hpp"
-#include "process/runtime.hpp"
-#include "slave/files.hpp"
-#include "slave/flags.hpp"
-#include "slave/slave.hpp"
+#include "local/cluster.hpp"
 
 namespace {
 
@@ -84,55 +77,29 @@ int main(int argc, char** argv) {
   process::Runtime::Options options;
   options.ip = flags.ip;
   options.port = flags.port;
-  auto runtime = process::Runtime::create(options);
-  if (!runtime) {
-    std::cerr << "mesos-local: " << runtime.error().message << std::endl;
-    return 1;
-  }
-
   mesos::internal::master::MasterFlags masterFlags;
   masterFlags.allocation_interval = flags.allocation_interval;
-  masterFlags.ip = flags.ip;
-  masterFlags.port = flags.port;
-
-  {
-    auto master = (*runtime)->spawn<mesos::internal::master::Master>(
-        masterFlags, std::make_unique<mesos::allocator::HierarchicalAllocator>(
-                         std::make_unique<mesos::allocator::DrfSorter>()));
-    (*runtime)->setDelegate("master");
-    auto files = (*runtime)->spawn<mesos::internal::slave::Files>();
-
-    std::vector<process::Spawned<mesos::internal::slave::Slave>> slaves;
-    for (uint32_t i = 0; i < flags.num_slaves; ++i) {
-      mesos::internal::slave::Flags slaveFlags;
-      std::string workDir = "--work_dir=" + flags.work_dir;
-      std::string resources = "--resources=" + flags.resources;
-      std::string launcher = "--launcher_dir=" + flags.launcher_dir.value_or("");
-      std::vector<const char*> args = {"mesos-local", workDir.c_str(), resources.c_str()};
-      if (flags.launcher_dir) args.push_back(launcher.c_str());
-      auto loaded = slaveFlags.load("MESOS_LOCAL_SLAVE_", static_cast<int>(args.size()), args.data());
-      if (!loaded) {
-        std::cerr << "mesos-local: " << loaded.error().message << std::endl;
-        return 1;
-      }
-      mesos::internal::slave::SlaveOptions slaveOptions;
-      slaveOptions.master = master.pid();
-      slaveOptions.files = files.pid();
-      auto slave = mesos::internal::slave::Slave::create(slaveFlags, std::move(slaveOptions));
-      if (!slave) {
-        std::cerr << "mesos-local: " << slave.error().message << std::endl;
-        return 1;
-      }
-      slaves.push_back((*runtime)->spawn(std::move(slave).value()));
-    }
-    std::cout << "mesos-local: master at " << master.pid() << " with " << flags.num_slaves
-              << " slave(s); state at http://" << (*runtime)->address() << "/master/state"
-              << std::endl;
-
-    int signal = 0;
-    sigwait(&stop, &signal);
-    LOG(INFO) << "Received signal " << signal << "; stopping";
-    slaves.clear();
+  auto cluster = mesos::internal::local::LocalCluster::start(options, masterFlags);
+  if (!cluster) {
+    std::cerr << "mesos-local: " << cluster.error().message << std::endl;
+    return 1;
   }
+  for (uint32_t i = 0; i < flags.num_slaves; ++i) {
+    std::vector<std::string> slaveFlags = {"--work_dir=" + flags.work_dir,
+                                           "--resources=" + flags.resources};
+    if (flags.launcher_dir) slaveFlags.push_back("--launcher_dir=" + *flags.launcher_dir);
+    auto slave = (*cluster)->addSlave(slaveFlags);
+    if (!slave) {
+      std::cerr << "mesos-local: " << slave.error().message << std::endl;
+      return 1;
+    }
+  }
+  std::cout << "mesos-local: master at " << (*cluster)->master() << " with " << flags.num_slaves
+            << " slave(s); state at http://" << (*cluster)->runtime().address()
+            << "/master/state" << std::endl;
+  int signal = 0;
+  sigwait(&stop, &signal);
+  LOG(INFO) << "Received signal " << signal << "; stopping";
+  cluster.value().reset();
   return 0;
 }

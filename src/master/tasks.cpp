@@ -142,10 +142,16 @@ void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) 
   }
   Framework* f = framework(update.framework_id().value());
   if (f == nullptr) {
-    // The slave keeps it and retries until the framework is back.
-    LOG(WARNING) << "Status update " << TaskState_Name(update.status().state()) << " for task "
-                 << update.status().task_id().value() << " of unknown framework "
-                 << update.framework_id().value() << "; dropping it";
+    // The slave keeps it and retries until the framework is back; for a
+    // removed framework that is expected and not worth a warning each.
+    bool removed = false;
+    for (const auto& completed : completedFrameworks_) {
+      removed = removed || completed->id.value() == update.framework_id().value();
+    }
+    LOG_IF(WARNING, !removed) << "Status update " << TaskState_Name(update.status().state())
+                              << " for task " << update.status().task_id().value()
+                              << " of unknown framework " << update.framework_id().value()
+                              << "; dropping it";
     metrics_.invalidStatusUpdates++;
     return;
   }

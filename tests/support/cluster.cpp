@@ -6,8 +6,6 @@
 
 #include <glog/logging.h>
 
-#include "allocator/drf/sorter.hpp"
-#include "allocator/hierarchical.hpp"
 #include "common/resources.hpp"
 
 namespace mesos::test {
@@ -16,20 +14,13 @@ TestCluster::TestCluster(internal::master::MasterFlags masterFlags) {
   char dir[] = "/tmp/mesos-cluster-XXXXXX";
   CHECK(mkdtemp(dir) != nullptr);
   workDir_ = dir;
-  process::Runtime::Options options;
-  runtime_ = std::move(process::Runtime::create(options)).value();
-  master_ = runtime_->spawn<internal::master::Master>(
-      masterFlags, std::make_unique<allocator::HierarchicalAllocator>(
-                       std::make_unique<allocator::DrfSorter>()));
-  runtime_->setDelegate("master");
-  files_ = runtime_->spawn<internal::slave::Files>();
+  auto cluster = internal::local::LocalCluster::start(process::Runtime::Options(), masterFlags);
+  CHECK(cluster.ok()) << cluster.error().message;
+  cluster_ = std::move(cluster).value();
 }
 
 TestCluster::~TestCluster() {
-  slaves_.clear();
-  files_.reset();
-  master_.reset();
-  runtime_.reset();
+  cluster_.reset();
   std::error_code ignored;
   std::filesystem::remove_all(workDir_, ignored);
 }
@@ -37,24 +28,13 @@ TestCluster::~TestCluster() {
 size_t TestCluster::startSlave(const std::string& resources,
                                const std::vector<std::string>& extraFlags) {
   std::string launcherDir = std::filesystem::path(MESOS_EXECUTOR_PATH).parent_path().string();
-  std::vector<std::string> args = {"slave", "--work_dir=" + workDir_, "--resources=" + resources,
-                                   "--launcher_dir=" + launcherDir};
-  args.insert(args.end(), extraFlags.begin(), extraFlags.end());
-  std::vector<const char*> argv;
-  for (const auto& arg : args) argv.push_back(arg.c_str());
-  internal::slave::Flags flags;
-  auto loaded = flags.load("MESOS_TEST_CLUSTER_SLAVE_", static_cast<int>(argv.size()), argv.data());
-  CHECK(loaded.ok()) << loaded.error().message;
-  internal::slave::SlaveOptions options;
-  options.master = master_.pid();
-  options.files = files_.pid();
-  auto slave = internal::slave::Slave::create(flags, std::move(options));
-  CHECK(slave.ok()) << slave.error().message;
-  slaves_.push_back(runtime_->spawn(std::move(slave).value()));
-  return slaves_.size() - 1;
+  std::vector<std::string> flags = {"--work_dir=" + workDir_, "--resources=" + resources,
+                                    "--launcher_dir=" + launcherDir};
+  flags.insert(flags.end(), extraFlags.begin(), extraFlags.end());
+  auto index = cluster_->addSlave(flags);
+  CHECK(index.ok()) << index.error().message;
+  return *index;
 }
-
-void TestCluster::stopSlave(size_t index) { slaves_.at(index).reset(); }
 
 void RecordingScheduler::add(Event event) {
   {

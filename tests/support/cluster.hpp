@@ -12,41 +12,34 @@
 #include <string>
 #include <vector>
 
-#include "master/flags.hpp"
-#include "master/master.hpp"
+#include "local/cluster.hpp"
 #include "mesos/scheduler.hpp"
-#include "process/runtime.hpp"
-#include "slave/files.hpp"
-#include "slave/flags.hpp"
-#include "slave/slave.hpp"
 
 namespace mesos::test {
 
 class TestCluster {
  public:
-  // Starts the master with `masterFlags` (the port and ip are the runtime's).
+  // Starts the master with `masterFlags` on a runtime bound to 127.0.0.1.
   explicit TestCluster(internal::master::MasterFlags masterFlags = {});
   ~TestCluster();
 
-  // Starts a slave with `resources`; extra slave flags as "--name=value".
-  // Returns its index. CHECK-fails if the slave cannot be created.
+  // Starts a slave with `resources`, its sandboxes under workDir(), and the
+  // built mesos-executor; extra slave flags as "--name=value". Returns its
+  // index. CHECK-fails if the slave cannot be created.
   size_t startSlave(const std::string& resources = "cpus:2;mem:1024;disk:1024;ports:[31000-31100]",
                     const std::vector<std::string>& extraFlags = {});
   // Terminates slave `index` without telling the master (as if it died).
-  void stopSlave(size_t index);
-  process::UPID slavePid(size_t index) const { return slaves_.at(index).pid(); }
+  void stopSlave(size_t index) { cluster_->stopSlave(index); }
+  process::UPID slavePid(size_t index) const { return cluster_->slavePid(index); }
 
-  process::Runtime& runtime() { return *runtime_; }
-  process::UPID master() const { return master_.pid(); }
-  std::string masterAddress() const { return runtime_->address().toString(); }
+  process::Runtime& runtime() { return cluster_->runtime(); }
+  process::UPID master() const { return cluster_->master(); }
+  std::string masterAddress() { return runtime().address().toString(); }
   const std::string& workDir() const { return workDir_; }
 
  private:
   std::string workDir_;
-  std::unique_ptr<process::Runtime> runtime_;
-  process::Spawned<internal::master::Master> master_;
-  process::Spawned<internal::slave::Files> files_;
-  std::vector<process::Spawned<internal::slave::Slave>> slaves_;
+  std::unique_ptr<internal::local::LocalCluster> cluster_;
 };
 
 // A Scheduler that records every callback, for tests to wait on. Callbacks

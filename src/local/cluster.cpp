@@ -1,0 +1,50 @@
+#include "local/cluster.hpp"
+
+#include "allocator/drf/sorter.hpp"
+#include "allocator/hierarchical.hpp"
+#include "slave/flags.hpp"
+
+namespace mesos::internal::local {
+
+Result<std::unique_ptr<LocalCluster>> LocalCluster::start(process::Runtime::Options options,
+                                                          master::MasterFlags masterFlags) {
+  auto runtime = process::Runtime::create(options);
+  if (!runtime) return runtime.error();
+  std::unique_ptr<LocalCluster> cluster(new LocalCluster());
+  cluster->runtime_ = std::move(runtime).value();
+  masterFlags.ip = cluster->runtime_->address().ipString();
+  masterFlags.port = cluster->runtime_->address().port;
+  cluster->master_ = cluster->runtime_->spawn<master::Master>(
+      masterFlags, std::make_unique<allocator::HierarchicalAllocator>(
+                       std::make_unique<allocator::DrfSorter>()));
+  cluster->runtime_->setDelegate("master");
+  cluster->files_ = cluster->runtime_->spawn<slave::Files>();
+  return cluster;
+}
+
+LocalCluster::~LocalCluster() {
+  slaves_.clear();
+  files_.reset();
+  master_.reset();
+  runtime_.reset();
+}
+
+Result<size_t> LocalCluster::addSlave(const std::vector<std::string>& flags) {
+  std::vector<const char*> argv = {"slave"};
+  for (const auto& flag : flags) argv.push_back(flag.c_str());
+  slave::Flags slaveFlags;
+  // An unlikely prefix: these slaves take no flags from the environment.
+  auto loaded = slaveFlags.load("MESOS_LOCAL_SLAVE_", static_cast<int>(argv.size()), argv.data());
+  if (!loaded) return loaded.error();
+  slave::SlaveOptions options;
+  options.master = master_.pid();
+  options.files = files_.pid();
+  auto created = slave::Slave::create(slaveFlags, std::move(options));
+  if (!created) return created.error();
+  slaves_.push_back(runtime_->spawn(std::move(created).value()));
+  return slaves_.size() - 1;
+}
+
+void LocalCluster::stopSlave(size_t index) { slaves_.at(index).reset(); }
+
+}  // namespace mesos::internal::local
