@@ -81,9 +81,8 @@ const (
 )
 
 // probe implements sched.Scheduler. The driver runs callbacks one at a
-// time, on one goroutine; the mutex only guards against the main goroutine
-// (which reads nothing but the result channel) and keeps the race detector
-// honest.
+// time, on one goroutine; the mutex is for the main goroutine, which reads
+// the state for its timeout message.
 type probe struct {
 	executorPath string
 
