@@ -85,109 +85,159 @@ json::Value taskJson(const Task& task) {
 
 Future<Response> Master::healthEndpoint(const Request&) { return Response::ok("", "text/plain"); }
 
+// /state is rendered in steps of at most stateChunk_ slaves or frameworks,
+// each step an event of its own, so that for a large cluster the master
+// keeps handling messages in between. Entries that go away meanwhile are
+// skipped; the document is a consistent view of each entry, not of the
+// whole cluster at one instant (neither is Apache Mesos's, across actors).
+struct Master::StateRender {
+  process::Promise<Response> response;
+  std::string text;
+  std::vector<std::string> slaveIds;
+  std::vector<std::string> frameworkIds;
+  size_t next = 0;  // position in slaveIds, then in frameworkIds
+  bool first = true;
+  Resources total, used, offered;
+};
+
 Future<Response> Master::stateEndpoint(const Request&) {
-  Object state;
-  state["version"] = info_.version();
-  state["id"] = info_.id();
-  state["pid"] = self().toString();
-  state["hostname"] = info_.hostname();
-  state["leader"] = self().toString();
-  state["cluster"] = flags_.cluster;
-  state["start_time"] = 0.0;
-  state["activated_slaves"] = static_cast<int64_t>(slaves_.size());
-  state["deactivated_slaves"] = 0;
+  auto render = std::make_shared<StateRender>();
+  Object head;
+  head["version"] = info_.version();
+  head["id"] = info_.id();
+  head["pid"] = self().toString();
+  head["hostname"] = info_.hostname();
+  head["leader"] = self().toString();
+  head["cluster"] = flags_.cluster;
+  head["start_time"] = 0.0;
+  head["activated_slaves"] = static_cast<int64_t>(slaves_.size());
+  head["deactivated_slaves"] = 0;
   Object flagValues;
   for (const auto& [name, value] : flags_.values()) flagValues[name] = value;
-  state["flags"] = std::move(flagValues);
+  head["flags"] = std::move(flagValues);
+  Array completed;
+  for (const auto& f : completedFrameworks_) completed.push_back(frameworkJson(*f));
+  head["completed_frameworks"] = std::move(completed);
+  head["orphan_tasks"] = Array();
+  head["unregistered_frameworks"] = Array();
+  render->text = json::stringify(head);
+  render->text.pop_back();  // reopen the object: slaves and frameworks follow
+  render->text += ",\"slaves\":[";
+  render->slaveIds.reserve(slaves_.size());
+  for (const auto& [id, s] : slaves_) render->slaveIds.push_back(id);
+  render->frameworkIds.reserve(frameworks_.size());
+  for (const auto& [id, f] : frameworks_) render->frameworkIds.push_back(id);
+  Future<Response> response = render->response.future();
+  renderState(render);
+  return response;
+}
 
-  Resources total, used, offered;
-  Array slaves;
-  for (const auto& [id, s] : slaves_) {
+void Master::renderState(const std::shared_ptr<StateRender>& render) {
+  size_t budget = stateChunk_;
+  while (budget > 0 && render->next < render->slaveIds.size()) {
+    Slave* s = slave(render->slaveIds[render->next++]);
+    if (s == nullptr) continue;
+    budget--;
     Resources slaveOffered;
     for (const std::string& offerId : s->offers) {
       auto it = offers_.find(offerId);
       if (it != offers_.end()) slaveOffered += it->second.resources;
     }
-    total += s->total;
-    used += s->used;
-    offered += slaveOffered;
-    Object slave;
-    slave["id"] = id;
-    slave["pid"] = s->pid.toString();
-    slave["hostname"] = s->info.hostname();
-    slave["registered_time"] = s->registeredTime;
-    slave["resources"] = resourcesJson(s->total);
-    slave["used_resources"] = resourcesJson(s->used);
-    slave["offered_resources"] = resourcesJson(slaveOffered);
-    slave["attributes"] = attributesJson(s->info.attributes());
-    slave["active"] = true;
-    slave["version"] = s->version;
-    slaves.push_back(std::move(slave));
-  }
-  state["slaves"] = std::move(slaves);
-
-  auto frameworkJson = [&](const Framework& f) {
+    render->total += s->total;
+    render->used += s->used;
+    render->offered += slaveOffered;
     Object object;
-    object["id"] = f.id.value();
-    object["name"] = f.info.name();
-    object["user"] = f.info.user();
-    object["pid"] = f.pid.toString();
-    object["hostname"] = f.info.hostname();
-    object["role"] = f.info.role();
-    object["webui_url"] = f.info.webui_url();
-    object["checkpoint"] = f.info.checkpoint();
-    object["failover_timeout"] = f.info.failover_timeout();
-    object["active"] = f.active;
-    object["registered_time"] = f.registeredTime;
-    object["reregistered_time"] = f.reregisteredTime;
-    object["unregistered_time"] = f.unregisteredTime;
-    object["used_resources"] = resourcesJson(f.used);
-    object["offered_resources"] = resourcesJson(f.offered);
-    object["resources"] = resourcesJson(f.used + f.offered);
-    Array tasks;
-    for (const auto& [id, task] : f.tasks) tasks.push_back(taskJson(task->task));
-    object["tasks"] = std::move(tasks);
-    Array completed;
-    for (const Task& task : f.completedTasks) completed.push_back(taskJson(task));
-    object["completed_tasks"] = std::move(completed);
-    Array offers;
-    for (const std::string& offerId : f.offers) {
-      auto it = offers_.find(offerId);
-      if (it == offers_.end()) continue;
-      Object offer;
-      offer["id"] = offerId;
-      offer["framework_id"] = f.id.value();
-      offer["slave_id"] = it->second.offer.slave_id().value();
-      offer["resources"] = resourcesJson(it->second.resources);
-      offers.push_back(std::move(offer));
-    }
-    object["offers"] = std::move(offers);
-    Array executors;
-    for (const auto& [slaveId, byId] : f.executors) {
-      for (const auto& [executorId, info] : byId) {
-        Object executor;
-        executor["executor_id"] = executorId;
-        executor["slave_id"] = slaveId;
-        executor["name"] = info.name();
-        executor["resources"] = resourcesJson(Resources(info.resources()));
-        executors.push_back(std::move(executor));
-      }
-    }
-    object["executors"] = std::move(executors);
-    return object;
-  };
-  Array frameworks;
-  for (const auto& [id, f] : frameworks_) frameworks.push_back(frameworkJson(*f));
-  state["frameworks"] = std::move(frameworks);
+    object["id"] = s->id.value();
+    object["pid"] = s->pid.toString();
+    object["hostname"] = s->info.hostname();
+    object["registered_time"] = s->registeredTime;
+    object["resources"] = resourcesJson(s->total);
+    object["used_resources"] = resourcesJson(s->used);
+    object["offered_resources"] = resourcesJson(slaveOffered);
+    object["attributes"] = attributesJson(s->info.attributes());
+    object["active"] = true;
+    object["version"] = s->version;
+    if (!render->first) render->text += ",";
+    render->first = false;
+    render->text += json::stringify(object);
+  }
+  size_t slaves = render->slaveIds.size();
+  if (render->next == slaves && budget > 0) {
+    // Between the two lists.
+    render->text += "],\"frameworks\":[";
+    render->first = true;
+    render->next++;
+  }
+  while (budget > 0 && render->next > slaves &&
+         render->next - slaves - 1 < render->frameworkIds.size()) {
+    Framework* f = framework(render->frameworkIds[render->next - slaves - 1]);
+    render->next++;
+    if (f == nullptr) continue;
+    budget--;
+    if (!render->first) render->text += ",";
+    render->first = false;
+    render->text += json::stringify(frameworkJson(*f));
+  }
+  if (render->next <= slaves + render->frameworkIds.size()) {
+    process::dispatch(self(), [this, render] { renderState(render); });
+    return;
+  }
+  render->text += "],\"total_resources\":" + json::stringify(resourcesJson(render->total));
+  render->text += ",\"used_resources\":" + json::stringify(resourcesJson(render->used));
+  render->text += ",\"offered_resources\":" + json::stringify(resourcesJson(render->offered));
+  render->text += "}";
+  render->response.set(Response::ok(std::move(render->text)));
+}
+
+json::Value Master::frameworkJson(const Framework& f) {
+  Object object;
+  object["id"] = f.id.value();
+  object["name"] = f.info.name();
+  object["user"] = f.info.user();
+  object["pid"] = f.pid.toString();
+  object["hostname"] = f.info.hostname();
+  object["role"] = f.info.role();
+  object["webui_url"] = f.info.webui_url();
+  object["checkpoint"] = f.info.checkpoint();
+  object["failover_timeout"] = f.info.failover_timeout();
+  object["active"] = f.active;
+  object["registered_time"] = f.registeredTime;
+  object["reregistered_time"] = f.reregisteredTime;
+  object["unregistered_time"] = f.unregisteredTime;
+  object["used_resources"] = resourcesJson(f.used);
+  object["offered_resources"] = resourcesJson(f.offered);
+  object["resources"] = resourcesJson(f.used + f.offered);
+  Array tasks;
+  for (const auto& [id, task] : f.tasks) tasks.push_back(taskJson(task->task));
+  object["tasks"] = std::move(tasks);
   Array completed;
-  for (const auto& f : completedFrameworks_) completed.push_back(frameworkJson(*f));
-  state["completed_frameworks"] = std::move(completed);
-  state["orphan_tasks"] = Array();
-  state["unregistered_frameworks"] = Array();
-  state["total_resources"] = resourcesJson(total);
-  state["used_resources"] = resourcesJson(used);
-  state["offered_resources"] = resourcesJson(offered);
-  return Response::ok(json::stringify(state));
+  for (const Task& task : f.completedTasks) completed.push_back(taskJson(task));
+  object["completed_tasks"] = std::move(completed);
+  Array offers;
+  for (const std::string& offerId : f.offers) {
+    auto it = offers_.find(offerId);
+    if (it == offers_.end()) continue;
+    Object offer;
+    offer["id"] = offerId;
+    offer["framework_id"] = f.id.value();
+    offer["slave_id"] = it->second.offer.slave_id().value();
+    offer["resources"] = resourcesJson(it->second.resources);
+    offers.push_back(std::move(offer));
+  }
+  object["offers"] = std::move(offers);
+  Array executors;
+  for (const auto& [slaveId, byId] : f.executors) {
+    for (const auto& [executorId, info] : byId) {
+      Object executor;
+      executor["executor_id"] = executorId;
+      executor["slave_id"] = slaveId;
+      executor["name"] = info.name();
+      executor["resources"] = resourcesJson(Resources(info.resources()));
+      executors.push_back(std::move(executor));
+    }
+  }
+  object["executors"] = std::move(executors);
+  return object;
 }
 
 std::string Master::metricsJson() {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "allocator/allocator_actor.hpp"
+#include "common/json.hpp"
 #include "common/resources.hpp"
 #include "master/flags.hpp"
 #include "master/metrics.hpp"
@@ -98,6 +99,9 @@ class Master : public process::Actor {
   void offer(const FrameworkID& frameworkId, std::vector<allocator::SlaveResources> resources);
 
   const MasterInfo& info() const { return info_; }
+  // How many slaves or frameworks one step of /state rendering covers
+  // (tests make it small to exercise the steps).
+  void setStateChunk(size_t entries) { stateChunk_ = entries; }
   // The allocator actor (tests use it to trigger allocation).
   const process::Pid<allocator::AllocatorActor>& allocatorPid() const { return allocator_.pid(); }
 
@@ -161,7 +165,10 @@ class Master : public process::Actor {
                         const std::optional<ExecutorID>& executorId = std::nullopt);
 
   // http.cpp
+  struct StateRender;
   process::Future<process::http::Response> stateEndpoint(const process::http::Request& request);
+  void renderState(const std::shared_ptr<StateRender>& render);
+  json::Value frameworkJson(const Framework& framework);
   process::Future<process::http::Response> healthEndpoint(const process::http::Request& request);
 
  public:
@@ -192,6 +199,7 @@ class Master : public process::Actor {
   process::Spawned<MetricsActor> metricsActor_;
   Metrics metrics_;
 
+  size_t stateChunk_ = 500;
   uint64_t nextFrameworkId_ = 0;
   uint64_t nextSlaveId_ = 0;
   uint64_t nextOfferId_ = 0;

@@ -567,6 +567,25 @@ TEST_F(MasterTest, SuppressAndReviveAsSchedulerCalls) {
   EXPECT_EQ(1u, s.count<ResourceOffersMessage>());
 }
 
+// With one entry per step, /state still comes out whole and right.
+TEST_F(MasterTest, StateRenderedInSmallStepsIsComplete) {
+  process::dispatch(master_.pid(), &Master::setStateChunk, size_t{1});
+  Peer& s1 = scheduler("scheduler(1)");
+  Peer& s2 = scheduler("scheduler(2)");
+  registerFramework(s1);
+  registerFramework(s2);
+  for (int i = 1; i <= 3; ++i) registerSlave(slave("slave(" + std::to_string(i) + ")"), "cpus:2;mem:100");
+  runtime_->clock().resume();
+  std::string body;
+  ASSERT_EQ(200, httpGet(runtime_->address(), "/master/state", &body));
+  auto state = json::parse(body);
+  ASSERT_TRUE(state.ok()) << state.error().message << "\n" << body;
+  EXPECT_EQ(3u, (*state)["slaves"].array().size());
+  EXPECT_EQ(2u, (*state)["frameworks"].array().size());
+  EXPECT_EQ(6, (*state)["total_resources"]["cpus"].number());
+  EXPECT_EQ(master().toString(), (*state)["leader"].string());
+}
+
 TEST_F(MasterTest, StateAndMetricsEndpoints) {
   process::Runtime::Options options;
   (void)options;
