@@ -4,6 +4,7 @@
 #include <glog/logging.h>
 
 #include "common/json.hpp"
+#include "common/state_json.hpp"
 #include "master/master.hpp"
 #include "master/metrics_actor.hpp"
 #include "process/dispatch.hpp"
@@ -15,73 +16,6 @@ using json::Object;
 using process::Future;
 using process::http::Request;
 using process::http::Response;
-
-namespace {
-
-// Resources as Apache Mesos renders them: scalars as numbers, ranges and
-// sets as text.
-json::Value resourcesJson(const Resources& resources) {
-  Object object;
-  for (const char* name : {"cpus", "mem", "disk", "gpus"}) object[name] = resources.scalar(name);
-  for (const Resource& resource : resources) {
-    if (resource.type() == Value::SCALAR) {
-      object[resource.name()] = resources.scalar(resource.name());
-    } else if (resource.type() == Value::RANGES) {
-      std::string text = "[";
-      const Value::Ranges ranges = resources.ranges(resource.name());
-      for (int i = 0; i < ranges.range_size(); ++i) {
-        if (i > 0) text += ", ";
-        text += std::to_string(ranges.range(i).begin()) + "-" +
-                std::to_string(ranges.range(i).end());
-      }
-      object[resource.name()] = text + "]";
-    } else if (resource.type() == Value::SET) {
-      std::string text = "{";
-      for (int i = 0; i < resource.set().item_size(); ++i) {
-        if (i > 0) text += ", ";
-        text += resource.set().item(i);
-      }
-      object[resource.name()] = text + "}";
-    }
-  }
-  return object;
-}
-
-json::Value attributesJson(const google::protobuf::RepeatedPtrField<Attribute>& attributes) {
-  Object object;
-  for (const Attribute& attribute : attributes) {
-    if (attribute.type() == Value::SCALAR) {
-      object[attribute.name()] = attribute.scalar().value();
-    } else if (attribute.type() == Value::TEXT) {
-      object[attribute.name()] = attribute.text().value();
-    } else {
-      object[attribute.name()] = json::fromProto(attribute);
-    }
-  }
-  return object;
-}
-
-json::Value taskJson(const Task& task) {
-  Object object;
-  object["id"] = task.task_id().value();
-  object["name"] = task.name();
-  object["framework_id"] = task.framework_id().value();
-  object["executor_id"] = task.has_executor_id() ? task.executor_id().value() : "";
-  object["slave_id"] = task.slave_id().value();
-  object["state"] = TaskState_Name(task.state());
-  object["resources"] = resourcesJson(Resources(task.resources()));
-  Array statuses;
-  for (const TaskStatus& status : task.statuses()) {
-    Object s;
-    s["state"] = TaskState_Name(status.state());
-    s["timestamp"] = status.timestamp();
-    statuses.push_back(std::move(s));
-  }
-  object["statuses"] = std::move(statuses);
-  return object;
-}
-
-}  // namespace
 
 Future<Response> Master::healthEndpoint(const Request&) { return Response::ok("", "text/plain"); }
 
@@ -151,10 +85,10 @@ void Master::renderState(const std::shared_ptr<StateRender>& render) {
     object["pid"] = s->pid.toString();
     object["hostname"] = s->info.hostname();
     object["registered_time"] = s->registeredTime;
-    object["resources"] = resourcesJson(s->total);
-    object["used_resources"] = resourcesJson(s->used);
-    object["offered_resources"] = resourcesJson(slaveOffered);
-    object["attributes"] = attributesJson(s->info.attributes());
+    object["resources"] = json::fromResources(s->total);
+    object["used_resources"] = json::fromResources(s->used);
+    object["offered_resources"] = json::fromResources(slaveOffered);
+    object["attributes"] = json::fromAttributes(s->info.attributes());
     object["active"] = true;
     object["version"] = s->version;
     if (!render->first) render->text += ",";
@@ -182,9 +116,9 @@ void Master::renderState(const std::shared_ptr<StateRender>& render) {
     process::dispatch(self(), [this, render] { renderState(render); });
     return;
   }
-  render->text += "],\"total_resources\":" + json::stringify(resourcesJson(render->total));
-  render->text += ",\"used_resources\":" + json::stringify(resourcesJson(render->used));
-  render->text += ",\"offered_resources\":" + json::stringify(resourcesJson(render->offered));
+  render->text += "],\"total_resources\":" + json::stringify(json::fromResources(render->total));
+  render->text += ",\"used_resources\":" + json::stringify(json::fromResources(render->used));
+  render->text += ",\"offered_resources\":" + json::stringify(json::fromResources(render->offered));
   render->text += "}";
   render->response.set(Response::ok(std::move(render->text)));
 }
@@ -204,14 +138,14 @@ json::Value Master::frameworkJson(const Framework& f) {
   object["registered_time"] = f.registeredTime;
   object["reregistered_time"] = f.reregisteredTime;
   object["unregistered_time"] = f.unregisteredTime;
-  object["used_resources"] = resourcesJson(f.used);
-  object["offered_resources"] = resourcesJson(f.offered);
-  object["resources"] = resourcesJson(f.used + f.offered);
+  object["used_resources"] = json::fromResources(f.used);
+  object["offered_resources"] = json::fromResources(f.offered);
+  object["resources"] = json::fromResources(f.used + f.offered);
   Array tasks;
-  for (const auto& [id, task] : f.tasks) tasks.push_back(taskJson(task->task));
+  for (const auto& [id, task] : f.tasks) tasks.push_back(json::fromTask(task->task));
   object["tasks"] = std::move(tasks);
   Array completed;
-  for (const Task& task : f.completedTasks) completed.push_back(taskJson(task));
+  for (const Task& task : f.completedTasks) completed.push_back(json::fromTask(task));
   object["completed_tasks"] = std::move(completed);
   Array offers;
   for (const std::string& offerId : f.offers) {
@@ -221,7 +155,7 @@ json::Value Master::frameworkJson(const Framework& f) {
     offer["id"] = offerId;
     offer["framework_id"] = f.id.value();
     offer["slave_id"] = it->second.offer.slave_id().value();
-    offer["resources"] = resourcesJson(it->second.resources);
+    offer["resources"] = json::fromResources(it->second.resources);
     offers.push_back(std::move(offer));
   }
   object["offers"] = std::move(offers);
@@ -232,7 +166,7 @@ json::Value Master::frameworkJson(const Framework& f) {
       executor["executor_id"] = executorId;
       executor["slave_id"] = slaveId;
       executor["name"] = info.name();
-      executor["resources"] = resourcesJson(Resources(info.resources()));
+      executor["resources"] = json::fromResources(Resources(info.resources()));
       executors.push_back(std::move(executor));
     }
   }

@@ -2,6 +2,7 @@
 // /slave(N)/health.
 #include <glog/logging.h>
 
+#include "common/state_json.hpp"
 #include "slave/machine.hpp"
 #include "slave/slave.hpp"
 
@@ -13,84 +14,6 @@ using process::http::Response;
 
 namespace {
 
-// Resources as Apache Mesos shows them: {"cpus": 4, "mem": 2048, "ports": "[31000-32000]"}.
-json::Value resourcesModel(const Resources& resources) {
-  json::Object object;
-  object["cpus"] = 0.0;
-  object["mem"] = 0.0;
-  object["disk"] = 0.0;
-  for (const Resource& resource : resources) {
-    switch (resource.type()) {
-      case Value::SCALAR:
-        object[resource.name()] = resources.scalar(resource.name());
-        break;
-      case Value::RANGES:
-        object[resource.name()] = formatRanges(resources.ranges(resource.name()));
-        break;
-      case Value::SET: {
-        std::string text = "{";
-        for (int i = 0; i < resource.set().item_size(); ++i) {
-          if (i > 0) text += ", ";
-          text += resource.set().item(i);
-        }
-        object[resource.name()] = text + "}";
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  return object;
-}
-
-json::Value attributesModel(const google::protobuf::RepeatedPtrField<Attribute>& attributes) {
-  json::Object object;
-  for (const Attribute& attribute : attributes) {
-    switch (attribute.type()) {
-      case Value::SCALAR:
-        object[attribute.name()] = attribute.scalar().value();
-        break;
-      case Value::RANGES:
-        object[attribute.name()] = formatRanges(attribute.ranges());
-        break;
-      case Value::SET: {
-        std::string text = "{";
-        for (int i = 0; i < attribute.set().item_size(); ++i) {
-          if (i > 0) text += ", ";
-          text += attribute.set().item(i);
-        }
-        object[attribute.name()] = text + "}";
-        break;
-      }
-      case Value::TEXT:
-        object[attribute.name()] = attribute.text().value();
-        break;
-    }
-  }
-  return object;
-}
-
-json::Value taskModel(const Task& task) {
-  json::Object object;
-  object["id"] = task.task_id().value();
-  object["name"] = task.name();
-  object["framework_id"] = task.framework_id().value();
-  object["executor_id"] = task.has_executor_id() ? task.executor_id().value() : "";
-  object["slave_id"] = task.slave_id().value();
-  object["state"] = TaskState_Name(task.state());
-  object["resources"] = resourcesModel(Resources(task.resources()));
-  json::Array statuses;
-  for (const TaskStatus& status : task.statuses()) {
-    json::Object entry;
-    entry["state"] = TaskState_Name(status.state());
-    entry["timestamp"] = status.timestamp();
-    if (status.has_message()) entry["message"] = status.message();
-    statuses.push_back(std::move(entry));
-  }
-  object["statuses"] = std::move(statuses);
-  return object;
-}
-
 json::Value queuedTaskModel(const TaskInfo& task, const FrameworkID& frameworkId) {
   json::Object object;
   object["id"] = task.task_id().value();
@@ -99,7 +22,7 @@ json::Value queuedTaskModel(const TaskInfo& task, const FrameworkID& frameworkId
   object["executor_id"] = task.has_executor() ? task.executor().executor_id().value() : "";
   object["slave_id"] = task.slave_id().value();
   object["state"] = "TASK_STAGING";
-  object["resources"] = resourcesModel(Resources(task.resources()));
+  object["resources"] = json::fromResources(Resources(task.resources()));
   return object;
 }
 
@@ -122,9 +45,9 @@ json::Value executorModel(const Executor& executor) {
   object["directory"] = executor.directory;
   object["state"] = executorStateName(executor.state);
   object["pid"] = executor.pid ? executor.pid.toString() : "";
-  object["resources"] = resourcesModel(executor.resources());
+  object["resources"] = json::fromResources(executor.resources());
   json::Array tasks;
-  for (const auto& [id, task] : executor.launchedTasks) tasks.push_back(taskModel(task));
+  for (const auto& [id, task] : executor.launchedTasks) tasks.push_back(json::fromTask(task));
   object["tasks"] = std::move(tasks);
   json::Array queued;
   for (const TaskInfo& task : executor.queuedTasks) {
@@ -132,8 +55,8 @@ json::Value executorModel(const Executor& executor) {
   }
   object["queued_tasks"] = std::move(queued);
   json::Array completed;
-  for (const auto& [id, task] : executor.terminatedTasks) completed.push_back(taskModel(task));
-  for (const Task& task : executor.completedTasks) completed.push_back(taskModel(task));
+  for (const auto& [id, task] : executor.terminatedTasks) completed.push_back(json::fromTask(task));
+  for (const Task& task : executor.completedTasks) completed.push_back(json::fromTask(task));
   object["completed_tasks"] = std::move(completed);
   return object;
 }
@@ -166,8 +89,8 @@ json::Value Slave::state() const {
   object["pid"] = self().toString();
   object["hostname"] = info_.hostname();
   object["start_time"] = startTime_;
-  object["resources"] = resourcesModel(Resources(info_.resources()));
-  object["attributes"] = attributesModel(info_.attributes());
+  object["resources"] = json::fromResources(Resources(info_.resources()));
+  object["attributes"] = json::fromAttributes(info_.attributes());
   object["master_hostname"] = master_ ? master_->address.ipString() : "";
   object["registered"] = state_ == State::kRunning;
 

@@ -203,13 +203,4 @@ Result<google::protobuf::RepeatedPtrField<Attribute>> parseAttributes(const std:
   return attributes;
 }
 
-std::string formatRanges(const Value::Ranges& ranges) {
-  std::string out = "[";
-  for (int i = 0; i < ranges.range_size(); ++i) {
-    if (i > 0) out += ", ";
-    out += std::to_string(ranges.range(i).begin()) + "-" + std::to_string(ranges.range(i).end());
-  }
-  return out + "]";
-}
-
 }  // namespace mesos::internal::slave

@@ -35,7 +35,4 @@ Result<Resources> slaveResources(const std::optional<std::string>& flag, const M
 // ("2.5"), ranges ("[1-5,8-9]"), a set ("{a,b}") or text ("rack-1").
 Result<google::protobuf::RepeatedPtrField<Attribute>> parseAttributes(const std::string& text);
 
-// "[31000-32000, 40000-40010]".
-std::string formatRanges(const Value::Ranges& ranges);
-
 }  // namespace mesos::internal::slave

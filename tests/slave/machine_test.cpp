@@ -18,6 +18,7 @@
 #include "process/future.hpp"
 #include "slave/flags.hpp"
 #include "slave/launcher.hpp"
+#include "common/state_json.hpp"
 #include "slave/machine.hpp"
 #include "slave/paths.hpp"
 #include "slave/reaper.hpp"
@@ -40,7 +41,7 @@ TEST(MachineTest, DetectsWhatTheResourcesFlagLeavesOut) {
   ASSERT_TRUE(some.ok());
   EXPECT_EQ(some->scalar("cpus"), 2);
   EXPECT_EQ(some->scalar("mem"), 16384 - 1024);
-  EXPECT_EQ(formatRanges(some->ranges("ports")), "[5000-5010]");
+  EXPECT_EQ(json::formatRanges(some->ranges("ports")), "[5000-5010]");
 
   // Small machines keep half.
   auto small = slaveResources(std::nullopt, MachineFacts{1, 1000, 8000});
@@ -67,7 +68,7 @@ TEST(MachineTest, ParsesAttributes) {
   EXPECT_EQ((*attributes)[1].type(), Value::SCALAR);
   EXPECT_EQ((*attributes)[1].scalar().value(), 16);
   EXPECT_EQ((*attributes)[2].type(), Value::RANGES);
-  EXPECT_EQ(formatRanges((*attributes)[2].ranges()), "[1-5, 8-9]");
+  EXPECT_EQ(json::formatRanges((*attributes)[2].ranges()), "[1-5, 8-9]");
   EXPECT_EQ((*attributes)[3].type(), Value::SET);
   EXPECT_EQ((*attributes)[3].set().item_size(), 2);
 

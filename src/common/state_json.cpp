@@ -1,0 +1,92 @@
+#include "common/state_json.hpp"
+
+namespace mesos::json {
+
+namespace {
+
+std::string formatSet(const mesos::Value::Set& set) {
+  std::string text = "{";
+  for (int i = 0; i < set.item_size(); ++i) {
+    if (i > 0) text += ", ";
+    text += set.item(i);
+  }
+  return text + "}";
+}
+
+}  // namespace
+
+std::string formatRanges(const mesos::Value::Ranges& ranges) {
+  std::string text = "[";
+  for (int i = 0; i < ranges.range_size(); ++i) {
+    if (i > 0) text += ", ";
+    text += std::to_string(ranges.range(i).begin()) + "-" + std::to_string(ranges.range(i).end());
+  }
+  return text + "]";
+}
+
+Value fromResources(const Resources& resources) {
+  Object object;
+  object["cpus"] = 0.0;
+  object["mem"] = 0.0;
+  object["disk"] = 0.0;
+  for (const Resource& resource : resources) {
+    switch (resource.type()) {
+      case mesos::Value::SCALAR:
+        object[resource.name()] = resources.scalar(resource.name());
+        break;
+      case mesos::Value::RANGES:
+        object[resource.name()] = formatRanges(resources.ranges(resource.name()));
+        break;
+      case mesos::Value::SET:
+        object[resource.name()] = formatSet(resource.set());
+        break;
+      default:
+        break;
+    }
+  }
+  return object;
+}
+
+Value fromAttributes(const google::protobuf::RepeatedPtrField<Attribute>& attributes) {
+  Object object;
+  for (const Attribute& attribute : attributes) {
+    switch (attribute.type()) {
+      case mesos::Value::SCALAR:
+        object[attribute.name()] = attribute.scalar().value();
+        break;
+      case mesos::Value::RANGES:
+        object[attribute.name()] = formatRanges(attribute.ranges());
+        break;
+      case mesos::Value::SET:
+        object[attribute.name()] = formatSet(attribute.set());
+        break;
+      case mesos::Value::TEXT:
+        object[attribute.name()] = attribute.text().value();
+        break;
+    }
+  }
+  return object;
+}
+
+Value fromTask(const internal::Task& task) {
+  Object object;
+  object["id"] = task.task_id().value();
+  object["name"] = task.name();
+  object["framework_id"] = task.framework_id().value();
+  object["executor_id"] = task.has_executor_id() ? task.executor_id().value() : "";
+  object["slave_id"] = task.slave_id().value();
+  object["state"] = TaskState_Name(task.state());
+  object["resources"] = fromResources(Resources(task.resources()));
+  Array statuses;
+  for (const TaskStatus& status : task.statuses()) {
+    Object entry;
+    entry["state"] = TaskState_Name(status.state());
+    entry["timestamp"] = status.timestamp();
+    if (status.has_message()) entry["message"] = status.message();
+    statuses.push_back(std::move(entry));
+  }
+  object["statuses"] = std::move(statuses);
+  return object;
+}
+
+}  // namespace mesos::json
