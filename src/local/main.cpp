@@ -6,8 +6,6 @@
 //
 // Frameworks connect to --ip:--port as to any master. SIGINT or SIGTERM stops
 // everything, executors included.
-#include <signal.h>
-
 #include <iostream>
 #include <vector>
 
@@ -15,6 +13,7 @@
 
 #include "common/flags.hpp"
 #include "local/cluster.hpp"
+#include "process/signals.hpp"
 
 namespace {
 
@@ -67,12 +66,7 @@ int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
 
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  process::blockStopSignals();
 
   process::Runtime::Options options;
   options.ip = flags.ip;
@@ -97,8 +91,7 @@ int main(int argc, char** argv) {
   std::cout << "mesos-local: master at " << (*cluster)->master() << " with " << flags.num_slaves
             << " slave(s); state at http://" << (*cluster)->runtime().address()
             << "/master/state" << std::endl;
-  int signal = 0;
-  sigwait(&stop, &signal);
+  int signal = process::awaitStopSignal();
   LOG(INFO) << "Received signal " << signal << "; stopping";
   cluster.value().reset();
   return 0;

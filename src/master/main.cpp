@@ -1,6 +1,4 @@
 // mesos-master: the master daemon.
-#include <signal.h>
-
 #include <iostream>
 
 #include <glog/logging.h>
@@ -10,6 +8,7 @@
 #include "master/flags.hpp"
 #include "master/master.hpp"
 #include "process/runtime.hpp"
+#include "process/signals.hpp"
 
 using mesos::internal::master::Master;
 using mesos::internal::master::MasterFlags;
@@ -33,13 +32,7 @@ int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
 
-  // Signals end the process through sigwait() below, on this thread.
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  process::blockStopSignals();
 
   process::Runtime::Options options;
   options.ip = flags.ip ? *flags.ip : process::Runtime::hostAddress();
@@ -55,8 +48,7 @@ int main(int argc, char** argv) {
         flags, std::make_unique<mesos::allocator::HierarchicalAllocator>(
                    std::make_unique<mesos::allocator::DrfSorter>()));
     (*runtime)->setDelegate("master");
-    int signal = 0;
-    sigwait(&stop, &signal);
+    int signal = process::awaitStopSignal();
     LOG(INFO) << "Received signal " << signal << "; stopping";
   }
   return 0;

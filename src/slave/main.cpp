@@ -15,6 +15,7 @@
 #include <glog/logging.h>
 
 #include "process/runtime.hpp"
+#include "process/signals.hpp"
 #include "slave/files.hpp"
 #include "slave/flags.hpp"
 #include "slave/slave.hpp"
@@ -68,15 +69,9 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // Signals are taken by one thread (sigwait) so that a stop runs as an
-  // orderly actor termination; every other thread, and so every thread the
-  // runtime starts, keeps them blocked (executors get a clean mask).
-  sigset_t stopSignals;
-  sigemptyset(&stopSignals);
-  sigaddset(&stopSignals, SIGTERM);
-  sigaddset(&stopSignals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
+  // Every thread the runtime starts inherits the blocked stop signals
+  // (executors get a clean mask from the launcher).
+  process::blockStopSignals();
 
   process::Runtime::Options options;
   options.ip = ip;
@@ -100,9 +95,8 @@ int main(int argc, char** argv) {
   process::Spawned<Slave> spawned = (*runtime)->spawn(std::move(slave).value());
   process::UPID pid = spawned.pid();
 
-  std::thread([rt = runtime->get(), pid, stopSignals] {
-    int signal = 0;
-    sigwait(&stopSignals, &signal);
+  std::thread([rt = runtime->get(), pid] {
+    int signal = process::awaitStopSignal();
     LOG(INFO) << "Got signal " << signal << "; stopping";
     rt->terminate(pid);
   }).detach();
