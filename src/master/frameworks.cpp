@@ -138,13 +138,19 @@ Framework* Master::addFramework(const FrameworkInfo& info, const UPID& pid) {
   metrics_.frameworksRegistered++;
 
   // Tasks that slaves reported before the framework came back.
-  std::unordered_map<std::string, Resources> used;
-  for (auto& [slaveId, s] : slaves_) {
+  std::unordered_set<std::string> adopt;
+  if (auto it = orphans_.find(f->id.value()); it != orphans_.end()) {
+    adopt = std::move(it->second);
+    orphans_.erase(it);
+  }
+  for (const std::string& slaveId : adopt) {
+    Slave* s = slave(slaveId);
+    if (s == nullptr) continue;
     auto tasks = s->tasks.find(f->id.value());
     if (tasks != s->tasks.end()) {
       for (auto& [taskId, task] : tasks->second) {
         f->tasks[taskId] = task.get();
-        f->used += task->resources;
+        if (!task->recovered) f->used += task->resources;
       }
     }
     auto executors = s->executors.find(f->id.value());

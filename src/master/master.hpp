@@ -211,6 +211,10 @@ class Master : public process::Actor {
   // Whose exit we watch: scheduler and slave pids.
   std::unordered_map<UPID, std::string> frameworkPids_;  // pid -> framework id
   std::unordered_map<UPID, std::string> slavePids_;      // pid -> slave id
+  // Slaves that re-registered with tasks or executors of frameworks not
+  // (yet) registered here, by framework id: what addFramework() adopts,
+  // without a scan of every slave.
+  std::unordered_map<std::string, std::unordered_set<std::string>> orphans_;
 };
 
 }  // namespace mesos::internal::master

@@ -130,6 +130,8 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
       if (Framework* f = framework(frameworkId)) {
         f->executors[s->id.value()][executor.executor_id().value()] = executor;
         f->used += resources;
+      } else {
+        orphans_[frameworkId].insert(s->id.value());
       }
     }
     for (const Task& task : message.tasks()) {
@@ -153,6 +155,8 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
       if (Framework* f = framework(frameworkId)) {
         f->tasks[task.task_id().value()] = record.get();
         if (!terminal) f->used += record->resources;
+      } else {
+        orphans_[frameworkId].insert(s->id.value());
       }
       s->tasks[frameworkId][task.task_id().value()] = std::move(record);
     }

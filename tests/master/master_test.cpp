@@ -586,6 +586,47 @@ TEST_F(MasterTest, StateRenderedInSmallStepsIsComplete) {
   EXPECT_EQ(master().toString(), (*state)["leader"].string());
 }
 
+TEST_F(MasterTest, FrameworkComingBackAdoptsTasksItsSlavesReported) {
+  // A slave this master never saw re-registers with a running task of a
+  // framework this master never saw (as after a master failover).
+  Peer& a = slave("slave(1)");
+  ReregisterSlaveMessage reregister;
+  SlaveInfo* info = reregister.mutable_slave();
+  info->set_hostname("a.example");
+  info->mutable_id()->set_value("old-S1");
+  *info->mutable_resources() = Resources::parse("cpus:2;mem:1024").value().proto();
+  Task* task = reregister.add_tasks();
+  task->set_name("t");
+  task->mutable_task_id()->set_value("t1");
+  task->mutable_framework_id()->set_value("old-F1");
+  task->mutable_slave_id()->set_value("old-S1");
+  task->set_state(TASK_RUNNING);
+  *task->mutable_resources() = Resources::parse("cpus:1;mem:100").value().proto();
+  a.post(master(), reregister);
+  runtime_->settle();
+  ASSERT_EQ(1u, a.count<SlaveReregisteredMessage>());
+
+  Peer& s = scheduler("scheduler(1)");
+  FrameworkInfo framework = frameworkInfo();
+  framework.mutable_id()->set_value("old-F1");
+  ReregisterFrameworkMessage message;
+  message.mutable_framework()->CopyFrom(framework);
+  message.set_failover(true);
+  s.post(master(), message);
+  runtime_->settle();
+  ASSERT_EQ(1u, s.count<FrameworkReregisteredMessage>());
+  ReconcileTasksMessage reconcile;
+  reconcile.mutable_framework_id()->set_value("old-F1");
+  s.post(master(), reconcile);
+  runtime_->settle();
+  auto got = statuses(s, "t1");
+  ASSERT_EQ(1u, got.size());
+  EXPECT_EQ(TASK_RUNNING, got[0].state());
+  // Only the free half is offered.
+  ASSERT_GE(s.count<ResourceOffersMessage>(), 1u);
+  EXPECT_EQ(1, Resources(lastOffer(s).resources()).scalar("cpus"));
+}
+
 TEST_F(MasterTest, StateAndMetricsEndpoints) {
   process::Runtime::Options options;
   (void)options;
