@@ -52,6 +52,7 @@
 #include "master/master.hpp"
 #include "messages.pb.h"
 #include "process/runtime.hpp"
+#include "support/subprocess.hpp"
 #include "slave/files.hpp"
 #include "slave/flags.hpp"
 #include "slave/slave.hpp"
@@ -94,121 +95,7 @@ constexpr auto kEventLimit = 20s;
 // ---------------------------------------------------------------------------
 // The child process.
 
-struct Child {
-  std::string error;  // non-empty: it could not be started
-  bool timedOut = false;
-  int status = 0;  // from waitpid()
-  std::string out;
-  std::string err;
-
-  bool exitedWith(int code) const {
-    return error.empty() && !timedOut && WIFEXITED(status) && WEXITSTATUS(status) == code;
-  }
-
-  std::string describe() const {
-    std::ostringstream text;
-    if (!error.empty()) {
-      text << "could not run: " << error;
-    } else if (timedOut) {
-      text << "killed after " << std::chrono::seconds(kSchedulerLimit).count() << " s";
-    } else if (WIFEXITED(status)) {
-      text << "exit status " << WEXITSTATUS(status);
-    } else if (WIFSIGNALED(status)) {
-      text << "killed by signal " << WTERMSIG(status);
-    }
-    text << "\n--- stdout ---\n" << out << "--- stderr ---\n" << err;
-    return text.str();
-  }
-};
-
-// Runs `args` (args[0] an absolute path), stdin /dev/null, capturing stdout
-// and stderr, for at most `limit` of real time (then SIGKILL).
-Child run(const std::vector<std::string>& args, std::chrono::milliseconds limit) {
-  Child child;
-  int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0) {
-    child.error = std::string("pipe2: ") + std::strerror(errno);
-    return child;
-  }
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    child.error = std::string("pipe2: ") + std::strerror(errno);
-    close(out[0]);
-    close(out[1]);
-    return child;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  std::vector<char*> argv;
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(out[1]);
-  close(err[1]);
-  if (spawned != 0) {
-    child.error = args[0] + ": " + std::strerror(spawned);
-    close(out[0]);
-    close(err[0]);
-    return child;
-  }
-
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  auto left = [&] {
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  deadline - std::chrono::steady_clock::now())
-                  .count();
-    return std::max<int64_t>(ms, 0);
-  };
-  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-  std::string* sinks[2] = {&child.out, &child.err};
-  for (int open = 2; open > 0;) {
-    if (left() == 0) {
-      child.timedOut = true;
-      break;
-    }
-    int ready = poll(fds, 2, static_cast<int>(std::min<int64_t>(left(), 500)));
-    if (ready < 0 && errno != EINTR) {
-      child.error = std::string("poll: ") + std::strerror(errno);
-      break;
-    }
-    for (int i = 0; i < 2 && ready > 0; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      char buffer[4096];
-      ssize_t n = read(fds[i].fd, buffer, sizeof(buffer));
-      if (n > 0) {
-        sinks[i]->append(buffer, static_cast<size_t>(n));
-      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open;
-      }
-    }
-  }
-  for (pollfd& fd : fds) {
-    if (fd.fd >= 0) close(fd.fd);
-  }
-  if (child.timedOut || !child.error.empty()) kill(pid, SIGKILL);
-  // Output closed: it exits now (or was killed); reap it, killing it if it
-  // lingers past the deadline with its output closed.
-  for (;;) {
-    pid_t reaped = waitpid(pid, &child.status, WNOHANG);
-    if (reaped == pid) break;
-    if (reaped < 0 && errno != EINTR) {
-      child.error = std::string("waitpid: ") + std::strerror(errno);
-      break;
-    }
-    if (reaped == 0 && left() == 0 && !child.timedOut) {
-      child.timedOut = true;
-      kill(pid, SIGKILL);
-    }
-    if (reaped == 0) std::this_thread::sleep_for(10ms);
-  }
-  return child;
-}
+using Child = mesos::test::ChildResult;
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> result;
@@ -380,7 +267,7 @@ TEST_F(MesosGoDriverTest, CommandTasksKillAndCustomExecutor) {
   auto executorExited = runtime_->hooks().await<ExitedExecutorMessage>(slave_.pid(), master_.pid());
 
   const std::string master = "127.0.0.1:" + std::to_string(runtime_->address().port);
-  Child child = run({scheduler_, "--master=" + master, "--executor=" + executor_, kSchedulerTimeout},
+  Child child = mesos::test::runChild({scheduler_, "--master=" + master, "--executor=" + executor_, kSchedulerTimeout},
                     kSchedulerLimit);
   ASSERT_TRUE(child.exitedWith(0)) << child.describe();
 
