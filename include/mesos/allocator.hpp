@@ -10,7 +10,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -30,19 +32,61 @@ struct SlaveResources {
   Resources resources;
 };
 
+// The policy's configuration, from the master's flags (see
+// docs/allocation.md). Parsed and checked by allocator::parseConfig().
+struct Config {
+  // --roles: the roles frameworks may use; empty means any role.
+  std::vector<std::string> roles;
+  // --weights: role -> weight (> 0); roles not named weigh 1.
+  std::map<std::string, double> weights;
+  // --priorities: role -> priority; higher goes first; roles not named have 0.
+  std::map<std::string, int64_t> priorities;
+  // --guarantees: role -> resources the role may hold without losing tasks.
+  std::map<std::string, Resources> guarantees;
+  // --min_offer_size: a slave's free resources are offered only once this
+  // much is free (per resource, capped at the slave's total).
+  Resources minOfferSize;
+  // --revocation_timeout: how long a framework below its guarantee waits for
+  // resources before tasks of frameworks above theirs are revoked. Zero
+  // disables revocation.
+  std::chrono::nanoseconds revocationTimeout{0};
+  // --lottery_seed: seeds the lottery policy's random choices.
+  std::optional<uint64_t> seed;
+  // --lottery_tickets: "weights" (role weight, split among the role's
+  // frameworks) or "guarantees" (the role's guaranteed dominant share).
+  std::string lotteryTickets = "weights";
+};
+
+// A request to free resources for a framework below its guarantee: the
+// master kills tasks of `frameworkId` on `slaveId` (youngest first) until at
+// least `amount` is freed, taking no more than `limit` in all (what the
+// framework holds above its guarantee there), after rescinding its
+// outstanding offers on that slave.
+struct Revocation {
+  FrameworkID frameworkId;
+  SlaveID slaveId;
+  Resources amount;
+  Resources limit;
+  FrameworkID beneficiary;  // the framework waiting for resources
+};
+
 struct Options {
   // The current time on the master's clock (paused in tests). Filters
   // expire by it.
   std::function<TimePoint()> now;
   // Called with every batch of offers for one framework.
   std::function<void(const FrameworkID&, std::vector<SlaveResources>)> offer;
+  // Called for every revocation the policy decides on (may be empty for
+  // policies that never revoke).
+  std::function<void(const Revocation&)> revoke;
 };
 
 class Allocator {
  public:
   virtual ~Allocator() = default;
 
-  // Called once, before anything else.
+  // Called once, before anything else. (Configuration comes to the
+  // constructor or module factory, which is where it can fail.)
   virtual void initialize(const Options& options) = 0;
 
   // A framework registered (or was re-added); `used` is what its running
@@ -82,6 +126,17 @@ class Allocator {
   // Offers free resources now: on every slave, or only on `slaveIds`.
   virtual void allocate() = 0;
   virtual void allocate(const std::vector<SlaveID>& slaveIds) = 0;
+
+  // Called every allocation interval after allocate(): a policy that
+  // revokes decides here (default: nothing).
+  virtual void checkRevocations() {}
 };
+
+// Loadable allocator modules (docs/allocation-modules.md): a shared library
+// given as --allocator=/path/to/module.so exports this C symbol. It returns a
+// new allocator configured by `config`, or nullptr after writing the reason
+// to `*error`. The master owns (and deletes) the result.
+#define MESOS_ALLOCATOR_FACTORY_SYMBOL "mesos_allocator_create_v1"
+using AllocatorFactory = Allocator* (*)(const Config* config, std::string* error);
 
 }  // namespace mesos::allocator

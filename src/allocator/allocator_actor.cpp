@@ -6,22 +6,28 @@
 namespace mesos::allocator {
 
 AllocatorActor::AllocatorActor(std::unique_ptr<Allocator> allocator, process::Duration interval,
-                               OfferCallback offer)
+                               OfferCallback offer, RevokeCallback revoke)
     : Actor(process::generateId("allocator")),
       allocator_(std::move(allocator)),
       interval_(interval),
-      offer_(std::move(offer)) {}
+      offer_(std::move(offer)),
+      revoke_(std::move(revoke)) {}
 
 void AllocatorActor::initialize() {
   Options options;
   options.now = [this] { return runtime().clock().now(); };
   options.offer = offer_;
+  options.revoke = [this](const Revocation& revocation) {
+    stats_.revocations++;
+    if (revoke_) revoke_(revocation);
+  };
   allocator_->initialize(options);
   delay(interval_, [this] { tick(); });
 }
 
 void AllocatorActor::tick() {
   allocateNow();
+  allocator_->checkRevocations();
   delay(interval_, [this] { tick(); });
 }
 

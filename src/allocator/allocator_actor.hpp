@@ -2,9 +2,10 @@
 // allocation never blocks the master. The master calls it with dispatch();
 // offers go back to the master through the callback given at construction.
 //
-// It allocates every `interval` over all slaves, and, for resources that
-// free up (recovered, new slave, revived framework), soon after the burst of
-// events that freed them, on the affected slaves only.
+// It allocates every `interval` over all slaves (then lets the policy decide
+// on revocations), and, for resources that free up (recovered, new slave,
+// revived framework), soon after the burst of events that freed them, on the
+// affected slaves only.
 #pragma once
 
 #include <chrono>
@@ -24,9 +25,10 @@ namespace mesos::allocator {
 class AllocatorActor : public process::Actor {
  public:
   using OfferCallback = std::function<void(const FrameworkID&, std::vector<SlaveResources>)>;
+  using RevokeCallback = std::function<void(const Revocation&)>;
 
   AllocatorActor(std::unique_ptr<Allocator> allocator, process::Duration interval,
-                 OfferCallback offer);
+                 OfferCallback offer, RevokeCallback revoke = nullptr);
 
   void addFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
                     const std::unordered_map<std::string, Resources>& used, bool active);
@@ -45,10 +47,12 @@ class AllocatorActor : public process::Actor {
   // Runs a full cycle now (tests; the timer does it every interval).
   void allocateNow();
 
-  // Time spent in the last full cycle, and how many cycles ran.
+  // Time spent in the last full cycle, how many cycles ran, and how many
+  // revocations the policy asked for.
   struct Stats {
     uint64_t cycles = 0;
     double lastCycleMs = 0;
+    uint64_t revocations = 0;
   };
   Stats stats() const { return stats_; }
 
@@ -67,6 +71,7 @@ class AllocatorActor : public process::Actor {
   std::unique_ptr<Allocator> allocator_;
   process::Duration interval_;
   OfferCallback offer_;
+  RevokeCallback revoke_;
   Stats stats_;
   bool pendingScheduled_ = false;
   bool pendingAll_ = false;

@@ -13,6 +13,9 @@ constexpr double kMinCpus = 0.01;
 constexpr double kMinMemMb = 32;
 // Apache Mesos caps refuse_seconds at a year.
 constexpr double kMaxRefuseSeconds = 365.0 * 24 * 3600;
+constexpr double kEpsilon = 1e-9;
+
+const std::string kDefaultRole = "*";
 
 }  // namespace
 
@@ -20,204 +23,501 @@ bool allocatable(const Resources& resources) {
   return resources.scalar("cpus") >= kMinCpus || resources.scalar("mem") >= kMinMemMb;
 }
 
-HierarchicalAllocator::HierarchicalAllocator(std::unique_ptr<Sorter> sorter)
-    : sorter_(std::move(sorter)) {}
+HierarchicalAllocator::HierarchicalAllocator(Policy policy, Config config)
+    : policy_(policy),
+      config_(std::move(config)),
+      sorter_(policy == Policy::kPriority),
+      lottery_(config_.seed) {}
 
 void HierarchicalAllocator::initialize(const Options& options) { options_ = options; }
+
+HierarchicalAllocator::Seq HierarchicalAllocator::frameworkSeq(const std::string& id) {
+  auto [it, inserted] = frameworkSeqs_.emplace(id, nextSeq_);
+  if (inserted) {
+    frameworks_[nextSeq_].id = id;
+    nextSeq_++;
+  }
+  return it->second;
+}
+
+HierarchicalAllocator::Framework* HierarchicalAllocator::find(const std::string& id) {
+  auto it = frameworkSeqs_.find(id);
+  if (it == frameworkSeqs_.end()) return nullptr;
+  Framework& framework = frameworks_[it->second];
+  return framework.added ? &framework : nullptr;
+}
+
+void HierarchicalAllocator::ensureRole(const std::string& role) {
+  auto weight = config_.weights.find(role);
+  auto priority = config_.priorities.find(role);
+  sorter_.addRole(role, weight == config_.weights.end() ? 1.0 : weight->second,
+                  priority == config_.priorities.end() ? 0 : priority->second);
+}
 
 void HierarchicalAllocator::addFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
                                          const std::unordered_map<std::string, Resources>& used,
                                          bool active) {
-  const std::string& id = frameworkId.value();
-  if (frameworks_.count(id)) return;
-  Framework& framework = frameworks_[id];
-  framework.info = info;
+  Seq seq = frameworkSeq(frameworkId.value());
+  Framework& framework = frameworks_[seq];
+  if (framework.added) return;
+  framework.added = true;
+  framework.role = info.has_role() && !info.role().empty() ? info.role() : kDefaultRole;
   framework.active = active;
-  sorter_->add(id, 1.0);
+  ensureRole(framework.role);
+  sorter_.addClient(seq, framework.role);
+  roleMembers_[framework.role].insert(seq);
+  // What slaves reported it holding before it was added.
+  for (uint32_t index : framework.slaves) {
+    sorter_.allocated(seq, slaves_[index].allocated[seq]);
+  }
   for (const auto& [slaveId, resources] : used) {
-    auto slave = slaves_.find(slaveId);
-    if (slave == slaves_.end()) continue;
-    // Already counted in the slave's free resources when it was added.
-    slave->second.allocated[id] += resources;
-    sorter_->allocated(id, resources);
+    auto slave = slaveIndex_.find(slaveId);
+    if (slave == slaveIndex_.end() || resources.empty()) continue;
+    Slave& s = slaves_[slave->second];
+    // Already out of the slave's free resources when it was added.
+    s.allocated[seq] += resources;
+    framework.slaves.insert(slave->second);
+    sorter_.allocated(seq, resources);
   }
 }
 
 void HierarchicalAllocator::removeFramework(const FrameworkID& frameworkId) {
-  const std::string& id = frameworkId.value();
-  for (auto& [slaveId, slave] : slaves_) {
-    auto it = slave.allocated.find(id);
-    if (it == slave.allocated.end()) continue;
+  auto it = frameworkSeqs_.find(frameworkId.value());
+  if (it == frameworkSeqs_.end()) return;
+  Seq seq = it->second;
+  Framework& framework = frameworks_[seq];
+  for (uint32_t index : framework.slaves) {
+    Slave& slave = slaves_[index];
+    auto allocated = slave.allocated.find(seq);
+    if (allocated == slave.allocated.end()) continue;
     // Whatever the master did not recover is free now.
-    slave.free += it->second;
-    slave.allocated.erase(it);
-    markFree(slaveId, slave);
+    slave.free += allocated->second;
+    slave.allocated.erase(allocated);
+    markFree(index);
   }
-  sorter_->remove(id);
-  frameworks_.erase(id);
+  if (framework.added) {
+    sorter_.removeClient(seq);
+    roleMembers_[framework.role].erase(seq);
+  }
+  frameworks_.erase(seq);
+  frameworkSeqs_.erase(it);
 }
 
 void HierarchicalAllocator::activateFramework(const FrameworkID& frameworkId) {
-  auto it = frameworks_.find(frameworkId.value());
-  if (it != frameworks_.end()) it->second.active = true;
+  if (Framework* framework = find(frameworkId.value())) framework->active = true;
 }
 
 void HierarchicalAllocator::deactivateFramework(const FrameworkID& frameworkId) {
-  auto it = frameworks_.find(frameworkId.value());
-  if (it != frameworks_.end()) it->second.active = false;
+  if (Framework* framework = find(frameworkId.value())) framework->active = false;
 }
 
 void HierarchicalAllocator::addSlave(const SlaveID& slaveId, const SlaveInfo& info,
                                      const Resources& total,
                                      const std::unordered_map<std::string, Resources>& used) {
   const std::string& id = slaveId.value();
-  if (slaves_.count(id)) return;
-  Slave& slave = slaves_[id];
+  if (slaveIndex_.count(id)) return;
+  uint32_t index;
+  if (!freeSlots_.empty()) {
+    index = freeSlots_.back();
+    freeSlots_.pop_back();
+  } else {
+    index = static_cast<uint32_t>(slaves_.size());
+    slaves_.emplace_back();
+  }
+  slaveIndex_[id] = index;
+  Slave& slave = slaves_[index];
+  uint32_t generation = slave.generation;
+  slave = Slave{};
+  slave.generation = generation;
+  slave.live = true;
+  slave.id = id;
   slave.info = info;
   slave.total = total;
   slave.free = total;
-  sorter_->addTotal(total);
-  for (const auto& [frameworkId, resources] : used) {
-    slave.free -= resources;
-    slave.allocated[frameworkId] += resources;
-    sorter_->allocated(frameworkId, resources);
+  for (const Resource& minimum : config_.minOfferSize) {
+    double have = total.scalar(minimum.name());
+    if (have > 0) slave.threshold.emplace_back(minimum.name(), std::min(have, minimum.scalar().value()));
   }
-  markFree(id, slave);
+  sorter_.addTotal(total);
+  for (const auto& [frameworkId, resources] : used) {
+    if (resources.empty()) continue;
+    Seq seq = frameworkSeq(frameworkId);
+    slave.free -= resources;
+    slave.allocated[seq] += resources;
+    frameworks_[seq].slaves.insert(index);
+    sorter_.allocated(seq, resources);  // ignored until the framework is added
+  }
+  markFree(index);
 }
 
 void HierarchicalAllocator::removeSlave(const SlaveID& slaveId) {
-  auto it = slaves_.find(slaveId.value());
-  if (it == slaves_.end()) return;
-  for (const auto& [frameworkId, resources] : it->second.allocated) {
-    sorter_->unallocated(frameworkId, resources);
+  auto it = slaveIndex_.find(slaveId.value());
+  if (it == slaveIndex_.end()) return;
+  uint32_t index = it->second;
+  Slave& slave = slaves_[index];
+  for (const auto& [seq, resources] : slave.allocated) {
+    sorter_.unallocated(seq, resources);
+    auto framework = frameworks_.find(seq);
+    if (framework != frameworks_.end()) framework->second.slaves.erase(index);
   }
-  sorter_->removeTotal(it->second.total);
-  withFree_.erase(it->first);
-  for (auto& [id, framework] : frameworks_) framework.filters.erase(it->first);
-  slaves_.erase(it);
+  sorter_.removeTotal(slave.total);
+  for (auto& [seq, framework] : frameworks_) {
+    if (!framework.filters.empty()) framework.filters.erase(index);
+  }
+  uint32_t generation = slave.generation + 1;
+  slave = Slave{};
+  slave.generation = generation;
+  freeSlots_.push_back(index);
+  slaveIndex_.erase(it);
+}
+
+void HierarchicalAllocator::take(Seq seq, uint32_t index, Slave& slave,
+                                 const Resources& resources) {
+  auto allocated = slave.allocated.find(seq);
+  if (allocated == slave.allocated.end()) return;
+  Resources back = resources;
+  // Only what the framework holds there comes back.
+  if (!allocated->second.contains(back)) back = allocated->second - (allocated->second - back);
+  allocated->second -= back;
+  if (allocated->second.empty()) {
+    slave.allocated.erase(allocated);
+    auto framework = frameworks_.find(seq);
+    if (framework != frameworks_.end()) framework->second.slaves.erase(index);
+  }
+  slave.free += back;
+  sorter_.unallocated(seq, back);
+  markFree(index);
 }
 
 void HierarchicalAllocator::recoverResources(const FrameworkID& frameworkId,
                                              const SlaveID& slaveId, const Resources& resources,
                                              const std::optional<Filters>& filters) {
-  if (resources.empty()) return;
-  const std::string& fid = frameworkId.value();
-  auto slave = slaves_.find(slaveId.value());
-  if (slave != slaves_.end()) {
-    auto allocated = slave->second.allocated.find(fid);
-    if (allocated != slave->second.allocated.end()) {
-      Resources back = resources;
-      // Only what the framework holds there comes back.
-      if (!allocated->second.contains(back)) back = allocated->second - (allocated->second - back);
-      allocated->second -= back;
-      if (allocated->second.empty()) slave->second.allocated.erase(allocated);
-      slave->second.free += back;
-      sorter_->unallocated(fid, back);
-      markFree(slave->first, slave->second);
+  auto seq = frameworkSeqs_.find(frameworkId.value());
+  if (seq == frameworkSeqs_.end()) return;
+  auto slave = slaveIndex_.find(slaveId.value());
+  if (slave != slaveIndex_.end() && !resources.empty()) {
+    take(seq->second, slave->second, slaves_[slave->second], resources);
+  }
+  Framework* framework = find(frameworkId.value());
+  if (framework == nullptr || !filters) return;
+  if (filters->has_offer_filters()) {
+    // The paper's standing filters replace the previous ones; empty ones
+    // clear them.
+    const OfferFilters& given = filters->offer_filters();
+    if (given.slaves_size() == 0 && given.min_free_size() == 0) {
+      framework->standing.reset();
+    } else {
+      Standing standing;
+      standing.slaves.insert(given.slaves().begin(), given.slaves().end());
+      standing.minFree = Resources(given.min_free()).flatten();
+      framework->standing = std::move(standing);
     }
   }
-  auto framework = frameworks_.find(fid);
-  if (framework == frameworks_.end() || !filters || slave == slaves_.end()) return;
+  if (slave == slaveIndex_.end() || resources.empty()) return;
   double seconds = std::min(filters->refuse_seconds(), kMaxRefuseSeconds);
   if (!(seconds > 0)) return;
-  Filter& filter = framework->second.filters[slaveId.value()];
+  Filter& filter = framework->filters[slave->second];
   filter.resources = resources;
   filter.expires = options_.now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                         std::chrono::duration<double>(seconds));
 }
 
 void HierarchicalAllocator::requestResources(const FrameworkID&, const std::vector<Request>&) {
-  // Requests are hints; this policy offers what is free regardless.
+  // Requests are hints; these policies offer what is free regardless.
 }
 
 void HierarchicalAllocator::suppressOffers(const FrameworkID& frameworkId) {
-  auto it = frameworks_.find(frameworkId.value());
-  if (it != frameworks_.end()) it->second.suppressed = true;
+  if (Framework* framework = find(frameworkId.value())) framework->suppressed = true;
 }
 
 void HierarchicalAllocator::reviveOffers(const FrameworkID& frameworkId) {
-  auto it = frameworks_.find(frameworkId.value());
-  if (it == frameworks_.end()) return;
-  it->second.suppressed = false;
-  it->second.filters.clear();
+  Framework* framework = find(frameworkId.value());
+  if (framework == nullptr) return;
+  framework->suppressed = false;
+  framework->filters.clear();
+}
+
+double HierarchicalAllocator::share(const FrameworkID& frameworkId) {
+  auto it = frameworkSeqs_.find(frameworkId.value());
+  return it == frameworkSeqs_.end() ? 0.0 : sorter_.share(it->second);
 }
 
 Resources HierarchicalAllocator::free(const SlaveID& slaveId) const {
-  auto it = slaves_.find(slaveId.value());
-  return it == slaves_.end() ? Resources() : it->second.free;
+  auto it = slaveIndex_.find(slaveId.value());
+  return it == slaveIndex_.end() ? Resources() : slaves_[it->second].free;
 }
 
-void HierarchicalAllocator::markFree(const std::string& slaveId, const Slave& slave) {
-  if (allocatable(slave.free)) {
-    withFree_.insert(slaveId);
-  } else {
-    withFree_.erase(slaveId);
+bool HierarchicalAllocator::offerable(const Slave& slave) const {
+  if (!slave.live || !allocatable(slave.free)) return false;
+  for (const auto& [name, minimum] : slave.threshold) {
+    if (slave.free.scalar(name) + kEpsilon < minimum) return false;
   }
+  return true;
 }
 
-bool HierarchicalAllocator::filtered(Framework& framework, const std::string& slaveId,
-                                     const Resources& offer) {
-  auto it = framework.filters.find(slaveId);
-  if (it == framework.filters.end()) return false;
-  if (options_.now() >= it->second.expires) {
-    framework.filters.erase(it);
-    return false;
+void HierarchicalAllocator::markFree(uint32_t index) {
+  Slave& slave = slaves_[index];
+  if (slave.listed || !offerable(slave)) return;
+  slave.listed = true;
+  withFree_.emplace_back(index, slave.generation);
+}
+
+bool HierarchicalAllocator::eligible(Framework& framework, uint32_t index, const Slave& slave) {
+  if (!framework.added || !framework.active || framework.suppressed) return false;
+  if (!framework.filters.empty()) {
+    auto it = framework.filters.find(index);
+    if (it != framework.filters.end()) {
+      if (options_.now() >= it->second.expires) {
+        framework.filters.erase(it);
+      } else if (it->second.resources.contains(slave.free)) {
+        return false;
+      }
+    }
   }
-  return it->second.resources.contains(offer);
+  if (framework.standing) {
+    const Standing& standing = *framework.standing;
+    if (!standing.slaves.empty() && !standing.slaves.count(slave.id) &&
+        !standing.slaves.count(slave.info.hostname())) {
+      return false;
+    }
+    if (!standing.minFree.empty() && !slave.free.flatten().contains(standing.minFree)) {
+      return false;
+    }
+  }
+  return true;
 }
 
-void HierarchicalAllocator::allocateSlave(
-    const std::string& slaveId, Slave& slave,
-    std::unordered_map<std::string, std::vector<SlaveResources>>& offers) {
-  if (!allocatable(slave.free)) return;
-  auto chosen = sorter_->pick([&](const std::string& id) {
-    auto it = frameworks_.find(id);
-    if (it == frameworks_.end()) return false;
-    Framework& framework = it->second;
-    return framework.active && !framework.suppressed && !filtered(framework, slaveId, slave.free);
-  });
+std::optional<HierarchicalAllocator::Seq> HierarchicalAllocator::choose(uint32_t index,
+                                                                        Slave& slave) {
+  auto ok = [&](Seq seq) {
+    auto it = frameworks_.find(seq);
+    return it != frameworks_.end() && eligible(it->second, index, slave);
+  };
+  if (slave.reservedFor) {
+    Seq reserved = *slave.reservedFor;
+    bool current = options_.now() < slave.reservedUntil;
+    if (current && ok(reserved)) {
+      slave.reservedFor.reset();
+      return reserved;
+    }
+    if (!current) slave.reservedFor.reset();
+  }
+  if (policy_ == Policy::kLottery) {
+    if (auto drawn = lottery_.draw(ok)) return drawn;
+  }
+  return sorter_.pick(ok);
+}
+
+void HierarchicalAllocator::give(Seq seq, uint32_t index, Slave& slave, Resources resources) {
+  slave.allocated[seq] += resources;
+  Framework& framework = frameworks_[seq];
+  framework.slaves.insert(index);
+  framework.waitingSince.reset();
+  sorter_.allocated(seq, resources);
+}
+
+void HierarchicalAllocator::allocateSlave(uint32_t index, Offers& offers) {
+  Slave& slave = slaves_[index];
+  if (!offerable(slave)) return;
+  auto chosen = choose(index, slave);
   if (!chosen) return;
-  Resources offered = slave.free;
+  Resources offered = std::move(slave.free);
   slave.free = Resources();
-  slave.allocated[*chosen] += offered;
-  sorter_->allocated(*chosen, offered);
-  SlaveResources entry;
-  entry.slaveId.set_value(slaveId);
+  give(*chosen, index, slave, offered);
+  SlaveResources& entry = offers[*chosen].emplace_back();
+  entry.slaveId.set_value(slave.id);
   entry.resources = std::move(offered);
-  offers[*chosen].push_back(std::move(entry));
 }
 
-void HierarchicalAllocator::send(
-    std::unordered_map<std::string, std::vector<SlaveResources>>& offers) {
-  for (auto& [id, batch] : offers) {
+void HierarchicalAllocator::send(Offers& offers) {
+  for (auto& [seq, batch] : offers) {
     FrameworkID frameworkId;
-    frameworkId.set_value(id);
+    frameworkId.set_value(frameworks_[seq].id);
     options_.offer(frameworkId, std::move(batch));
   }
 }
 
+void HierarchicalAllocator::drawTickets() {
+  if (policy_ != Policy::kLottery) return;
+  std::vector<std::pair<Seq, double>> tickets;
+  for (const auto& [role, members] : roleMembers_) {
+    if (members.empty()) continue;
+    double roleTickets = 0;
+    if (config_.lotteryTickets == "guarantees") {
+      auto guarantee = config_.guarantees.find(role);
+      if (guarantee != config_.guarantees.end()) {
+        // The guarantee's dominant share of the cluster.
+        std::vector<double> g = vector(guarantee->second);
+        const std::vector<double>& total = sorter_.total();
+        for (size_t i = 0; i < g.size() && i < total.size(); i++) {
+          if (total[i] > 0) roleTickets = std::max(roleTickets, g[i] / total[i]);
+        }
+      }
+    } else {
+      auto weight = config_.weights.find(role);
+      roleTickets = weight == config_.weights.end() ? 1.0 : weight->second;
+    }
+    for (Seq seq : members) {
+      const Framework& framework = frameworks_[seq];
+      if (!framework.active || framework.suppressed) continue;
+      tickets.emplace_back(seq, roleTickets / members.size());
+    }
+  }
+  lottery_.reset(std::move(tickets));
+}
+
 void HierarchicalAllocator::allocate() {
-  std::unordered_map<std::string, std::vector<SlaveResources>> offers;
-  // Copy: allocating removes slaves from withFree_.
-  std::vector<std::string> candidates(withFree_.begin(), withFree_.end());
-  for (const std::string& id : candidates) {
-    auto slave = slaves_.find(id);
-    if (slave == slaves_.end()) continue;
-    allocateSlave(id, slave->second, offers);
-    markFree(id, slave->second);
+  drawTickets();
+  Offers offers;
+  std::vector<std::pair<uint32_t, uint32_t>> candidates;
+  candidates.swap(withFree_);
+  for (const auto& [index, generation] : candidates) {
+    Slave& slave = slaves_[index];
+    if (slave.generation != generation || !slave.live) continue;
+    slave.listed = false;
+    allocateSlave(index, offers);
+    markFree(index);  // still offerable: nobody took it
   }
   send(offers);
 }
 
 void HierarchicalAllocator::allocate(const std::vector<SlaveID>& slaveIds) {
-  std::unordered_map<std::string, std::vector<SlaveResources>> offers;
+  drawTickets();
+  Offers offers;
   for (const SlaveID& slaveId : slaveIds) {
-    auto slave = slaves_.find(slaveId.value());
-    if (slave == slaves_.end()) continue;
-    allocateSlave(slave->first, slave->second, offers);
-    markFree(slave->first, slave->second);
+    auto it = slaveIndex_.find(slaveId.value());
+    if (it == slaveIndex_.end()) continue;
+    allocateSlave(it->second, offers);
   }
   send(offers);
+}
+
+std::vector<double> HierarchicalAllocator::vector(const Resources& resources) {
+  std::vector<double> scalars;
+  sorter_.names().add(scalars, resources, +1);
+  return scalars;
+}
+
+Resources HierarchicalAllocator::resources(const std::vector<double>& scalars) const {
+  Resources result;
+  ScalarNames& names = const_cast<DrfSorter&>(sorter_).names();
+  for (size_t i = 0; i < scalars.size(); i++) {
+    if (scalars[i] <= kEpsilon) continue;
+    Resource resource;
+    resource.set_name(names.name(static_cast<uint32_t>(i)));
+    resource.set_type(Value::SCALAR);
+    resource.mutable_scalar()->set_value(scalars[i]);
+    resource.set_role(kDefaultRole);
+    result += Resources(resource);
+  }
+  return result;
+}
+
+// Revocation (the paper's sections 3.3.1 and 4.3). Every interval: a role
+// below its guarantee on some resource has a deficit; a framework of it that
+// wants offers (active, not suppressed) and has received none for
+// --revocation_timeout gets resources revoked for it.
+void HierarchicalAllocator::checkRevocations() {
+  if (config_.revocationTimeout <= std::chrono::nanoseconds::zero() ||
+      config_.guarantees.empty() || !options_.revoke) {
+    return;
+  }
+  TimePoint now = options_.now();
+  for (const auto& [role, guarantee] : config_.guarantees) {
+    auto members = roleMembers_.find(role);
+    if (members == roleMembers_.end() || members->second.empty()) continue;
+    std::vector<double> deficit = vector(guarantee);
+    const std::vector<double>& held = sorter_.roleAllocation(role);
+    bool below = false;
+    for (size_t i = 0; i < deficit.size(); i++) {
+      deficit[i] = std::max(0.0, deficit[i] - (i < held.size() ? held[i] : 0.0));
+      below = below || deficit[i] > kEpsilon;
+    }
+    for (Seq seq : members->second) {
+      Framework& framework = frameworks_[seq];
+      bool wanting = below && framework.active && !framework.suppressed;
+      if (!wanting) {
+        framework.waitingSince.reset();
+        continue;
+      }
+      if (!framework.waitingSince) {
+        framework.waitingSince = now;
+        continue;
+      }
+      if (now - *framework.waitingSince < config_.revocationTimeout) continue;
+      // Its clock starts again: the next revocation waits a full timeout.
+      framework.waitingSince = now;
+      revokeFor(framework, seq, deficit);
+      break;  // one beneficiary per role per interval
+    }
+  }
+}
+
+void HierarchicalAllocator::revokeFor(Framework& beneficiary, Seq beneficiarySeq,
+                                      std::vector<double> deficit) {
+  TimePoint now = options_.now();
+  auto remaining = [&] {
+    for (double d : deficit) {
+      if (d > kEpsilon) return true;
+    }
+    return false;
+  };
+  for (const std::string& role : sorter_.rolesForRevocation()) {
+    if (!remaining()) return;
+    if (role == beneficiary.role) continue;
+    // A role gives up only what it holds above its guarantee; a role below
+    // its guarantee on any resource is not touched.
+    std::vector<double> surplus = sorter_.roleAllocation(role);
+    auto guaranteed = config_.guarantees.find(role);
+    if (guaranteed != config_.guarantees.end()) {
+      std::vector<double> g = vector(guaranteed->second);
+      bool below = false;
+      for (size_t i = 0; i < g.size(); i++) {
+        double have = i < surplus.size() ? surplus[i] : 0.0;
+        if (have + kEpsilon < g[i]) below = true;
+        if (i < surplus.size()) surplus[i] = std::max(0.0, have - g[i]);
+      }
+      if (below) continue;
+    }
+    for (Seq victimSeq : sorter_.clientsForRevocation(role)) {
+      if (!remaining()) return;
+      Framework& victim = frameworks_[victimSeq];
+      for (uint32_t index : victim.slaves) {
+        if (!remaining()) return;
+        Slave& slave = slaves_[index];
+        auto allocated = slave.allocated.find(victimSeq);
+        if (allocated == slave.allocated.end()) continue;
+        std::vector<double> there = vector(allocated->second);
+        std::vector<double> amount(deficit.size(), 0.0);
+        std::vector<double> limit(there.size(), 0.0);
+        bool helps = false;
+        for (size_t i = 0; i < there.size(); i++) {
+          limit[i] = std::min(there[i], i < surplus.size() ? surplus[i] : 0.0);
+        }
+        for (size_t i = 0; i < deficit.size() && i < limit.size(); i++) {
+          amount[i] = std::min(deficit[i], limit[i]);
+          helps = helps || amount[i] > kEpsilon;
+        }
+        if (!helps) continue;
+        for (size_t i = 0; i < amount.size(); i++) deficit[i] -= amount[i];
+        for (size_t i = 0; i < limit.size() && i < surplus.size(); i++) surplus[i] -= limit[i];
+        Revocation revocation;
+        revocation.frameworkId.set_value(victim.id);
+        revocation.slaveId.set_value(slave.id);
+        revocation.amount = resources(amount);
+        revocation.limit = resources(limit);
+        revocation.beneficiary.set_value(beneficiary.id);
+        // What the revocation frees goes to the beneficiary first.
+        slave.reservedFor = beneficiarySeq;
+        slave.reservedUntil = now + config_.revocationTimeout;
+        LOG(INFO) << "Revoking " << revocation.amount.toString() << " (at most "
+                  << revocation.limit.toString() << ") of framework " << victim.id
+                  << " on slave " << slave.id << " for framework " << beneficiary.id
+                  << ", below the guarantee of role " << beneficiary.role;
+        options_.revoke(revocation);
+      }
+    }
+  }
 }
 
 }  // namespace mesos::allocator

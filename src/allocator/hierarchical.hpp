@@ -1,27 +1,45 @@
-// HierarchicalAllocator: the allocator the master runs by default. It keeps
-// every slave's free resources and every framework's allocation, and offers
-// each slave's free resources, whole, to the first framework its Sorter
-// picks that is active, not suppressed and not filtering that slave.
+// HierarchicalAllocator: the built-in policies (--allocator=drf, priority,
+// lottery). It keeps every slave's free resources and every framework's
+// allocation (offered or used), and offers each slave's free resources,
+// whole, to one framework that is active, not suppressed and not filtering
+// that slave:
+//   drf       the first in weighted DRF order: roles by weighted dominant
+//             share, then the role's frameworks by dominant share;
+//   priority  the same, but roles of higher --priorities first;
+//   lottery   a random framework, with probability proportional to its
+//             tickets (its role's weight or guarantee, split among the
+//             role's frameworks).
+// A slave is offered only when at least --min_offer_size is free on it. With
+// --guarantees, a framework below its role's guarantee that has waited
+// --revocation_timeout for an offer gets resources revoked for it from roles
+// above their guarantees (see checkRevocations()).
 //
 // Cost: a cycle visits only slaves with free resources, and per slave asks
-// the sorter once; a sorter keeps its order incrementally.
+// the sorter once (or draws once); the sorter keeps its order incrementally.
+// Nothing scans every slave except a full cycle.
 #pragma once
 
-#include <functional>
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
-#include "allocator/sorter.hpp"
+#include "allocator/drf/sorter.hpp"
+#include "allocator/lottery/lottery.hpp"
 #include "mesos/allocator.hpp"
 
 namespace mesos::allocator {
 
+enum class Policy { kDrf, kPriority, kLottery };
+
 class HierarchicalAllocator : public Allocator {
  public:
-  explicit HierarchicalAllocator(std::unique_ptr<Sorter> sorter);
+  explicit HierarchicalAllocator(Policy policy = Policy::kDrf, Config config = {});
 
   void initialize(const Options& options) override;
   void addFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
@@ -40,43 +58,86 @@ class HierarchicalAllocator : public Allocator {
   void reviveOffers(const FrameworkID& frameworkId) override;
   void allocate() override;
   void allocate(const std::vector<SlaveID>& slaveIds) override;
+  void checkRevocations() override;
 
-  // For tests and /state: the sorter's share of a framework, and a slave's
-  // free resources.
-  double share(const FrameworkID& frameworkId) { return sorter_->share(frameworkId.value()); }
+  // For tests and the benchmark: a framework's dominant share, a role's
+  // weighted share, a slave's free resources.
+  double share(const FrameworkID& frameworkId);
+  double roleShare(const std::string& role) { return sorter_.roleShare(role); }
   Resources free(const SlaveID& slaveId) const;
 
  private:
+  using Seq = uint64_t;  // frameworks by number: the sorter's clients
+
   // A framework refuses, until `expires`, offers on one slave that are
   // within `resources` (more free resources lift the filter).
   struct Filter {
     Resources resources;
     TimePoint expires;
   };
+  // The paper's standing filters (Filters.offer_filters).
+  struct Standing {
+    std::unordered_set<std::string> slaves;  // slave ids or hostnames; empty: any
+    Resources minFree;
+  };
   struct Framework {
-    FrameworkInfo info;
+    std::string id;
+    std::string role;
+    bool added = false;  // known from addFramework (not only from a slave's `used`)
     bool active = true;
     bool suppressed = false;
-    std::unordered_map<std::string, Filter> filters;  // by slave id
+    std::unordered_map<uint32_t, Filter> filters;  // by slave index
+    std::optional<Standing> standing;
+    std::unordered_set<uint32_t> slaves;  // where it holds resources
+    std::optional<TimePoint> waitingSince;  // below its guarantee, wanting offers
   };
   struct Slave {
+    std::string id;
     SlaveInfo info;
     Resources total;
     Resources free;
-    std::unordered_map<std::string, Resources> allocated;  // by framework id
+    std::vector<std::pair<std::string, double>> threshold;  // min offer size, capped by total
+    std::unordered_map<Seq, Resources> allocated;
+    bool live = false;
+    bool listed = false;  // in withFree_
+    uint32_t generation = 0;
+    std::optional<Seq> reservedFor;  // freed by a revocation for this framework
+    TimePoint reservedUntil{};
   };
+  using Offers = std::unordered_map<Seq, std::vector<SlaveResources>>;
 
-  bool filtered(Framework& framework, const std::string& slaveId, const Resources& offer);
-  void allocateSlave(const std::string& slaveId, Slave& slave,
-                     std::unordered_map<std::string, std::vector<SlaveResources>>& offers);
-  void markFree(const std::string& slaveId, const Slave& slave);
-  void send(std::unordered_map<std::string, std::vector<SlaveResources>>& offers);
+  Seq frameworkSeq(const std::string& id);
+  Framework* find(const std::string& id);
+  void ensureRole(const std::string& role);
+  void allocateSlave(uint32_t index, Offers& offers);
+  bool offerable(const Slave& slave) const;
+  bool eligible(Framework& framework, uint32_t index, const Slave& slave);
+  std::optional<Seq> choose(uint32_t index, Slave& slave);
+  void give(Seq seq, uint32_t index, Slave& slave, Resources resources);
+  void take(Seq seq, uint32_t index, Slave& slave, const Resources& resources);
+  void markFree(uint32_t index);
+  void drawTickets();
+  void send(Offers& offers);
+  std::vector<double> vector(const Resources& resources);
+  Resources resources(const std::vector<double>& scalars) const;
+  void revokeFor(Framework& beneficiary, Seq seq, std::vector<double> deficit);
 
+  Policy policy_;
+  Config config_;
   Options options_;
-  std::unique_ptr<Sorter> sorter_;
-  std::unordered_map<std::string, Framework> frameworks_;
-  std::unordered_map<std::string, Slave> slaves_;
-  std::unordered_set<std::string> withFree_;  // slaves whose free resources are allocatable
+  DrfSorter sorter_;
+  Lottery lottery_;
+
+  Seq nextSeq_ = 0;
+  std::unordered_map<Seq, Framework> frameworks_;
+  std::unordered_map<std::string, Seq> frameworkSeqs_;
+  std::unordered_map<std::string, std::set<Seq>> roleMembers_;  // added frameworks by role
+
+  std::vector<Slave> slaves_;  // by index; slots of removed slaves are reused
+  std::vector<uint32_t> freeSlots_;
+  std::unordered_map<std::string, uint32_t> slaveIndex_;
+  // Slaves that may have offerable free resources, with their generation.
+  std::vector<std::pair<uint32_t, uint32_t>> withFree_;
 };
 
 // Whether `resources` are worth offering: some cpus or memory (Apache Mesos's

@@ -1,7 +1,5 @@
 #include "local/cluster.hpp"
 
-#include "allocator/drf/sorter.hpp"
-#include "allocator/hierarchical.hpp"
 #include "slave/flags.hpp"
 
 namespace mesos::internal::local {
@@ -14,9 +12,10 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::start(process::Runtime::Opti
   cluster->runtime_ = std::move(runtime).value();
   masterFlags.ip = cluster->runtime_->address().ipString();
   masterFlags.port = cluster->runtime_->address().port;
-  cluster->master_ = cluster->runtime_->spawn<master::Master>(
-      masterFlags, std::make_unique<allocator::HierarchicalAllocator>(
-                       std::make_unique<allocator::DrfSorter>()));
+  auto policy = master::createAllocator(masterFlags);
+  if (!policy) return policy.error();
+  cluster->master_ =
+      cluster->runtime_->spawn<master::Master>(masterFlags, std::move(policy).value());
   cluster->runtime_->setDelegate("master");
   cluster->files_ = cluster->runtime_->spawn<slave::Files>();
   return cluster;

@@ -2,6 +2,9 @@
 
 #include <chrono>
 
+#include "allocator/config.hpp"
+#include "allocator/factory.hpp"
+
 namespace mesos::internal::master {
 
 using namespace std::chrono_literals;
@@ -33,6 +36,53 @@ MasterFlags::MasterFlags() {
   add(&cluster, "cluster", "Human-readable name of the cluster, shown in /state", std::string());
   add(&max_body_size, "max_body_size", "Largest request body accepted",
       flags::Bytes{64ull * 1024 * 1024});
+
+  add(&allocator, "allocator",
+      "Allocation policy: drf (weighted DRF), priority (strict priority among roles), lottery, "
+      "or the path of an allocator module (.so)",
+      std::string("drf"));
+  add(&roles, "roles",
+      "Comma-separated roles frameworks may register with (default: any role)");
+  add(&weights, "weights", "Role weights for weighted DRF and lottery: role=weight,... (default 1)");
+  add(&priorities, "priorities",
+      "Role priorities for --allocator=priority: role=N,...; higher first (default 0)");
+  add(&guarantees, "guarantees",
+      "Guaranteed allocations: role:cpus:4;mem:8192,...; a framework below its role's "
+      "guarantee never loses tasks, and may have tasks above others' guarantees revoked for it");
+  add(&min_offer_size, "min_offer_size",
+      "A slave's free resources are offered only once this much is free, e.g. cpus:1;mem:1024 "
+      "(capped at the slave's total)");
+  add(&revocation_timeout, "revocation_timeout",
+      "How long a framework below its guarantee waits for offers before tasks of frameworks "
+      "above their guarantees are revoked for it (0secs disables revocation)",
+      flags::Duration(30s));
+  add(&revocation_grace_period, "revocation_grace_period",
+      "Time a revoked task's executor has to kill it before the master kills the executor",
+      flags::Duration(5s));
+  add(&lottery_seed, "lottery_seed", "Seed of --allocator=lottery's draws (default: random)");
+  add(&lottery_tickets, "lottery_tickets",
+      "What a framework's lottery tickets are: 'weights' (its role's weight) or 'guarantees' "
+      "(its role's guaranteed share), split among the role's frameworks",
+      std::string("weights"));
+}
+
+Result<allocator::Config> MasterFlags::allocatorConfig() const {
+  allocator::ConfigFlags config;
+  config.roles = roles;
+  config.weights = weights;
+  config.priorities = priorities;
+  config.guarantees = guarantees;
+  config.minOfferSize = min_offer_size;
+  config.revocationTimeout = revocation_timeout;
+  config.seed = lottery_seed;
+  config.lotteryTickets = lottery_tickets;
+  return allocator::parseConfig(config);
+}
+
+Result<std::unique_ptr<allocator::Allocator>> createAllocator(const MasterFlags& flags) {
+  auto config = flags.allocatorConfig();
+  if (!config) return config.error();
+  return allocator::create(flags.allocator, *config);
 }
 
 Result<void> MasterFlags::validate() const {
@@ -48,6 +98,10 @@ Result<void> MasterFlags::validate() const {
   if (offer_timeout && *offer_timeout <= flags::Duration::zero()) {
     return Error{"--offer_timeout must be positive"};
   }
+  if (revocation_grace_period < flags::Duration::zero()) {
+    return Error{"--revocation_grace_period must not be negative"};
+  }
+  if (auto config = allocatorConfig(); !config) return config.error();
   return {};
 }
 

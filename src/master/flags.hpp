@@ -4,7 +4,10 @@
 #include <optional>
 #include <string>
 
+#include <memory>
+
 #include "common/flags.hpp"
+#include "mesos/allocator.hpp"
 
 namespace mesos::internal::master {
 
@@ -26,6 +29,25 @@ struct MasterFlags : flags::FlagSet {
   uint32_t max_completed_tasks_per_framework;
   std::string cluster;
   flags::Bytes max_body_size;
+
+  // Allocation (docs/allocation.md).
+  std::string allocator;
+  std::optional<std::string> roles;
+  std::optional<std::string> weights;
+  std::optional<std::string> priorities;
+  std::optional<std::string> guarantees;
+  std::optional<std::string> min_offer_size;
+  flags::Duration revocation_timeout;
+  flags::Duration revocation_grace_period;
+  std::optional<uint64_t> lottery_seed;
+  std::string lottery_tickets;
+
+  // The allocation flags as the allocator's configuration.
+  Result<allocator::Config> allocatorConfig() const;
 };
+
+// The allocator --allocator names, configured by the allocation flags; fails
+// with one line (unknown name, module that does not load or initialise).
+Result<std::unique_ptr<allocator::Allocator>> createAllocator(const MasterFlags& flags);
 
 }  // namespace mesos::internal::master

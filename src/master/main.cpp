@@ -3,8 +3,6 @@
 
 #include <glog/logging.h>
 
-#include "allocator/drf/sorter.hpp"
-#include "allocator/hierarchical.hpp"
 #include "master/flags.hpp"
 #include "master/master.hpp"
 #include "process/runtime.hpp"
@@ -32,6 +30,12 @@ int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
 
+  auto policy = mesos::internal::master::createAllocator(flags);
+  if (!policy) {
+    std::cerr << "mesos-master: " << policy.error().message << std::endl;
+    return 1;
+  }
+
   process::blockStopSignals();
 
   process::Runtime::Options options;
@@ -44,9 +48,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   {
-    auto master = (*runtime)->spawn<Master>(
-        flags, std::make_unique<mesos::allocator::HierarchicalAllocator>(
-                   std::make_unique<mesos::allocator::DrfSorter>()));
+    auto master = (*runtime)->spawn<Master>(flags, std::move(policy).value());
     (*runtime)->setDelegate("master");
     int signal = process::awaitStopSignal();
     LOG(INFO) << "Received signal " << signal << "; stopping";

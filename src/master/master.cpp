@@ -18,7 +18,13 @@ constexpr const char* kVersion = "1.0.0";
 }  // namespace
 
 Master::Master(const MasterFlags& flags, std::unique_ptr<allocator::Allocator> allocator)
-    : Actor("master"), flags_(flags), policy_(std::move(allocator)) {}
+    : Actor("master"), flags_(flags), policy_(std::move(allocator)) {
+  // The flags were validated when loaded; flags built in code are checked
+  // here.
+  auto config = flags_.allocatorConfig();
+  CHECK(config) << config.error().message;
+  config_ = std::move(config).value();
+}
 
 Master::~Master() = default;
 
@@ -73,6 +79,9 @@ void Master::initialize() {
       std::move(policy_), flags_.allocation_interval,
       [master](const FrameworkID& frameworkId, std::vector<allocator::SlaveResources> offers) {
         process::dispatch(master, &Master::offer, frameworkId, std::move(offers));
+      },
+      [master](const allocator::Revocation& revocation) {
+        process::dispatch(master, &Master::revoke, revocation);
       }));
 
   metricsActor_ = runtime().spawn<MetricsActor>(master, allocator_.pid());

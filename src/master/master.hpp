@@ -97,6 +97,9 @@ class Master : public process::Actor {
 
   // From the allocator actor: offer these resources to the framework.
   void offer(const FrameworkID& frameworkId, std::vector<allocator::SlaveResources> resources);
+  // From the allocator actor: free resources for a framework below its
+  // guarantee (revocation.cpp).
+  void revoke(const allocator::Revocation& revocation);
 
   const MasterInfo& info() const { return info_; }
   // How many slaves or frameworks one step of /state rendering covers
@@ -193,6 +196,7 @@ class Master : public process::Actor {
   Slave* slave(const std::string& id);
 
   MasterFlags flags_;
+  allocator::Config config_;  // the allocation flags, parsed
   MasterInfo info_;
   std::unique_ptr<allocator::Allocator> policy_;  // until handed to the allocator actor
   process::Spawned<allocator::AllocatorActor> allocator_;

@@ -2,14 +2,12 @@
 // who is offered what, filters, suppression, and slave and framework churn.
 #include <gtest/gtest.h>
 
-#include "allocator/drf/sorter.hpp"
 #include "allocator/hierarchical.hpp"
 
 namespace mesos::test {
 namespace {
 
 using namespace std::chrono_literals;
-using allocator::DrfSorter;
 using allocator::HierarchicalAllocator;
 using allocator::SlaveResources;
 
@@ -57,7 +55,7 @@ class HierarchicalAllocatorTest : public ::testing::Test {
 
   allocator::TimePoint now_{};
   std::vector<Made> offers_;
-  HierarchicalAllocator allocator_{std::make_unique<DrfSorter>()};
+  HierarchicalAllocator allocator_;
 };
 
 TEST_F(HierarchicalAllocatorTest, OffersAWholeSlaveToOneFramework) {

@@ -45,7 +45,6 @@
 
 #include <gtest/gtest.h>
 
-#include "allocator/drf/sorter.hpp"
 #include "allocator/hierarchical.hpp"
 #include "common/json.hpp"
 #include "master/flags.hpp"
@@ -172,8 +171,7 @@ class MesosGoDriverTest : public ::testing::Test {
     masterFlags.ip = "127.0.0.1";
     masterFlags.port = runtime_->address().port;
     master_ = runtime_->spawn<mesos::internal::master::Master>(
-        masterFlags, std::make_unique<mesos::allocator::HierarchicalAllocator>(
-                         std::make_unique<mesos::allocator::DrfSorter>()));
+        masterFlags, std::make_unique<mesos::allocator::HierarchicalAllocator>());
     // mesos-go's standalone detector reads GET /state (not /master/state).
     runtime_->setDelegate("master");
     files_ = runtime_->spawn<mesos::internal::slave::Files>();

@@ -3,7 +3,6 @@
 // validation, status updates, failures and failover.
 #include <gtest/gtest.h>
 
-#include "allocator/drf/sorter.hpp"
 #include "allocator/hierarchical.hpp"
 #include "common/json.hpp"
 #include "common/uuid.hpp"
@@ -30,8 +29,7 @@ class MasterTest : public ::testing::Test {
     options.pauseClock = true;
     runtime_ = std::move(process::Runtime::create(options)).value();
     master_ = runtime_->spawn<Master>(
-        flags_, std::make_unique<allocator::HierarchicalAllocator>(
-                    std::make_unique<allocator::DrfSorter>()));
+        flags_, std::make_unique<allocator::HierarchicalAllocator>());
     runtime_->setDelegate("master");
     runtime_->settle();
   }

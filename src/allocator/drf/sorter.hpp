@@ -1,46 +1,114 @@
-// Dominant Resource Fairness (Ghodsi et al., NSDI 2011): a client's share is
-// the largest fraction it holds of any one scalar resource of the pool,
-// divided by its weight; the client with the lowest share goes first (ties by
-// name). Shares are kept in an ordered set and updated as allocations
-// change; a change of the pool marks them all stale, to be recomputed once at
-// the next pick().
+// DrfSorter: the order in which the hierarchical allocator offers resources
+// (Ghodsi et al., "Dominant Resource Fairness", NSDI 2011), on two levels:
+// roles first, by weighted dominant share (the largest fraction the role's
+// frameworks hold of any one scalar resource of the cluster, divided by the
+// role's weight), then the frameworks of a role by their own dominant share.
+// Lowest share first; ties by role name, then by the order clients were
+// added. With priorities on (the strict priority policy), a role of higher
+// priority comes before every role of lower priority, whatever the shares.
+//
+// Shares are kept in ordered sets and updated as allocations change, in
+// O(log n); a change of the cluster's total marks them all stale, to be
+// recomputed once, at the next question.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
-#include "allocator/sorter.hpp"
+#include "common/resources.hpp"
 
 namespace mesos::allocator {
 
-class DrfSorter : public Sorter {
+// Scalar resources as a vector indexed by resource name (interned: cpus,
+// mem, disk... get indices in the order first seen).
+class ScalarNames {
  public:
-  void add(const std::string& client, double weight) override;
-  void remove(const std::string& client) override;
-  void allocated(const std::string& client, const Resources& resources) override;
-  void unallocated(const std::string& client, const Resources& resources) override;
-  void addTotal(const Resources& resources) override;
-  void removeTotal(const Resources& resources) override;
-  std::optional<std::string> pick(const std::function<bool(const std::string&)>& eligible) override;
-  double share(const std::string& client) override;
+  uint32_t index(const std::string& name);
+  size_t size() const { return names_.size(); }
+  const std::string& name(uint32_t index) const { return names_[index]; }
+  // Adds `sign` x the scalars of `resources` into `into` (growing it).
+  void add(std::vector<double>& into, const Resources& resources, double sign);
 
  private:
-  struct Client {
+  std::vector<std::string> names_;
+};
+
+class DrfSorter {
+ public:
+  using Client = uint64_t;  // the allocator's framework number
+
+  explicit DrfSorter(bool priorities = false) : priorities_(priorities) {}
+
+  // Roles must be added before their clients; adding one again updates
+  // nothing.
+  void addRole(const std::string& role, double weight, int64_t priority);
+  void addClient(Client client, const std::string& role);
+  void removeClient(Client client);
+
+  void allocated(Client client, const Resources& resources);
+  void unallocated(Client client, const Resources& resources);
+  void addTotal(const Resources& resources);
+  void removeTotal(const Resources& resources);
+
+  // The first client in order for which `eligible(client)` is true.
+  template <typename F>
+  std::optional<Client> pick(F&& eligible) {
+    refresh();
+    for (const RoleKey& key : roleOrder_) {
+      for (const auto& [share, client] : roles_[std::get<2>(key)].order) {
+        if (eligible(client)) return client;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Roles from the one that should give up resources first (lowest
+  // priority, then highest share) to the last, and a role's clients from
+  // the highest share down.
+  std::vector<std::string> rolesForRevocation();
+  std::vector<Client> clientsForRevocation(const std::string& role);
+
+  // The client's dominant share, and the role's weighted share.
+  double share(Client client);
+  double roleShare(const std::string& role);
+  // What a role's clients hold, by scalar index (see names()).
+  const std::vector<double>& roleAllocation(const std::string& role);
+  const std::vector<double>& total() const { return total_; }
+  ScalarNames& names() { return names_; }
+
+ private:
+  using RoleKey = std::tuple<int64_t, double, std::string>;  // -priority, share, name
+  struct Role {
     double weight = 1.0;
-    std::map<std::string, double> scalars;  // allocated, by resource name
+    int64_t priority = 0;
+    std::vector<double> allocation;
+    double share = 0.0;
+    std::set<std::pair<double, Client>> order;
+  };
+  struct Entry {
+    std::string role;
+    std::vector<double> allocation;
     double share = 0.0;
   };
 
-  double compute(const Client& client) const;
-  void reposition(const std::string& name, Client& client);
+  double dominant(const std::vector<double>& allocation) const;
+  RoleKey key(const std::string& name, const Role& role) const;
+  void update(Client client, const Resources& resources, double sign);
   void refresh();
 
-  std::unordered_map<std::string, Client> clients_;
-  std::set<std::pair<double, std::string>> order_;
-  std::map<std::string, double> total_;  // pool scalars by name
+  bool priorities_;
+  ScalarNames names_;
+  std::vector<double> total_;
+  std::unordered_map<Client, Entry> clients_;
+  std::unordered_map<std::string, Role> roles_;
+  std::set<RoleKey> roleOrder_;
   bool stale_ = false;
 };
 
