@@ -186,7 +186,9 @@ void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
   }
 
   for (const std::string& offerId : offerIds) removeOffer(offerId);
-  if (!available.empty()) {
+  // Standing filters (Filters.offer_filters) reach the allocator even when
+  // nothing is left over.
+  if (!available.empty() || filters.has_offer_filters()) {
     dispatch(allocator_.pid(), &AllocatorActor::recoverResources, f->id, s->id, available,
              std::optional<Filters>(filters));
   }
