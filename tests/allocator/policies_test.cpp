@@ -1,4 +1,4 @@
-// The built-in policies (drf with roles and weights, priority, lottery) and
+// The built-in policies (drf, with roles and weights; priority; lottery) and
 // the offer controls (refusal and standing filters, minimum offer size) and
 // revocation decisions of the hierarchical allocator, called directly on a
 // clock the test moves.
@@ -107,6 +107,140 @@ class PoliciesTest : public ::testing::Test {
   std::vector<Revocation> revocations_;
   std::unique_ptr<HierarchicalAllocator> allocator_;
 };
+
+// The default policy with one role: whole slaves, DRF, filters, churn.
+class DrfTest : public PoliciesTest {
+ protected:
+  void SetUp() override { start(Policy::kDrf); }
+};
+
+TEST_F(DrfTest, OffersAWholeSlaveToOneFramework) {
+  addFramework("f1");
+  addSlave("s1", "cpus:4;mem:1024");
+  allocator_->allocate();
+  auto made = take();
+  ASSERT_EQ(1u, made.size());
+  EXPECT_EQ("f1", made[0].framework);
+  EXPECT_EQ(4, made[0].resources.scalar("cpus"));
+  // Nothing is free now.
+  allocator_->allocate();
+  EXPECT_TRUE(take().empty());
+}
+
+TEST_F(DrfTest, DominantResourceFairness) {
+  // The DRF paper's example: <9 cpus, 18 GB>; A's tasks <1, 4>, B's <3, 1>.
+  // Offered one task's worth at a time, A ends with 3 tasks and B with 2.
+  addFramework("A");
+  addFramework("B");
+  addSlave("s", "cpus:9;mem:18432");
+  Resources taskA = Resources::parse("cpus:1;mem:4096").value();
+  Resources taskB = Resources::parse("cpus:3;mem:1024").value();
+  int tasksA = 0, tasksB = 0;
+  for (int round = 0; round < 20; ++round) {
+    allocator_->allocate();
+    auto made = take();
+    if (made.empty()) break;
+    ASSERT_EQ(1u, made.size());
+    const Resources& offered = made[0].resources;
+    const Resources& task = made[0].framework == "A" ? taskA : taskB;
+    if (!offered.contains(task)) {
+      // It cannot use the offer: decline for a long time.
+      Filters filters;
+      filters.set_refuse_seconds(3600);
+      allocator_->recoverResources(framework(made[0].framework), slave("s"), offered, filters);
+      continue;
+    }
+    (made[0].framework == "A" ? tasksA : tasksB)++;
+    allocator_->recoverResources(framework(made[0].framework), slave("s"), offered - task,
+                                std::nullopt);
+  }
+  EXPECT_EQ(3, tasksA);
+  EXPECT_EQ(2, tasksB);
+  EXPECT_NEAR(2.0 / 3, allocator_->share(framework("A")), 1e-9);
+  EXPECT_NEAR(2.0 / 3, allocator_->share(framework("B")), 1e-9);
+}
+
+TEST_F(DrfTest, OfferedResourcesCountTowardsTheShare) {
+  addFramework("f1");
+  addFramework("f2");
+  addSlave("s1", "cpus:2;mem:1024");
+  allocator_->allocate();
+  auto first = take();
+  ASSERT_EQ(1u, first.size());
+  // The framework holding the (unanswered) offer has the larger share: the
+  // next slave goes to the other one.
+  addSlave("s2", "cpus:2;mem:1024");
+  allocator_->allocate();
+  auto second = take();
+  ASSERT_EQ(1u, second.size());
+  EXPECT_NE(first[0].framework, second[0].framework);
+}
+
+TEST_F(DrfTest, FiltersExpireAndMoreResourcesLiftThem) {
+  addFramework("f1");
+  addSlave("s1", "cpus:4;mem:1024");
+  allocator_->allocate();
+  auto made = take();
+  ASSERT_EQ(1u, made.size());
+  Filters filters;
+  filters.set_refuse_seconds(10);
+  Resources half = Resources::parse("cpus:2;mem:512").value();
+  // Declines half (keeps the other half for a task).
+  allocator_->recoverResources(framework("f1"), slave("s1"), half, filters);
+  allocator_->allocate();
+  EXPECT_TRUE(take().empty());
+  now_ += 9s;
+  allocator_->allocate();
+  EXPECT_TRUE(take().empty());
+  // The task ends: more is free than was refused, so the filter no longer
+  // applies.
+  allocator_->recoverResources(framework("f1"), slave("s1"), half, std::nullopt);
+  allocator_->allocate();
+  made = take();
+  ASSERT_EQ(1u, made.size());
+  EXPECT_EQ(4, made[0].resources.scalar("cpus"));
+}
+
+TEST_F(DrfTest, SuppressAndReviveAndInactiveFrameworks) {
+  addFramework("f1");
+  allocator_->suppressOffers(framework("f1"));
+  addSlave("s1", "cpus:1;mem:128");
+  allocator_->allocate();
+  EXPECT_TRUE(take().empty());
+  allocator_->reviveOffers(framework("f1"));
+  allocator_->deactivateFramework(framework("f1"));
+  allocator_->allocate();
+  EXPECT_TRUE(take().empty());
+  allocator_->activateFramework(framework("f1"));
+  allocator_->allocate();
+  EXPECT_EQ(1u, take().size());
+}
+
+TEST_F(DrfTest, RemovedSlavesAndFrameworksLeaveNoTrace) {
+  addFramework("f1");
+  addFramework("f2");
+  addSlave("s1", "cpus:1;mem:128");
+  allocator_->allocate();
+  auto made = take();
+  ASSERT_EQ(1u, made.size());
+  std::string holder = made[0].framework;
+  allocator_->removeSlave(slave("s1"));
+  EXPECT_EQ(0, allocator_->share(framework(holder)));
+  addSlave("s2", "cpus:1;mem:128");
+  allocator_->removeFramework(framework(holder));
+  allocator_->allocate();
+  made = take();
+  ASSERT_EQ(1u, made.size());
+  EXPECT_NE(holder, made[0].framework);
+  EXPECT_EQ("s2", made[0].slave);
+}
+
+TEST_F(DrfTest, TinyLeftoversAreNotOffered) {
+  addFramework("f1");
+  addSlave("s1", "cpus:0.005;mem:16;ports:[1-2]");
+  allocator_->allocate();
+  EXPECT_TRUE(take().empty());
+}
 
 TEST_F(PoliciesTest, WeightedDrfAmongRoles) {
   start(Policy::kDrf, parse({{"weights", "a=2,b=1"}}));
