@@ -495,6 +495,34 @@ TEST_F(PoliciesTest, MinimumOfferSizeHoldsBackSmallLeftovers) {
   EXPECT_EQ(2, made[0].resources.scalar("cpus"));
 }
 
+// The paper's section 4.5: a framework of small tasks takes every slot that
+// frees up; with a minimum offer size the slave waits until it is wholly
+// free, and equal shares take turns, so the framework of big tasks gets it.
+TEST_F(PoliciesTest, MinimumOfferSizeLetsLargeTasksIn) {
+  start(Policy::kDrf, parse({{"min_offer_size", "cpus:4"}}));
+  addFramework("small");
+  addFramework("big");
+  addSlave("s", "cpus:4;mem:4096");
+  allocator_->allocate();
+  auto made = take();
+  ASSERT_EQ(1u, made.size());
+  ASSERT_EQ("small", made[0].framework);
+  // small runs one 1-cpu task and gives the rest back: 3 cpus free is
+  // below the minimum, so nobody is offered them.
+  Resources task = resources("cpus:1;mem:512");
+  recover("small", "s", made[0].resources - task);
+  allocator_->allocate();
+  EXPECT_TRUE(take().empty());
+  // Its task ends: the whole slave is free, shares are equal (0), and big,
+  // offered least recently, goes first.
+  recover("small", "s", task);
+  allocator_->allocate();
+  made = take();
+  ASSERT_EQ(1u, made.size());
+  EXPECT_EQ("big", made[0].framework);
+  EXPECT_EQ(4, made[0].resources.scalar("cpus"));
+}
+
 TEST_F(PoliciesTest, UsedResourcesOfAFrameworkAddedLaterCount) {
   start(Policy::kDrf);
   // A slave re-registers with f1's tasks before f1 re-registers.

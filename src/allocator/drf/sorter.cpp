@@ -34,7 +34,7 @@ double DrfSorter::dominant(const std::vector<double>& allocation) const {
 }
 
 DrfSorter::RoleKey DrfSorter::key(const std::string& name, const Role& role) const {
-  return {priorities_ ? -role.priority : 0, role.share, name};
+  return {priorities_ ? -role.priority : 0, role.share, role.last, name};
 }
 
 void DrfSorter::addRole(const std::string& name, double weight, int64_t priority) {
@@ -50,7 +50,7 @@ void DrfSorter::addClient(Client client, const std::string& role) {
   CHECK(roles_.count(role)) << "role " << role << " not added";
   auto [it, inserted] = clients_.emplace(client, Entry{role, {}, 0.0});
   if (!inserted) return;
-  roles_[role].order.insert({0.0, client});
+  roles_[role].order.insert({0.0, 0, client});
 }
 
 void DrfSorter::removeClient(Client client) {
@@ -58,7 +58,7 @@ void DrfSorter::removeClient(Client client) {
   if (it == clients_.end()) return;
   // Its allocation leaves the role's.
   Role& role = roles_[it->second.role];
-  role.order.erase({it->second.share, client});
+  role.order.erase({it->second.share, it->second.last, client});
   if (!stale_) roleOrder_.erase(key(it->second.role, role));
   for (size_t i = 0; i < it->second.allocation.size() && i < role.allocation.size(); i++) {
     role.allocation[i] = std::max(0.0, role.allocation[i] - it->second.allocation[i]);
@@ -77,11 +77,15 @@ void DrfSorter::update(Client client, const Resources& resources, double sign) {
   Role& role = roles_[entry.role];
   names_.add(entry.allocation, resources, sign);
   names_.add(role.allocation, resources, sign);
-  if (stale_) return;
-  role.order.erase({entry.share, client});
-  entry.share = dominant(entry.allocation);
-  role.order.insert({entry.share, client});
+  if (stale_) {
+    if (sign > 0) entry.last = role.last = ++allocations_;
+    return;
+  }
+  role.order.erase({entry.share, entry.last, client});
   roleOrder_.erase(key(entry.role, role));
+  if (sign > 0) entry.last = role.last = ++allocations_;
+  entry.share = dominant(entry.allocation);
+  role.order.insert({entry.share, entry.last, client});
   role.share = dominant(role.allocation) / role.weight;
   roleOrder_.insert(key(entry.role, role));
 }
@@ -112,7 +116,7 @@ void DrfSorter::refresh() {
   }
   for (auto& [client, entry] : clients_) {
     entry.share = dominant(entry.allocation);
-    roles_[entry.role].order.insert({entry.share, client});
+    roles_[entry.role].order.insert({entry.share, entry.last, client});
   }
   roleOrder_.clear();
   for (auto& [name, role] : roles_) roleOrder_.insert(key(name, role));
@@ -124,7 +128,7 @@ std::vector<std::string> DrfSorter::rolesForRevocation() {
   std::vector<std::string> roles;
   // The reverse of the offer order: lowest priority, then highest share.
   for (auto it = roleOrder_.rbegin(); it != roleOrder_.rend(); ++it) {
-    roles.push_back(std::get<2>(*it));
+    roles.push_back(std::get<3>(*it));
   }
   return roles;
 }
@@ -135,7 +139,7 @@ std::vector<DrfSorter::Client> DrfSorter::clientsForRevocation(const std::string
   auto it = roles_.find(role);
   if (it == roles_.end()) return clients;
   for (auto c = it->second.order.rbegin(); c != it->second.order.rend(); ++c) {
-    clients.push_back(c->second);
+    clients.push_back(std::get<2>(*c));
   }
   return clients;
 }

@@ -3,8 +3,9 @@
 // roles first, by weighted dominant share (the largest fraction the role's
 // frameworks hold of any one scalar resource of the cluster, divided by the
 // role's weight), then the frameworks of a role by their own dominant share.
-// Lowest share first; ties by role name, then by the order clients were
-// added. With priorities on (the strict priority policy), a role of higher
+// Lowest share first; ties go to the one offered least recently (then by
+// role name, or the order clients were added), so that equal shares take
+// turns. With priorities on (the strict priority policy), a role of higher
 // priority comes before every role of lower priority, whatever the shares.
 //
 // Shares are kept in ordered sets and updated as allocations change, in
@@ -62,8 +63,8 @@ class DrfSorter {
   std::optional<Client> pick(F&& eligible) {
     refresh();
     for (const RoleKey& key : roleOrder_) {
-      for (const auto& [share, client] : roles_[std::get<2>(key)].order) {
-        if (eligible(client)) return client;
+      for (const ClientKey& client : roles_[std::get<3>(key)].order) {
+        if (eligible(std::get<2>(client))) return std::get<2>(client);
       }
     }
     return std::nullopt;
@@ -84,18 +85,22 @@ class DrfSorter {
   ScalarNames& names() { return names_; }
 
  private:
-  using RoleKey = std::tuple<int64_t, double, std::string>;  // -priority, share, name
+  // -priority, share, last allocation, name
+  using RoleKey = std::tuple<int64_t, double, uint64_t, std::string>;
+  using ClientKey = std::tuple<double, uint64_t, Client>;  // share, last allocation, client
   struct Role {
     double weight = 1.0;
     int64_t priority = 0;
     std::vector<double> allocation;
     double share = 0.0;
-    std::set<std::pair<double, Client>> order;
+    uint64_t last = 0;  // allocation counter at its latest allocation
+    std::set<ClientKey> order;
   };
   struct Entry {
     std::string role;
     std::vector<double> allocation;
     double share = 0.0;
+    uint64_t last = 0;
   };
 
   double dominant(const std::vector<double>& allocation) const;
@@ -110,6 +115,7 @@ class DrfSorter {
   std::unordered_map<std::string, Role> roles_;
   std::set<RoleKey> roleOrder_;
   bool stale_ = false;
+  uint64_t allocations_ = 0;  // counts allocated() calls: "how recent"
 };
 
 }  // namespace mesos::allocator
