@@ -254,6 +254,17 @@ class MesosSchedulerDriver : public SchedulerDriver {
                               const std::string& data) override;
   Status reconcileTasks(const std::vector<TaskStatus>& statuses) override;
 
+  /// The guarantee of this framework's role (the master's --guarantees):
+  /// resources the framework's role may hold without its tasks being revoked,
+  /// and that the master frees for it (by killing tasks of frameworks above
+  /// their own guarantees) when it has waited too long for them. As given by
+  /// the latest registration or re-registration answer; empty before the
+  /// first one, and when the role has no guarantee or the master does not
+  /// report guarantees (Apache Mesos masters do not). Already up to date when
+  /// Scheduler::registered() and reregistered() run. Any thread may call it;
+  /// it does not wait for the driver's actor.
+  std::vector<Resource> guarantee() const;
+
  private:
   friend class internal::SchedulerProcess;
 
@@ -270,10 +281,14 @@ class MesosSchedulerDriver : public SchedulerDriver {
   const bool implicitAcknowledgements_;
   process::Runtime* runtime_;  // nullptr: the global runtime
 
-  std::mutex mutex_;
+  // From the actor: the guarantee in a (re)registration answer.
+  void setGuarantee(std::vector<Resource> guarantee);
+
+  mutable std::mutex mutex_;
   std::condition_variable stoppedChanged_;
   Status status_ = DRIVER_NOT_STARTED;  // guarded by mutex_
   bool stopped_ = false;                // guarded by mutex_; set by the actor
+  std::vector<Resource> guarantee_;     // guarded by mutex_; set by the actor
   std::unique_ptr<process::Spawned<internal::SchedulerProcess>> process_;  // guarded by mutex_
 };
 

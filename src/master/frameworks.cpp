@@ -1,5 +1,7 @@
 // Frameworks: registration, re-registration and failover, disconnection,
 // removal.
+#include <algorithm>
+
 #include <glog/logging.h>
 
 #include "master/master.hpp"
@@ -10,6 +12,17 @@ namespace mesos::internal::master {
 using allocator::AllocatorActor;
 using process::dispatch;
 
+namespace {
+
+// The guarantee of `role` (--guarantees) into a (re)registration answer.
+template <typename M>
+void addGuarantee(const allocator::Config& config, const std::string& role, M& message) {
+  auto it = config.guarantees.find(role);
+  if (it != config.guarantees.end()) *message.mutable_guarantee() = it->second.proto();
+}
+
+}  // namespace
+
 std::optional<std::string> Master::validateFrameworkInfo(const FrameworkInfo& info) const {
   if (!info.IsInitialized()) {
     return "FrameworkInfo is missing required fields: " + info.InitializationErrorString();
@@ -17,6 +30,12 @@ std::optional<std::string> Master::validateFrameworkInfo(const FrameworkInfo& in
   if (info.name().empty()) return "FrameworkInfo.name is empty";
   if (info.has_failover_timeout() && !(info.failover_timeout() >= 0)) {
     return "FrameworkInfo.failover_timeout must be a non-negative number of seconds";
+  }
+  if (!config_.roles.empty() &&
+      std::find(config_.roles.begin(), config_.roles.end(), info.role()) == config_.roles.end()) {
+    std::string roles;
+    for (const std::string& role : config_.roles) roles += (roles.empty() ? "" : ", ") + role;
+    return "Role '" + info.role() + "' is not one of the master's --roles (" + roles + ")";
   }
   return std::nullopt;
 }
@@ -62,6 +81,7 @@ void Master::registerFramework(const UPID& from, const RegisterFrameworkMessage&
       FrameworkRegisteredMessage reply;
       reply.mutable_framework_id()->CopyFrom(f->id);
       reply.mutable_master_info()->CopyFrom(info_);
+      addGuarantee(config_, f->info.role(), reply);
       send(from, std::move(reply));
       return;
     }
@@ -74,6 +94,7 @@ void Master::registerFramework(const UPID& from, const RegisterFrameworkMessage&
   FrameworkRegisteredMessage reply;
   reply.mutable_framework_id()->CopyFrom(f->id);
   reply.mutable_master_info()->CopyFrom(info_);
+  addGuarantee(config_, f->info.role(), reply);
   send(from, std::move(reply));
 }
 
@@ -122,6 +143,7 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
   FrameworkReregisteredMessage reply;
   reply.mutable_framework_id()->CopyFrom(f->id);
   reply.mutable_master_info()->CopyFrom(info_);
+  addGuarantee(config_, f->info.role(), reply);
   send(from, std::move(reply));
 }
 

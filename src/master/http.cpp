@@ -1,6 +1,9 @@
 // The master's HTTP endpoints: /master/state (also /state), /master/health,
-// and /metrics/snapshot (served by MetricsActor, which asks the master and
-// the allocator).
+// /master/roles, and /metrics/snapshot (served by MetricsActor, which asks
+// the master and the allocator).
+#include <algorithm>
+#include <map>
+
 #include <glog/logging.h>
 
 #include "common/json.hpp"
@@ -18,6 +21,52 @@ using process::http::Request;
 using process::http::Response;
 
 Future<Response> Master::healthEndpoint(const Request&) { return Response::ok("", "text/plain"); }
+
+// /master/roles: every role configured by the allocation flags or used by a
+// registered framework, with its weight, priority and guarantee, its
+// frameworks, and what they hold (used and offered).
+Future<Response> Master::rolesEndpoint(const Request&) {
+  struct Role {
+    Array frameworks;
+    Resources resources;
+  };
+  std::map<std::string, Role> roles;
+  for (const std::string& role : config_.roles) roles[role];
+  for (const auto& [role, weight] : config_.weights) roles[role];
+  for (const auto& [role, priority] : config_.priorities) roles[role];
+  for (const auto& [role, guarantee] : config_.guarantees) roles[role];
+  for (const auto& [id, f] : frameworks_) {
+    Role& role = roles[f->info.role()];
+    role.frameworks.push_back(id);
+    role.resources += f->used + f->offered;
+  }
+  Array array;
+  for (auto& [name, role] : roles) {
+    Object object;
+    object["name"] = name;
+    auto weight = config_.weights.find(name);
+    object["weight"] = weight == config_.weights.end() ? 1.0 : weight->second;
+    auto priority = config_.priorities.find(name);
+    object["priority"] = priority == config_.priorities.end() ? int64_t{0} : priority->second;
+    Object guarantee;
+    if (auto it = config_.guarantees.find(name); it != config_.guarantees.end()) {
+      for (const Resource& resource : it->second) {
+        if (resource.type() == Value::SCALAR) {
+          guarantee[resource.name()] = it->second.scalar(resource.name());
+        }
+      }
+    }
+    object["guarantee"] = std::move(guarantee);
+    std::sort(role.frameworks.begin(), role.frameworks.end(),
+              [](const json::Value& a, const json::Value& b) { return a.string() < b.string(); });
+    object["frameworks"] = std::move(role.frameworks);
+    object["resources"] = json::fromResources(role.resources);
+    array.push_back(std::move(object));
+  }
+  Object body;
+  body["roles"] = std::move(array);
+  return Response::ok(json::stringify(body));
+}
 
 // /state is rendered in steps of at most stateChunk_ slaves or frameworks,
 // each step an event of its own, so that for a large cluster the master
@@ -203,6 +252,8 @@ std::string Master::metricsJson() {
   metrics["master/valid_status_updates"] = metrics_.statusUpdates - metrics_.invalidStatusUpdates;
   metrics["master/invalid_status_updates"] = metrics_.invalidStatusUpdates;
   metrics["master/invalid_framework_to_executor_messages"] = metrics_.invalidFrameworkMessages;
+  metrics["master/tasks_revoked"] = metrics_.tasksRevoked;
+  metrics["master/revocation_executor_shutdowns"] = metrics_.revocationExecutorShutdowns;
   for (const auto& [state, count] : tasks) {
     std::string name = state.substr(5);  // "TASK_RUNNING" -> "RUNNING"
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -234,6 +285,7 @@ Future<Response> MetricsActor::snapshot(const Request&) {
               Object metrics = parsed ? parsed->object() : Object();
               metrics["allocator/allocation_runs"] = stats.cycles;
               metrics["allocator/allocation_run_ms"] = stats.lastCycleMs;
+              metrics["allocator/revocations"] = stats.revocations;
               return Response::ok(json::stringify(metrics));
             });
       });

@@ -73,6 +73,7 @@ void Master::initialize() {
   route("/state", &Master::stateEndpoint);
   route("/state.json", &Master::stateEndpoint);
   route("/health", &Master::healthEndpoint);
+  route("/roles", &Master::rolesEndpoint);
 
   process::Pid<Master> master(self());
   allocator_ = runtime().spawn(std::make_unique<allocator::AllocatorActor>(

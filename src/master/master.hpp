@@ -9,9 +9,10 @@
 //
 // The handler table in initialize() is the protocol's table of contents. The
 // implementation is split by subject: frameworks.cpp, slaves.cpp, offers.cpp,
-// tasks.cpp, http.cpp.
+// tasks.cpp, revocation.cpp, http.cpp.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
@@ -19,6 +20,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "allocator/allocator_actor.hpp"
@@ -45,6 +47,8 @@ struct TaskRecord {
   Resources resources;
   TaskStatus latest;  // the latest status seen (for reconciliation)
   bool recovered = false;  // its resources went back to the allocator
+  uint64_t launchOrder = 0;  // larger: launched later (revocation takes the youngest)
+  bool revoked = false;      // killed by a revocation (revocation.cpp)
 };
 
 struct OfferRecord {
@@ -173,6 +177,7 @@ class Master : public process::Actor {
   void renderState(const std::shared_ptr<StateRender>& render);
   json::Value frameworkJson(const Framework& framework);
   process::Future<process::http::Response> healthEndpoint(const process::http::Request& request);
+  process::Future<process::http::Response> rolesEndpoint(const process::http::Request& request);
 
  public:
   // For the metrics actor (runs on this actor via dispatch).
@@ -219,6 +224,15 @@ class Master : public process::Actor {
   // (yet) registered here, by framework id: what addFramework() adopts,
   // without a scan of every slave.
   std::unordered_map<std::string, std::unordered_set<std::string>> orphans_;
+
+  // revocation.cpp
+  // Kills one task for a revocation (KillTaskMessage to its slave).
+  void revokeTask(TaskRecord& task, const std::string& beneficiary);
+  // After --revocation_grace_period: shuts down the executors of the revoked
+  // tasks (framework id, task id, launch order) that are still not terminal.
+  void revocationGraceExpired(const FrameworkID& frameworkId,
+                              const std::vector<std::pair<std::string, uint64_t>>& tasks);
+  uint64_t nextLaunchOrder_ = 0;  // TaskRecord::launchOrder of the next task added
 };
 
 }  // namespace mesos::internal::master

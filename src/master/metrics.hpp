@@ -23,6 +23,8 @@ struct Metrics {
   uint64_t statusUpdates = 0;
   uint64_t invalidStatusUpdates = 0;
   uint64_t invalidFrameworkMessages = 0;
+  uint64_t tasksRevoked = 0;                 // killed to free resources for a guarantee
+  uint64_t revocationExecutorShutdowns = 0;  // revoked tasks not ended by the grace period
   std::map<std::string, uint64_t> terminalTasks;  // by state name
 };
 

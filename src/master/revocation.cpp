@@ -1,15 +1,187 @@
-// Revocation: the allocator asks for resources to be freed for a framework
-// below its guarantee; the master rescinds offers and kills tasks.
+// Revocation (the paper's section 3.3.1): the allocator asks for resources
+// to be freed on one slave for a framework below its role's guarantee. The
+// master rescinds the victim's offers there, kills its youngest tasks there
+// until enough is freed, and, after --revocation_grace_period, shuts down the
+// executors of revoked tasks that have not ended. Freed resources come back
+// to the allocator through the ordinary paths (rescinded offers at once,
+// killed tasks with their terminal status update).
+#include <algorithm>
+#include <unordered_set>
+
 #include <glog/logging.h>
 
 #include "master/master.hpp"
 
 namespace mesos::internal::master {
 
+namespace {
+
+// Resources are kept to three decimals; anything closer than this is equal.
+constexpr double kEpsilon = 1e-6;
+
+bool isTerminal(TaskState state) {
+  return state == TASK_FINISHED || state == TASK_FAILED || state == TASK_KILLED ||
+         state == TASK_LOST || state == TASK_ERROR;
+}
+
+// Whether `freed` covers `amount` on every scalar that `amount` names.
+bool covers(const Resources& freed, const Resources& amount) {
+  for (const Resource& resource : amount) {
+    if (resource.type() != Value::SCALAR) continue;
+    if (freed.scalar(resource.name()) + kEpsilon < amount.scalar(resource.name())) return false;
+  }
+  return true;
+}
+
+// Whether `taken` plus `more` stays within `limit` on every scalar of `more`.
+bool within(const Resources& taken, const Resources& more, const Resources& limit) {
+  for (const Resource& resource : more) {
+    if (resource.type() != Value::SCALAR) continue;
+    const std::string& name = resource.name();
+    if (taken.scalar(name) + more.scalar(name) > limit.scalar(name) + kEpsilon) return false;
+  }
+  return true;
+}
+
+// Whether `more` adds to a scalar on which `freed` does not cover `amount`.
+bool helps(const Resources& freed, const Resources& more, const Resources& amount) {
+  for (const Resource& resource : amount) {
+    if (resource.type() != Value::SCALAR) continue;
+    const std::string& name = resource.name();
+    if (freed.scalar(name) + kEpsilon < amount.scalar(name) && more.scalar(name) > kEpsilon) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void Master::revoke(const allocator::Revocation& revocation) {
-  LOG(INFO) << "Revocation of " << revocation.amount.toString() << " from framework "
-            << revocation.frameworkId.value() << " on slave " << revocation.slaveId.value()
-            << " requested";
+  const std::string& frameworkId = revocation.frameworkId.value();
+  const std::string& slaveId = revocation.slaveId.value();
+  Framework* f = framework(frameworkId);
+  Slave* s = slave(slaveId);
+  if (f == nullptr || s == nullptr) {
+    LOG(INFO) << "Ignoring revocation of " << revocation.amount.toString() << " from framework "
+              << frameworkId << " on slave " << slaveId << ": the "
+              << (f == nullptr ? "framework" : "slave") << " is gone";
+    return;
+  }
+  LOG(INFO) << "Revoking " << revocation.amount.toString() << " (at most "
+            << revocation.limit.toString() << ") from framework " << frameworkId
+            << " on slave " << slaveId << " for framework "
+            << revocation.beneficiary.value();
+
+  // What this revocation frees, and what it takes from the victim in all
+  // (the limit keeps the victim's role at or above its own guarantee).
+  Resources freed;
+  Resources taken;
+
+  // Outstanding offers first: they cost the framework no work.
+  std::vector<std::string> offers;
+  for (const std::string& offerId : s->offers) {
+    auto it = offers_.find(offerId);
+    if (it != offers_.end() && it->second.offer.framework_id().value() == frameworkId) {
+      offers.push_back(offerId);
+    }
+  }
+  for (const std::string& offerId : offers) {
+    const Resources& resources = offers_[offerId].resources;
+    freed += resources;
+    taken += resources;
+    LOG(INFO) << "Rescinding offer " << offerId << " (" << resources.toString()
+              << ") of framework " << frameworkId << " for the revocation";
+    rescindOffer(offerId, true);
+  }
+
+  // Then tasks, youngest first. Tasks revoked earlier and not yet ended are
+  // on their way out: they count as freed and are not killed twice.
+  std::vector<TaskRecord*> candidates;
+  if (auto byFramework = s->tasks.find(frameworkId); byFramework != s->tasks.end()) {
+    for (auto& [taskId, task] : byFramework->second) {
+      if (task->recovered || isTerminal(task->task.state())) continue;
+      if (task->revoked) {
+        freed += task->resources;
+        taken += task->resources;
+        continue;
+      }
+      candidates.push_back(task.get());
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const TaskRecord* a, const TaskRecord* b) {
+    return a->launchOrder > b->launchOrder;
+  });
+
+  std::vector<std::pair<std::string, uint64_t>> revoked;
+  for (TaskRecord* task : candidates) {
+    if (covers(freed, revocation.amount)) break;
+    if (!helps(freed, task->resources, revocation.amount)) continue;
+    if (!within(taken, task->resources, revocation.limit)) continue;
+    freed += task->resources;
+    taken += task->resources;
+    revokeTask(*task, revocation.beneficiary.value());
+    revoked.emplace_back(task->task.task_id().value(), task->launchOrder);
+  }
+
+  if (!covers(freed, revocation.amount)) {
+    LOG(INFO) << "Revocation from framework " << frameworkId << " on slave " << slaveId
+              << " frees only " << freed.toString() << " of " << revocation.amount.toString()
+              << ": no more of its tasks there fit within " << revocation.limit.toString();
+  }
+  if (revoked.empty()) return;
+
+  FrameworkID id = f->id;
+  delay(flags_.revocation_grace_period,
+        [this, id, revoked] { revocationGraceExpired(id, revoked); });
+}
+
+void Master::revokeTask(TaskRecord& task, const std::string& beneficiary) {
+  Slave* s = slave(task.task.slave_id().value());
+  if (s == nullptr) return;
+  task.revoked = true;
+  LOG(INFO) << "Revoking task " << task.task.task_id().value() << " of framework "
+            << task.task.framework_id().value() << " on slave " << s->id.value() << " ("
+            << task.resources.toString() << ") for framework " << beneficiary;
+  KillTaskMessage kill;
+  kill.mutable_framework_id()->CopyFrom(task.task.framework_id());
+  kill.mutable_task_id()->CopyFrom(task.task.task_id());
+  send(s->pid, std::move(kill));
+  metrics_.tasksRevoked++;
+}
+
+void Master::revocationGraceExpired(const FrameworkID& frameworkId,
+                                    const std::vector<std::pair<std::string, uint64_t>>& tasks) {
+  // A framework that is gone had its executors shut down with it.
+  Framework* f = framework(frameworkId.value());
+  if (f == nullptr) return;
+  std::unordered_set<std::string> shutDown;  // slave id + executor id
+  for (const auto& [taskId, launchOrder] : tasks) {
+    auto it = f->tasks.find(taskId);
+    // Gone, or a later task that reuses the id: the revoked one ended.
+    if (it == f->tasks.end() || it->second->launchOrder != launchOrder) continue;
+    TaskRecord& task = *it->second;
+    if (task.recovered || isTerminal(task.task.state())) continue;
+    Slave* s = slave(task.task.slave_id().value());
+    if (s == nullptr) continue;
+    // A command task runs in an executor named after the task.
+    ExecutorID executorId;
+    if (task.task.has_executor_id()) {
+      executorId = task.task.executor_id();
+    } else {
+      executorId.set_value(taskId);
+    }
+    if (!shutDown.insert(s->id.value() + '\n' + executorId.value()).second) continue;
+    LOG(INFO) << "Revoked task " << taskId << " of framework " << frameworkId.value()
+              << " on slave " << s->id.value() << " is still "
+              << TaskState_Name(task.task.state()) << " after the grace period; shutting down "
+              << "executor " << executorId.value();
+    ShutdownExecutorMessage shutdown;
+    shutdown.mutable_framework_id()->CopyFrom(frameworkId);
+    shutdown.mutable_executor_id()->CopyFrom(executorId);
+    send(s->pid, std::move(shutdown));
+    metrics_.revocationExecutorShutdowns++;
+  }
 }
 
 }  // namespace mesos::internal::master

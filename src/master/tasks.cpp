@@ -45,6 +45,7 @@ TaskRecord* Master::addTask(Framework& f, Slave& s, const TaskInfo& info) {
     }
   }
   record->resources = Resources(info.resources());
+  record->launchOrder = nextLaunchOrder_++;
   record->latest.mutable_task_id()->CopyFrom(info.task_id());
   record->latest.set_state(TASK_STAGING);
   record->latest.mutable_slave_id()->CopyFrom(s.id);

@@ -7,6 +7,9 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <utility>
+#include <vector>
+
 #include <glog/logging.h>
 
 #include "process/dispatch.hpp"
@@ -157,6 +160,16 @@ Status MesosSchedulerDriver::join() {
   }
   stoppedChanged_.wait(lock, [this] { return stopped_; });
   return status_;
+}
+
+std::vector<Resource> MesosSchedulerDriver::guarantee() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return guarantee_;
+}
+
+void MesosSchedulerDriver::setGuarantee(std::vector<Resource> guarantee) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  guarantee_ = std::move(guarantee);
 }
 
 Status MesosSchedulerDriver::run() {

@@ -159,6 +159,7 @@ void SchedulerProcess::registered(const process::UPID& from,
   connected_ = true;
   failover_ = false;
   linkMaster();
+  driver_->setGuarantee({message.guarantee().begin(), message.guarantee().end()});
   scheduler_->registered(driver_, message.framework_id(), message.master_info());
 }
 
@@ -189,6 +190,7 @@ void SchedulerProcess::reregistered(const process::UPID& from,
   connected_ = true;
   failover_ = false;
   linkMaster();
+  driver_->setGuarantee({message.guarantee().begin(), message.guarantee().end()});
   scheduler_->reregistered(driver_, message.master_info());
 }
 
