@@ -164,7 +164,15 @@ void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) 
       task->second->task.set_status_update_uuid(update.uuid());
     }
   }
-  send(f->pid, message);
+  if (task != f->tasks.end() && task->second->revoked && isTerminal(update.status().state())) {
+    // The framework learns why its task ended: revoked for another's
+    // guarantee.
+    StatusUpdateMessage preempted = message;
+    preempted.mutable_update()->mutable_status()->set_reason(TaskStatus::REASON_CONTAINER_PREEMPTED);
+    send(f->pid, std::move(preempted));
+  } else {
+    send(f->pid, message);
+  }
   // A terminal update needing no acknowledgement ends the task now.
   if (task != f->tasks.end() && isTerminal(update.status().state()) && !update.has_uuid()) {
     removeTask(*task->second);

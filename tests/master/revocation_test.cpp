@@ -222,6 +222,12 @@ TEST_F(MasterRevocationTest, YoungestTasksOfAFrameworkAboveItsGuaranteeAreRevoke
   // b4 ends in time; b3 ignores the kill.
   report(agent, bId, slaveId, "b4", TASK_KILLED);
   EXPECT_EQ(1, offeredCpus(a)) << "A gets what b4 freed";
+  // B learns why: the update it gets says the task was preempted.
+  auto updates = b.received<StatusUpdateMessage>();
+  ASSERT_FALSE(updates.empty());
+  EXPECT_EQ("b4", updates.back().update().status().task_id().value());
+  EXPECT_EQ(TASK_KILLED, updates.back().update().status().state());
+  EXPECT_EQ(TaskStatus::REASON_CONTAINER_PREEMPTED, updates.back().update().status().reason());
   advance(4s);
   EXPECT_EQ(0u, agent.count<ShutdownExecutorMessage>()) << "still within the grace period";
 
