@@ -68,17 +68,16 @@ void HierarchicalAllocator::addFramework(const FrameworkID& frameworkId, const F
   roleMembers_[framework.role].insert(seq);
   // What slaves reported it holding before it was added.
   for (uint32_t index : framework.slaves) {
-    sorter_.allocated(seq, slaves_[index].allocated[seq]);
+    auto held = slaves_[index].allocated.find(seq);
+    if (held != slaves_[index].allocated.end()) sorter_.allocated(seq, held->second);
   }
   for (const auto& [slaveId, resources] : used) {
     auto slave = slaveIndex_.find(slaveId);
     if (slave == slaveIndex_.end() || resources.empty()) continue;
-    Slave& s = slaves_[slave->second];
     // Already out of the slave's free resources when it was added.
-    s.allocated[seq] += resources;
-    framework.slaves.insert(slave->second);
-    sorter_.allocated(seq, resources);
+    give(seq, slave->second, slaves_[slave->second], resources);
   }
+  sorter_.setWanting(seq, framework.active);
 }
 
 void HierarchicalAllocator::removeFramework(const FrameworkID& frameworkId) {
@@ -91,7 +90,7 @@ void HierarchicalAllocator::removeFramework(const FrameworkID& frameworkId) {
     auto allocated = slave.allocated.find(seq);
     if (allocated == slave.allocated.end()) continue;
     // Whatever the master did not recover is free now.
-    slave.free += allocated->second;
+    setFree(slave, slave.free + allocated->second);
     slave.allocated.erase(allocated);
     markFree(index);
   }
@@ -104,11 +103,17 @@ void HierarchicalAllocator::removeFramework(const FrameworkID& frameworkId) {
 }
 
 void HierarchicalAllocator::activateFramework(const FrameworkID& frameworkId) {
-  if (Framework* framework = find(frameworkId.value())) framework->active = true;
+  Framework* framework = find(frameworkId.value());
+  if (framework == nullptr) return;
+  framework->active = true;
+  sorter_.setWanting(frameworkSeqs_[framework->id], !framework->suppressed);
 }
 
 void HierarchicalAllocator::deactivateFramework(const FrameworkID& frameworkId) {
-  if (Framework* framework = find(frameworkId.value())) framework->active = false;
+  Framework* framework = find(frameworkId.value());
+  if (framework == nullptr) return;
+  framework->active = false;
+  sorter_.setWanting(frameworkSeqs_[framework->id], false);
 }
 
 void HierarchicalAllocator::addSlave(const SlaveID& slaveId, const SlaveInfo& info,
@@ -133,20 +138,19 @@ void HierarchicalAllocator::addSlave(const SlaveID& slaveId, const SlaveInfo& in
   slave.id = id;
   slave.info = info;
   slave.total = total;
-  slave.free = total;
   for (const Resource& minimum : config_.minOfferSize) {
     double have = total.scalar(minimum.name());
     if (have > 0) slave.threshold.emplace_back(minimum.name(), std::min(have, minimum.scalar().value()));
   }
   sorter_.addTotal(total);
+  Resources free = total;
   for (const auto& [frameworkId, resources] : used) {
     if (resources.empty()) continue;
     Seq seq = frameworkSeq(frameworkId);
-    slave.free -= resources;
-    slave.allocated[seq] += resources;
-    frameworks_[seq].slaves.insert(index);
-    sorter_.allocated(seq, resources);  // ignored until the framework is added
+    free -= resources;
+    give(seq, index, slave, resources);  // the sorter counts it once the framework is added
   }
+  setFree(slave, std::move(free));
   markFree(index);
 }
 
@@ -158,7 +162,10 @@ void HierarchicalAllocator::removeSlave(const SlaveID& slaveId) {
   for (const auto& [seq, resources] : slave.allocated) {
     sorter_.unallocated(seq, resources);
     auto framework = frameworks_.find(seq);
-    if (framework != frameworks_.end()) framework->second.slaves.erase(index);
+    if (framework != frameworks_.end()) {
+      framework->second.slaves.erase(index);
+      framework->second.holding--;
+    }
   }
   sorter_.removeTotal(slave.total);
   for (auto& [seq, framework] : frameworks_) {
@@ -182,9 +189,9 @@ void HierarchicalAllocator::take(Seq seq, uint32_t index, Slave& slave,
   if (allocated->second.empty()) {
     slave.allocated.erase(allocated);
     auto framework = frameworks_.find(seq);
-    if (framework != frameworks_.end()) framework->second.slaves.erase(index);
+    if (framework != frameworks_.end()) forget(framework->second, seq, slave);
   }
-  slave.free += back;
+  setFree(slave, slave.free + back);
   sorter_.unallocated(seq, back);
   markFree(index);
 }
@@ -227,7 +234,10 @@ void HierarchicalAllocator::requestResources(const FrameworkID&, const std::vect
 }
 
 void HierarchicalAllocator::suppressOffers(const FrameworkID& frameworkId) {
-  if (Framework* framework = find(frameworkId.value())) framework->suppressed = true;
+  Framework* framework = find(frameworkId.value());
+  if (framework == nullptr) return;
+  framework->suppressed = true;
+  sorter_.setWanting(frameworkSeqs_[framework->id], false);
 }
 
 void HierarchicalAllocator::reviveOffers(const FrameworkID& frameworkId) {
@@ -235,6 +245,7 @@ void HierarchicalAllocator::reviveOffers(const FrameworkID& frameworkId) {
   if (framework == nullptr) return;
   framework->suppressed = false;
   framework->filters.clear();
+  sorter_.setWanting(frameworkSeqs_[framework->id], framework->active);
 }
 
 double HierarchicalAllocator::share(const FrameworkID& frameworkId) {
@@ -247,8 +258,14 @@ Resources HierarchicalAllocator::free(const SlaveID& slaveId) const {
   return it == slaveIndex_.end() ? Resources() : slaves_[it->second].free;
 }
 
+void HierarchicalAllocator::setFree(Slave& slave, Resources free) {
+  slave.free = std::move(free);
+  slave.freeCpus = slave.free.scalar("cpus");
+  slave.freeMem = slave.free.scalar("mem");
+}
+
 bool HierarchicalAllocator::offerable(const Slave& slave) const {
-  if (!slave.live || !allocatable(slave.free)) return false;
+  if (!slave.live || (slave.freeCpus < kMinCpus && slave.freeMem < kMinMemMb)) return false;
   for (const auto& [name, minimum] : slave.threshold) {
     if (slave.free.scalar(name) + kEpsilon < minimum) return false;
   }
@@ -267,7 +284,7 @@ bool HierarchicalAllocator::eligible(Framework& framework, uint32_t index, const
   if (!framework.filters.empty()) {
     auto it = framework.filters.find(index);
     if (it != framework.filters.end()) {
-      if (options_.now() >= it->second.expires) {
+      if (now_ >= it->second.expires) {
         framework.filters.erase(it);
       } else if (it->second.resources.contains(slave.free)) {
         return false;
@@ -295,7 +312,7 @@ std::optional<HierarchicalAllocator::Seq> HierarchicalAllocator::choose(uint32_t
   };
   if (slave.reservedFor) {
     Seq reserved = *slave.reservedFor;
-    bool current = options_.now() < slave.reservedUntil;
+    bool current = now_ < slave.reservedUntil;
     if (current && ok(reserved)) {
       slave.reservedFor.reset();
       return reserved;
@@ -308,12 +325,29 @@ std::optional<HierarchicalAllocator::Seq> HierarchicalAllocator::choose(uint32_t
   return sorter_.pick(ok);
 }
 
-void HierarchicalAllocator::give(Seq seq, uint32_t index, Slave& slave, Resources resources) {
-  slave.allocated[seq] += resources;
+void HierarchicalAllocator::give(Seq seq, uint32_t index, Slave& slave,
+                                 const Resources& resources) {
   Framework& framework = frameworks_[seq];
-  framework.slaves.insert(index);
+  auto [allocated, added] = slave.allocated.try_emplace(seq, resources);
+  if (added) {
+    framework.holding++;
+    framework.slaves.insert(index);
+  } else {
+    allocated->second += resources;
+  }
   framework.waitingSince.reset();
   sorter_.allocated(seq, resources);
+}
+
+// The framework no longer holds anything on `slave`. Its index of slaves
+// keeps the entry (it may well be offered that slave again); stale entries
+// are pruned once they outnumber the live ones.
+void HierarchicalAllocator::forget(Framework& framework, Seq seq, Slave&) {
+  framework.holding--;
+  if (framework.slaves.size() <= 2 * framework.holding + 64) return;
+  for (auto it = framework.slaves.begin(); it != framework.slaves.end();) {
+    it = slaves_[*it].allocated.count(seq) ? std::next(it) : framework.slaves.erase(it);
+  }
 }
 
 void HierarchicalAllocator::allocateSlave(uint32_t index, Offers& offers) {
@@ -322,7 +356,7 @@ void HierarchicalAllocator::allocateSlave(uint32_t index, Offers& offers) {
   auto chosen = choose(index, slave);
   if (!chosen) return;
   Resources offered = std::move(slave.free);
-  slave.free = Resources();
+  setFree(slave, Resources());
   give(*chosen, index, slave, offered);
   SlaveResources& entry = offers[*chosen].emplace_back();
   entry.slaveId.set_value(slave.id);
@@ -367,6 +401,7 @@ void HierarchicalAllocator::drawTickets() {
 }
 
 void HierarchicalAllocator::allocate() {
+  now_ = options_.now();
   drawTickets();
   Offers offers;
   std::vector<std::pair<uint32_t, uint32_t>> candidates;
@@ -382,6 +417,7 @@ void HierarchicalAllocator::allocate() {
 }
 
 void HierarchicalAllocator::allocate(const std::vector<SlaveID>& slaveIds) {
+  now_ = options_.now();
   drawTickets();
   Offers offers;
   for (const SlaveID& slaveId : slaveIds) {

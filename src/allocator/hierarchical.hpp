@@ -88,7 +88,10 @@ class HierarchicalAllocator : public Allocator {
     bool suppressed = false;
     std::unordered_map<uint32_t, Filter> filters;  // by slave index
     std::optional<Standing> standing;
-    std::unordered_set<uint32_t> slaves;  // where it holds resources
+    // Where it holds resources, and maybe a few slaves where it held some
+    // (pruned as they pile up; slave.allocated says what it holds).
+    std::unordered_set<uint32_t> slaves;
+    size_t holding = 0;  // slaves where it holds resources
     std::optional<TimePoint> waitingSince;  // below its guarantee, wanting offers
   };
   struct Slave {
@@ -96,6 +99,8 @@ class HierarchicalAllocator : public Allocator {
     SlaveInfo info;
     Resources total;
     Resources free;
+    double freeCpus = 0;  // free.scalar("cpus"), "mem": kept for the hot path
+    double freeMem = 0;
     std::vector<std::pair<std::string, double>> threshold;  // min offer size, capped by total
     std::unordered_map<Seq, Resources> allocated;
     bool live = false;
@@ -113,7 +118,9 @@ class HierarchicalAllocator : public Allocator {
   bool offerable(const Slave& slave) const;
   bool eligible(Framework& framework, uint32_t index, const Slave& slave);
   std::optional<Seq> choose(uint32_t index, Slave& slave);
-  void give(Seq seq, uint32_t index, Slave& slave, Resources resources);
+  void give(Seq seq, uint32_t index, Slave& slave, const Resources& resources);
+  void setFree(Slave& slave, Resources free);
+  void forget(Framework& framework, Seq seq, Slave& slave);
   void take(Seq seq, uint32_t index, Slave& slave, const Resources& resources);
   void markFree(uint32_t index);
   void drawTickets();
@@ -128,6 +135,7 @@ class HierarchicalAllocator : public Allocator {
   DrfSorter sorter_;
   Lottery lottery_;
 
+  TimePoint now_{};  // options_.now() at the start of the current allocation
   Seq nextSeq_ = 0;
   std::unordered_map<Seq, Framework> frameworks_;
   std::unordered_map<std::string, Seq> frameworkSeqs_;

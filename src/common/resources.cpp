@@ -531,6 +531,11 @@ Resources Resources::operator-(const Resources& that) const {
 }
 
 Resources& Resources::operator+=(const Resources& that) {
+  // Already merged and valid: into nothing, a plain copy will do.
+  if (resources_.empty()) {
+    resources_ = that.resources_;
+    return *this;
+  }
   for (const auto& resource : that.resources_) add(resource);
   return *this;
 }

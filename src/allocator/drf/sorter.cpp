@@ -24,6 +24,13 @@ void ScalarNames::add(std::vector<double>& into, const Resources& resources, dou
   }
 }
 
+bool DrfSorter::RoleKey::operator<(const RoleKey& that) const {
+  if (priority != that.priority) return priority < that.priority;
+  if (share != that.share) return share < that.share;
+  if (last != that.last) return last < that.last;
+  return role->name < that.role->name;
+}
+
 double DrfSorter::dominant(const std::vector<double>& allocation) const {
   double share = 0.0;
   size_t n = std::min(allocation.size(), total_.size());
@@ -33,61 +40,78 @@ double DrfSorter::dominant(const std::vector<double>& allocation) const {
   return share;
 }
 
-DrfSorter::RoleKey DrfSorter::key(const std::string& name, const Role& role) const {
-  return {priorities_ ? -role.priority : 0, role.share, role.last, name};
+DrfSorter::RoleKey DrfSorter::key(Role& role) const {
+  return {priorities_ ? -role.priority : 0, role.share, role.last, &role};
 }
 
 void DrfSorter::addRole(const std::string& name, double weight, int64_t priority) {
   CHECK_GT(weight, 0.0);
-  if (roles_.count(name)) return;
-  Role& role = roles_[name];
+  auto [it, inserted] = roles_.try_emplace(name);
+  if (!inserted) return;
+  Role& role = it->second;
+  role.name = name;
   role.weight = weight;
   role.priority = priority;
-  roleOrder_.insert(key(name, role));
+  roleOrder_.insert(key(role));
 }
 
-void DrfSorter::addClient(Client client, const std::string& role) {
-  CHECK(roles_.count(role)) << "role " << role << " not added";
-  auto [it, inserted] = clients_.emplace(client, Entry{role, {}, 0.0});
+void DrfSorter::addClient(Client client, const std::string& roleName) {
+  auto role = roles_.find(roleName);
+  CHECK(role != roles_.end()) << "role " << roleName << " not added";
+  auto [it, inserted] = clients_.emplace(client, Entry{&role->second, {}, 0.0, 0, true});
   if (!inserted) return;
-  roles_[role].order.insert({0.0, 0, client});
+  role->second.order.insert({0.0, 0, client});
 }
 
 void DrfSorter::removeClient(Client client) {
   auto it = clients_.find(client);
   if (it == clients_.end()) return;
+  Entry& entry = it->second;
+  Role& role = *entry.role;
+  role.order.erase({entry.share, entry.last, client});
   // Its allocation leaves the role's.
-  Role& role = roles_[it->second.role];
-  role.order.erase({it->second.share, it->second.last, client});
-  if (!stale_) roleOrder_.erase(key(it->second.role, role));
-  for (size_t i = 0; i < it->second.allocation.size() && i < role.allocation.size(); i++) {
-    role.allocation[i] = std::max(0.0, role.allocation[i] - it->second.allocation[i]);
+  if (!stale_) roleOrder_.erase(key(role));
+  for (size_t i = 0; i < entry.allocation.size() && i < role.allocation.size(); i++) {
+    role.allocation[i] = std::max(0.0, role.allocation[i] - entry.allocation[i]);
   }
   if (!stale_) {
     role.share = dominant(role.allocation) / role.weight;
-    roleOrder_.insert(key(it->second.role, role));
+    roleOrder_.insert(key(role));
   }
   clients_.erase(it);
+}
+
+void DrfSorter::setWanting(Client client, bool wanting) {
+  auto it = clients_.find(client);
+  if (it == clients_.end() || it->second.wanting == wanting) return;
+  Entry& entry = it->second;
+  entry.wanting = wanting;
+  if (stale_) return;  // refresh() rebuilds the orders
+  if (wanting) {
+    entry.role->order.insert({entry.share, entry.last, client});
+  } else {
+    entry.role->order.erase({entry.share, entry.last, client});
+  }
 }
 
 void DrfSorter::update(Client client, const Resources& resources, double sign) {
   auto it = clients_.find(client);
   if (it == clients_.end()) return;
   Entry& entry = it->second;
-  Role& role = roles_[entry.role];
+  Role& role = *entry.role;
   names_.add(entry.allocation, resources, sign);
   names_.add(role.allocation, resources, sign);
   if (stale_) {
     if (sign > 0) entry.last = role.last = ++allocations_;
     return;
   }
-  role.order.erase({entry.share, entry.last, client});
-  roleOrder_.erase(key(entry.role, role));
+  if (entry.wanting) role.order.erase({entry.share, entry.last, client});
+  roleOrder_.erase(key(role));
   if (sign > 0) entry.last = role.last = ++allocations_;
   entry.share = dominant(entry.allocation);
-  role.order.insert({entry.share, entry.last, client});
+  if (entry.wanting) role.order.insert({entry.share, entry.last, client});
   role.share = dominant(role.allocation) / role.weight;
-  roleOrder_.insert(key(entry.role, role));
+  roleOrder_.insert(key(role));
 }
 
 void DrfSorter::allocated(Client client, const Resources& resources) {
@@ -116,10 +140,10 @@ void DrfSorter::refresh() {
   }
   for (auto& [client, entry] : clients_) {
     entry.share = dominant(entry.allocation);
-    roles_[entry.role].order.insert({entry.share, entry.last, client});
+    if (entry.wanting) entry.role->order.insert({entry.share, entry.last, client});
   }
   roleOrder_.clear();
-  for (auto& [name, role] : roles_) roleOrder_.insert(key(name, role));
+  for (auto& [name, role] : roles_) roleOrder_.insert(key(role));
   stale_ = false;
 }
 
@@ -128,19 +152,23 @@ std::vector<std::string> DrfSorter::rolesForRevocation() {
   std::vector<std::string> roles;
   // The reverse of the offer order: lowest priority, then highest share.
   for (auto it = roleOrder_.rbegin(); it != roleOrder_.rend(); ++it) {
-    roles.push_back(std::get<3>(*it));
+    roles.push_back(it->role->name);
   }
   return roles;
 }
 
 std::vector<DrfSorter::Client> DrfSorter::clientsForRevocation(const std::string& role) {
   refresh();
-  std::vector<Client> clients;
-  auto it = roles_.find(role);
-  if (it == roles_.end()) return clients;
-  for (auto c = it->second.order.rbegin(); c != it->second.order.rend(); ++c) {
-    clients.push_back(std::get<2>(*c));
+  // Every client of the role, wanting offers or not; rare, so a sort will do.
+  std::vector<std::pair<double, Client>> byShare;
+  for (const auto& [client, entry] : clients_) {
+    if (entry.role->name == role) byShare.emplace_back(entry.share, client);
   }
+  std::sort(byShare.begin(), byShare.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::vector<Client> clients;
+  for (const auto& [share, client] : byShare) clients.push_back(client);
   return clients;
 }
 

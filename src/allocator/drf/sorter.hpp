@@ -52,6 +52,9 @@ class DrfSorter {
   void addRole(const std::string& role, double weight, int64_t priority);
   void addClient(Client client, const std::string& role);
   void removeClient(Client client);
+  // Clients that want no offers (inactive, suppressed) keep their
+  // allocation and share but are skipped by pick() at no cost.
+  void setWanting(Client client, bool wanting);
 
   void allocated(Client client, const Resources& resources);
   void unallocated(Client client, const Resources& resources);
@@ -63,7 +66,7 @@ class DrfSorter {
   std::optional<Client> pick(F&& eligible) {
     refresh();
     for (const RoleKey& key : roleOrder_) {
-      for (const ClientKey& client : roles_[std::get<3>(key)].order) {
+      for (const ClientKey& client : key.role->order) {
         if (eligible(std::get<2>(client))) return std::get<2>(client);
       }
     }
@@ -85,26 +88,35 @@ class DrfSorter {
   ScalarNames& names() { return names_; }
 
  private:
-  // -priority, share, last allocation, name
-  using RoleKey = std::tuple<int64_t, double, uint64_t, std::string>;
+  struct Role;
+  // -priority, share, last allocation, role (ties by name)
+  struct RoleKey {
+    int64_t priority;
+    double share;
+    uint64_t last;
+    Role* role;
+    bool operator<(const RoleKey& that) const;
+  };
   using ClientKey = std::tuple<double, uint64_t, Client>;  // share, last allocation, client
   struct Role {
+    std::string name;
     double weight = 1.0;
     int64_t priority = 0;
     std::vector<double> allocation;
     double share = 0.0;
     uint64_t last = 0;  // allocation counter at its latest allocation
-    std::set<ClientKey> order;
+    std::set<ClientKey> order;  // its wanting clients
   };
   struct Entry {
-    std::string role;
+    Role* role;
     std::vector<double> allocation;
     double share = 0.0;
     uint64_t last = 0;
+    bool wanting = true;
   };
 
   double dominant(const std::vector<double>& allocation) const;
-  RoleKey key(const std::string& name, const Role& role) const;
+  RoleKey key(Role& role) const;
   void update(Client client, const Resources& resources, double sign);
   void refresh();
 
@@ -112,7 +124,7 @@ class DrfSorter {
   ScalarNames names_;
   std::vector<double> total_;
   std::unordered_map<Client, Entry> clients_;
-  std::unordered_map<std::string, Role> roles_;
+  std::unordered_map<std::string, Role> roles_;  // nodes: Role* stay valid
   std::set<RoleKey> roleOrder_;
   bool stale_ = false;
   uint64_t allocations_ = 0;  // counts allocated() calls: "how recent"
