@@ -17,8 +17,4 @@ Result<std::unique_ptr<Allocator>> create(const std::string& name, const Config&
                "' (expected drf, priority, lottery or the path of a module .so)"};
 }
 
-Result<std::unique_ptr<Allocator>> loadModule(const std::string& path, const Config&) {
-  return Error{"--allocator: cannot load module '" + path + "': modules are not supported yet"};
-}
-
 }  // namespace mesos::allocator

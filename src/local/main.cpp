@@ -2,7 +2,7 @@
 // slaves on one runtime (one port), for trying frameworks out.
 //
 //   mesos-local [--num_slaves=N] [--ip=IP] [--port=5050] [--work_dir=DIR]
-//               [--resources=cpus:2;mem:2048;...]
+//               [--resources=cpus:2;mem:2048;...] [--allocator=drf|priority|lottery|PATH.so]
 //
 // Frameworks connect to --ip:--port as to any master. SIGINT or SIGTERM stops
 // everything, executors included.
@@ -30,6 +30,9 @@ struct LocalFlags : mesos::flags::FlagSet {
         std::string("cpus:2;mem:2048;disk:4096;ports:[31000-32000]"));
     add(&allocation_interval, "allocation_interval", "The master's allocation interval",
         mesos::flags::Duration(1s));
+    add(&allocator, "allocator",
+        "The master's allocator: drf, priority, lottery or the path of a module .so",
+        std::string("drf"));
     add(&launcher_dir, "launcher_dir",
         "Directory holding mesos-executor (default: found next to this binary)");
   }
@@ -43,6 +46,7 @@ struct LocalFlags : mesos::flags::FlagSet {
   std::string work_dir;
   std::string resources;
   mesos::flags::Duration allocation_interval;
+  std::string allocator;
   std::optional<std::string> launcher_dir;
 };
 
@@ -73,6 +77,7 @@ int main(int argc, char** argv) {
   options.port = flags.port;
   mesos::internal::master::MasterFlags masterFlags;
   masterFlags.allocation_interval = flags.allocation_interval;
+  masterFlags.allocator = flags.allocator;
   auto cluster = mesos::internal::local::LocalCluster::start(options, masterFlags);
   if (!cluster) {
     std::cerr << "mesos-local: " << cluster.error().message << std::endl;
