@@ -372,7 +372,8 @@ Result<void> Resources::validate(const google::protobuf::RepeatedPtrField<Resour
 
 void Resources::add(const Resource& resource) {
   if (!validate(resource) || isEmpty(resource)) return;
-  for (auto& existing : resources_) {
+  std::vector<Resource>& list = mutableList();
+  for (auto& existing : list) {
     if (!sameKind(existing, resource)) continue;
     switch (resource.type()) {
       case Value::SCALAR:
@@ -412,12 +413,13 @@ void Resources::add(const Resource& resource) {
     default:
       break;
   }
-  resources_.push_back(std::move(copy));
+  list.push_back(std::move(copy));
 }
 
 void Resources::subtract(const Resource& resource) {
   if (!validate(resource) || isEmpty(resource)) return;
-  for (auto it = resources_.begin(); it != resources_.end(); ++it) {
+  std::vector<Resource>& list = mutableList();
+  for (auto it = list.begin(); it != list.end(); ++it) {
     if (!sameKind(*it, resource)) continue;
     bool empty = false;
     switch (resource.type()) {
@@ -443,15 +445,15 @@ void Resources::subtract(const Resource& resource) {
       default:
         break;
     }
-    if (empty) resources_.erase(it);
+    if (empty) list.erase(it);
     return;
   }
 }
 
 bool Resources::contains(const Resources& that) const {
-  for (const auto& wanted : that.resources_) {
+  for (const auto& wanted : that.list()) {
     bool found = false;
-    for (const auto& have : resources_) {
+    for (const auto& have : list()) {
       if (!sameKind(have, wanted)) continue;
       switch (wanted.type()) {
         case Value::SCALAR:
@@ -478,7 +480,7 @@ bool Resources::contains(const Resources& that) const {
 
 double Resources::scalar(const std::string& name) const {
   int64_t millis = 0;
-  for (const auto& resource : resources_) {
+  for (const auto& resource : list()) {
     if (resource.name() == name && resource.type() == Value::SCALAR) {
       millis += toMillis(resource.scalar().value());
     }
@@ -488,7 +490,7 @@ double Resources::scalar(const std::string& name) const {
 
 Value::Ranges Resources::ranges(const std::string& name) const {
   std::vector<Interval> all;
-  for (const auto& resource : resources_) {
+  for (const auto& resource : list()) {
     if (resource.name() == name && resource.type() == Value::RANGES) {
       auto more = intervals(resource.ranges());
       all.insert(all.end(), more.begin(), more.end());
@@ -501,7 +503,7 @@ Value::Ranges Resources::ranges(const std::string& name) const {
 
 Resources Resources::flatten(const std::string& role) const {
   Resources out;
-  for (const auto& resource : resources_) {
+  for (const auto& resource : list()) {
     Resource copy = resource;
     copy.set_role(role);
     copy.clear_reservation();
@@ -512,8 +514,8 @@ Resources Resources::flatten(const std::string& role) const {
 
 Resources Resources::role(const std::string& role) const {
   Resources out;
-  for (const auto& resource : resources_) {
-    if (resource.role() == role) out.resources_.push_back(resource);
+  for (const auto& resource : list()) {
+    if (resource.role() == role) out.mutableList().push_back(resource);
   }
   return out;
 }
@@ -531,18 +533,34 @@ Resources Resources::operator-(const Resources& that) const {
 }
 
 Resources& Resources::operator+=(const Resources& that) {
-  // Already merged and valid: into nothing, a plain copy will do.
-  if (resources_.empty()) {
-    resources_ = that.resources_;
+  // Already merged and valid: into nothing, share it.
+  if (empty()) {
+    list_ = that.list_;
     return *this;
   }
-  for (const auto& resource : that.resources_) add(resource);
+  Resources more = that;  // (that may be *this)
+  for (const auto& resource : more.list()) add(resource);
   return *this;
 }
 
 Resources& Resources::operator-=(const Resources& that) {
-  for (const auto& resource : that.resources_) subtract(resource);
+  Resources less = that;  // (that may be *this)
+  for (const auto& resource : less.list()) subtract(resource);
   return *this;
+}
+
+const std::vector<Resource>& Resources::list() const {
+  static const std::vector<Resource> kNone;
+  return list_ ? *list_ : kNone;
+}
+
+std::vector<Resource>& Resources::mutableList() {
+  if (!list_) {
+    list_ = std::make_shared<std::vector<Resource>>();
+  } else if (list_.use_count() > 1) {
+    list_ = std::make_shared<std::vector<Resource>>(*list_);
+  }
+  return *list_;
 }
 
 bool Resources::operator==(const Resources& that) const {
@@ -551,7 +569,7 @@ bool Resources::operator==(const Resources& that) const {
 
 std::string Resources::toString() const {
   std::vector<const Resource*> sorted;
-  for (const auto& resource : resources_) sorted.push_back(&resource);
+  for (const auto& resource : list()) sorted.push_back(&resource);
   std::stable_sort(sorted.begin(), sorted.end(), [](const Resource* a, const Resource* b) {
     return std::make_tuple(a->name(), a->role(), static_cast<int>(a->type())) <
            std::make_tuple(b->name(), b->role(), static_cast<int>(b->type()));
@@ -572,7 +590,7 @@ std::string Resources::toString() const {
 
 google::protobuf::RepeatedPtrField<Resource> Resources::proto() const {
   google::protobuf::RepeatedPtrField<Resource> out;
-  for (const auto& resource : resources_) *out.Add() = resource;
+  for (const auto& resource : list()) *out.Add() = resource;
   return out;
 }
 

@@ -4,6 +4,7 @@
 // the slave for every "does this fit" and "what is left" question.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,8 @@ class Resources {
   static Result<void> validate(const Resource& resource);
   static Result<void> validate(const google::protobuf::RepeatedPtrField<Resource>& resources);
 
-  bool empty() const { return resources_.empty(); }
-  size_t size() const { return resources_.size(); }
+  bool empty() const { return list().empty(); }
+  size_t size() const { return list().size(); }
 
   // True when every resource in `that` is available here (same name, type and
   // role; scalars no larger, ranges and sets subsets).
@@ -66,14 +67,20 @@ class Resources {
   std::string toString() const;
 
   google::protobuf::RepeatedPtrField<Resource> proto() const;
-  std::vector<Resource>::const_iterator begin() const { return resources_.begin(); }
-  std::vector<Resource>::const_iterator end() const { return resources_.end(); }
+  std::vector<Resource>::const_iterator begin() const { return list().begin(); }
+  std::vector<Resource>::const_iterator end() const { return list().end(); }
 
  private:
   void add(const Resource& resource);
   void subtract(const Resource& resource);
 
-  std::vector<Resource> resources_;  // merged: at most one entry per (name, type, role)
+  const std::vector<Resource>& list() const;
+  std::vector<Resource>& mutableList();  // unshared first
+
+  // Merged: at most one entry per (name, type, role). Copies share the list
+  // until one of them changes (copy on write), so copying Resources (into
+  // offers, allocations, messages between actors) costs no allocation.
+  std::shared_ptr<std::vector<Resource>> list_;
 };
 
 }  // namespace mesos
