@@ -451,6 +451,7 @@ void Resources::subtract(const Resource& resource) {
 }
 
 bool Resources::contains(const Resources& that) const {
+  if (list_ == that.list_) return true;  // one shared list: equal
   for (const auto& wanted : that.list()) {
     bool found = false;
     for (const auto& have : list()) {
