@@ -2,13 +2,7 @@
 // for modules that cannot be used, and the fifo example module
 // (src/allocator/fifo_module/) called directly, in the mesos-master daemon
 // and in a whole cluster.
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +10,6 @@
 #include <chrono>
 #include <memory>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -25,10 +18,9 @@
 #include "allocator/factory.hpp"
 #include "master/flags.hpp"
 #include "support/cluster.hpp"
+#include "support/daemon.hpp"
 #include "support/net.hpp"
 #include "support/subprocess.hpp"
-
-extern char** environ;
 
 namespace mesos::test {
 namespace {
@@ -331,78 +323,23 @@ TEST_F(AllocatorModuleDaemonTest, ModuleRefusingTheConfigurationIsOneLineAndStat
       << line;
 }
 
-uint16_t freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
-  socklen_t length = sizeof(sa);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &length);
-  ::close(fd);
-  return ntohs(sa.sin_port);
-}
-
-bool connectable(const process::Address& address) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(address.port);
-  sa.sin_addr.s_addr = htonl(address.ip);
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0;
-  ::close(fd);
-  return ok;
-}
-
-// Waits (bounded) for `pid` to exit; its exit status, or -1 (then killed).
-int waitFor(pid_t pid, std::chrono::seconds bound) {
-  auto deadline = std::chrono::steady_clock::now() + bound;
-  while (std::chrono::steady_clock::now() < deadline) {
-    int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) {
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
-    std::this_thread::sleep_for(20ms);  // a real process, polled with a bound
-  }
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
-  return -1;
-}
-
 TEST_F(AllocatorModuleDaemonTest, MasterStartsWithTheModule) {
   uint16_t port = freePort();
   std::vector<std::string> args = {MESOS_MASTER_PATH, "--ip=127.0.0.1",
                                    "--port=" + std::to_string(port),
                                    std::string("--allocator=") + MESOS_FIFO_ALLOCATOR_PATH};
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ASSERT_EQ(0, spawned);
+  pid_t pid = startDaemon(args);
+  ASSERT_GT(pid, 0);
 
   // Healthy once /master/health answers; or it exited (a load failure).
   process::Address master{0x7f000001, port};
-  auto deadline = std::chrono::steady_clock::now() + 30s;
-  bool healthy = false;
   int exited = -1;
-  while (!healthy && std::chrono::steady_clock::now() < deadline) {
-    int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) {
-      exited = status;
-      break;
-    }
-    healthy = connectable(master) && httpGet(master, "/master/health") == 200;
-    if (!healthy) std::this_thread::sleep_for(50ms);  // a real process, bounded
-  }
+  bool healthy = waitUntil(
+      [&] { return connectable(master) && httpGet(master, "/master/health") == 200; }, 30s,
+      pid, &exited);
   if (exited != -1) FAIL() << "mesos-master exited at start-up, wait status " << exited;
   ::kill(pid, SIGTERM);
-  EXPECT_EQ(0, waitFor(pid, 30s)) << "mesos-master did not stop cleanly on SIGTERM";
+  EXPECT_EQ(0, waitForExit(pid, 30s)) << "mesos-master did not stop cleanly on SIGTERM";
   EXPECT_TRUE(healthy) << "mesos-master with the fifo module did not answer /master/health";
 }
 

@@ -1,0 +1,38 @@
+// Running the daemons (mesos-master, mesos-slave, tools) as separate OS
+// processes in tests: a free port, start in the background, wait for the
+// exit with a bound, and wait for an HTTP endpoint to answer. Real
+// processes, so every wait has a generous real-time bound.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "process/upid.hpp"
+
+namespace mesos::test {
+
+// A loopback port free right now (bound and released).
+uint16_t freePort();
+
+// Starts `args` (args[0] an absolute path) in the background, its stdout and
+// stderr to /dev/null. The pid, or -1.
+pid_t startDaemon(const std::vector<std::string>& args);
+
+// Waits at most `bound` for `pid` to exit: its exit status (128 + signal if
+// killed), or -1 after killing it with SIGKILL.
+int waitForExit(pid_t pid, std::chrono::seconds bound);
+
+// Whether a TCP connection to `address` succeeds.
+bool connectable(const process::Address& address);
+
+// Polls `ready` (every 50 ms, at most `bound`) until it returns true;
+// stops early, returning false, if `pid` exits meanwhile (its wait status
+// into *exited when given).
+bool waitUntil(const std::function<bool()>& ready, std::chrono::seconds bound, pid_t pid = -1,
+               int* exited = nullptr);
+
+}  // namespace mesos::test
