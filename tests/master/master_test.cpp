@@ -3,12 +3,7 @@
 // validation, status updates, failures and failover.
 #include <gtest/gtest.h>
 
-#include "allocator/hierarchical.hpp"
-#include "common/json.hpp"
-#include "common/uuid.hpp"
-#include "master/master.hpp"
-#include "support/net.hpp"
-#include "support/peer.hpp"
+#include "support/master_fixture.hpp"
 
 namespace mesos::test {
 namespace {
@@ -20,74 +15,9 @@ using master::MasterFlags;
 using process::Spawned;
 using process::UPID;
 
-class MasterTest : public ::testing::Test {
+class MasterTest : public MasterFixture {
  protected:
   void SetUp() override { start(); }
-
-  void start() {
-    process::Runtime::Options options;
-    options.pauseClock = true;
-    runtime_ = std::move(process::Runtime::create(options)).value();
-    master_ = runtime_->spawn<Master>(
-        flags_, std::make_unique<allocator::HierarchicalAllocator>());
-    runtime_->setDelegate("master");
-    runtime_->settle();
-  }
-
-  void TearDown() override {
-    peers_.clear();
-    master_.reset();
-    runtime_.reset();
-  }
-
-  UPID master() const { return master_.pid(); }
-
-  Peer& scheduler(const std::string& id) {
-    auto peer = std::make_unique<Peer>(id);
-    peer->accept<FrameworkRegisteredMessage, FrameworkReregisteredMessage, FrameworkErrorMessage,
-                 ResourceOffersMessage, RescindResourceOfferMessage, StatusUpdateMessage,
-                 LostSlaveMessage, ExitedExecutorMessage, ExecutorToFrameworkMessage>();
-    peers_.push_back(runtime_->spawn(std::move(peer)));
-    return *peers_.back().get();
-  }
-
-  Peer& slave(const std::string& id) {
-    auto peer = std::make_unique<Peer>(id);
-    peer->accept<SlaveRegisteredMessage, SlaveReregisteredMessage, RunTaskMessage,
-                 KillTaskMessage, StatusUpdateAcknowledgementMessage, ShutdownFrameworkMessage,
-                 FrameworkToExecutorMessage, ShutdownMessage>();
-    peers_.push_back(runtime_->spawn(std::move(peer)));
-    return *peers_.back().get();
-  }
-
-  static FrameworkInfo frameworkInfo(const std::string& name = "test") {
-    FrameworkInfo info;
-    info.set_user("tester");
-    info.set_name(name);
-    return info;
-  }
-
-  FrameworkID registerFramework(Peer& scheduler, const FrameworkInfo& info = frameworkInfo()) {
-    RegisterFrameworkMessage message;
-    message.mutable_framework()->CopyFrom(info);
-    scheduler.post(master(), message);
-    runtime_->settle();
-    auto registered = scheduler.received<FrameworkRegisteredMessage>();
-    CHECK(!registered.empty()) << "framework did not register";
-    return registered.back().framework_id();
-  }
-
-  SlaveID registerSlave(Peer& slave, const std::string& resources = "cpus:4;mem:4096") {
-    RegisterSlaveMessage message;
-    message.mutable_slave()->set_hostname(slave.id() + ".example");
-    *message.mutable_slave()->mutable_resources() = Resources::parse(resources).value().proto();
-    message.set_version("1.0.0");
-    slave.post(master(), message);
-    runtime_->settle();
-    auto registered = slave.received<SlaveRegisteredMessage>();
-    CHECK(!registered.empty()) << "slave did not register";
-    return registered.back().slave_id();
-  }
 
   // The latest offer the scheduler holds.
   Offer lastOffer(Peer& scheduler) {
@@ -95,43 +25,6 @@ class MasterTest : public ::testing::Test {
     CHECK(!offers.empty()) << "no offers";
     CHECK_GT(offers.back().offers_size(), 0);
     return offers.back().offers(0);
-  }
-
-  static TaskInfo commandTask(const std::string& id, const SlaveID& slaveId,
-                              const std::string& resources = "cpus:1;mem:512") {
-    TaskInfo task;
-    task.set_name("task " + id);
-    task.mutable_task_id()->set_value(id);
-    task.mutable_slave_id()->CopyFrom(slaveId);
-    *task.mutable_resources() = Resources::parse(resources).value().proto();
-    task.mutable_command()->set_value("true");
-    return task;
-  }
-
-  void launch(Peer& scheduler, const FrameworkID& frameworkId, const std::vector<OfferID>& offers,
-              const std::vector<TaskInfo>& tasks, double refuseSeconds = 5) {
-    LaunchTasksMessage message;
-    message.mutable_framework_id()->CopyFrom(frameworkId);
-    for (const auto& offer : offers) message.add_offer_ids()->CopyFrom(offer);
-    for (const auto& task : tasks) message.add_tasks()->CopyFrom(task);
-    message.mutable_filters()->set_refuse_seconds(refuseSeconds);
-    scheduler.post(master(), message);
-    runtime_->settle();
-  }
-
-  StatusUpdateMessage update(const FrameworkID& frameworkId, const SlaveID& slaveId,
-                             const std::string& taskId, TaskState state, Peer& slave) {
-    StatusUpdateMessage message;
-    StatusUpdate* u = message.mutable_update();
-    u->mutable_framework_id()->CopyFrom(frameworkId);
-    u->mutable_slave_id()->CopyFrom(slaveId);
-    u->set_timestamp(1);
-    u->set_uuid(randomUuid());
-    u->mutable_status()->mutable_task_id()->set_value(taskId);
-    u->mutable_status()->set_state(state);
-    u->mutable_status()->set_uuid(u->uuid());
-    message.set_pid(slave.self().toString());
-    return message;
   }
 
   // Statuses the scheduler received for `taskId`, in order.
@@ -142,11 +35,6 @@ class MasterTest : public ::testing::Test {
     }
     return out;
   }
-
-  MasterFlags flags_;
-  std::unique_ptr<process::Runtime> runtime_;
-  Spawned<Master> master_;
-  std::vector<Spawned<Peer>> peers_;
 };
 
 TEST_F(MasterTest, FrameworkRegistersAndGetsAnId) {

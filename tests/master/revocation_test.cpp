@@ -13,12 +13,8 @@
 
 #include <gtest/gtest.h>
 
-#include "common/json.hpp"
-#include "common/uuid.hpp"
-#include "master/master.hpp"
 #include "process/dispatch.hpp"
-#include "support/net.hpp"
-#include "support/peer.hpp"
+#include "support/master_fixture.hpp"
 
 namespace mesos::test {
 namespace {
@@ -30,89 +26,20 @@ using master::MasterFlags;
 using process::Spawned;
 using process::UPID;
 
-class MasterRevocationTest : public ::testing::Test {
+class MasterRevocationTest : public MasterFixture {
  protected:
   MasterRevocationTest() {
     flags_.guarantees = "a:cpus:2";
     flags_.revocation_timeout = 10s;
   }
 
-  void TearDown() override {
-    peers_.clear();
-    master_.reset();
-    runtime_.reset();
-  }
-
-  // Starts the master with flags_ (tests adjust them first).
-  void start() {
-    process::Runtime::Options options;
-    options.pauseClock = true;
-    runtime_ = std::move(process::Runtime::create(options)).value();
-    auto allocator = master::createAllocator(flags_);
-    ASSERT_TRUE(allocator.ok()) << allocator.error().message;
-    master_ = runtime_->spawn<Master>(flags_, std::move(allocator).value());
-    runtime_->setDelegate("master");
-    runtime_->settle();
-  }
-
-  UPID master() const { return master_.pid(); }
-
-  Peer& scheduler(const std::string& id) {
-    auto peer = std::make_unique<Peer>(id);
-    peer->accept<FrameworkRegisteredMessage, FrameworkReregisteredMessage, FrameworkErrorMessage,
-                 ResourceOffersMessage, RescindResourceOfferMessage, StatusUpdateMessage>();
-    peers_.push_back(runtime_->spawn(std::move(peer)));
-    return *peers_.back().get();
-  }
-
-  Peer& slave(const std::string& id) {
-    auto peer = std::make_unique<Peer>(id);
-    peer->accept<SlaveRegisteredMessage, RunTaskMessage, KillTaskMessage,
-                 ShutdownExecutorMessage, ShutdownFrameworkMessage,
-                 StatusUpdateAcknowledgementMessage>();
-    peers_.push_back(runtime_->spawn(std::move(peer)));
-    return *peers_.back().get();
-  }
-
-  static FrameworkInfo frameworkInfo(const std::string& name, const std::string& role) {
-    FrameworkInfo info;
-    info.set_user("tester");
-    info.set_name(name);
-    info.set_role(role);
-    return info;
-  }
-
   FrameworkID registerFramework(Peer& scheduler, const std::string& role) {
-    RegisterFrameworkMessage message;
-    *message.mutable_framework() = frameworkInfo(scheduler.id(), role);
-    scheduler.post(master(), message);
-    runtime_->settle();
-    auto registered = scheduler.received<FrameworkRegisteredMessage>();
-    CHECK(!registered.empty()) << "framework did not register";
-    return registered.back().framework_id();
-  }
-
-  SlaveID registerSlave(Peer& slave, const std::string& resources = "cpus:4;mem:4096") {
-    RegisterSlaveMessage message;
-    message.mutable_slave()->set_hostname(slave.id() + ".example");
-    *message.mutable_slave()->mutable_resources() = Resources::parse(resources).value().proto();
-    message.set_version("1.0.0");
-    slave.post(master(), message);
-    runtime_->settle();
-    auto registered = slave.received<SlaveRegisteredMessage>();
-    CHECK(!registered.empty()) << "slave did not register";
-    return registered.back().slave_id();
+    return MasterFixture::registerFramework(scheduler, frameworkInfo(scheduler.id(), role));
   }
 
   static TaskInfo commandTask(const std::string& id, const SlaveID& slaveId,
                               const std::string& resources = "cpus:1;mem:1024") {
-    TaskInfo task;
-    task.set_name("task " + id);
-    task.mutable_task_id()->set_value(id);
-    task.mutable_slave_id()->CopyFrom(slaveId);
-    *task.mutable_resources() = Resources::parse(resources).value().proto();
-    task.mutable_command()->set_value("sleep 1000");
-    return task;
+    return MasterFixture::commandTask(id, slaveId, resources, "sleep 1000");
   }
 
   // Launches `tasks` (in this order) on the scheduler's latest offer.
@@ -120,34 +47,14 @@ class MasterRevocationTest : public ::testing::Test {
               double refuseSeconds = 5) {
     auto offers = scheduler.received<ResourceOffersMessage>();
     CHECK(!offers.empty()) << "no offers";
-    LaunchTasksMessage message;
-    message.mutable_framework_id()->CopyFrom(frameworkId);
-    message.add_offer_ids()->CopyFrom(offers.back().offers(0).id());
-    for (const auto& task : tasks) message.add_tasks()->CopyFrom(task);
-    message.mutable_filters()->set_refuse_seconds(refuseSeconds);
-    scheduler.post(master(), message);
-    runtime_->settle();
+    MasterFixture::launch(scheduler, frameworkId, {offers.back().offers(0).id()}, tasks,
+                          refuseSeconds);
   }
 
   // The slave reports `state` for the task (with a uuid, as slaves do).
   void report(Peer& slave, const FrameworkID& frameworkId, const SlaveID& slaveId,
               const std::string& taskId, TaskState state) {
-    StatusUpdateMessage message;
-    StatusUpdate* u = message.mutable_update();
-    u->mutable_framework_id()->CopyFrom(frameworkId);
-    u->mutable_slave_id()->CopyFrom(slaveId);
-    u->set_timestamp(1);
-    u->set_uuid(randomUuid());
-    u->mutable_status()->mutable_task_id()->set_value(taskId);
-    u->mutable_status()->set_state(state);
-    u->mutable_status()->set_uuid(u->uuid());
-    message.set_pid(slave.self().toString());
-    slave.post(master(), message);
-    runtime_->settle();
-  }
-
-  void advance(process::Duration d) {
-    runtime_->clock().advance(d);
+    slave.post(master(), update(frameworkId, slaveId, taskId, state, slave));
     runtime_->settle();
   }
 
@@ -170,19 +77,6 @@ class MasterRevocationTest : public ::testing::Test {
     }
     return cpus;
   }
-
-  json::Value get(const std::string& path) {
-    std::string body;
-    EXPECT_EQ(200, httpGet(runtime_->address(), path, &body)) << path;
-    auto parsed = json::parse(body);
-    EXPECT_TRUE(parsed.ok()) << path << ": " << body;
-    return parsed.ok() ? *parsed : json::Value();
-  }
-
-  MasterFlags flags_;
-  std::unique_ptr<process::Runtime> runtime_;
-  Spawned<Master> master_;
-  std::vector<Spawned<Peer>> peers_;
 };
 
 // The paper's scenario: B (no guarantee) holds the whole slave; A (role "a",
