@@ -1,6 +1,7 @@
 #include "master/flags.hpp"
 
 #include <chrono>
+#include <sstream>
 
 #include "allocator/config.hpp"
 #include "allocator/factory.hpp"
@@ -64,6 +65,13 @@ MasterFlags::MasterFlags() {
       "What a framework's lottery tickets are: 'weights' (its role's weight) or 'guarantees' "
       "(its role's guaranteed share), split among the role's frameworks",
       std::string("weights"));
+  add(&long_task_share, "long_task_share",
+      "Largest fraction, in (0, 1], of each slave's total of each scalar resource that tasks "
+      "labelled long=true may hold together (1: no cap)",
+      1.0);
+  add(&short_task_max_duration, "short_task_max_duration",
+      "Time after its launch at which a task not labelled long=true and still running is "
+      "revoked (default: no limit)");
 }
 
 Result<allocator::Config> MasterFlags::allocatorConfig() const {
@@ -100,6 +108,15 @@ Result<void> MasterFlags::validate() const {
   }
   if (revocation_grace_period < flags::Duration::zero()) {
     return Error{"--revocation_grace_period must not be negative"};
+  }
+  if (!(long_task_share > 0 && long_task_share <= 1)) {
+    std::ostringstream given;
+    given << long_task_share;
+    return Error{"--long_task_share must be in (0, 1], e.g. 0.5 for half of each slave (got " +
+                 given.str() + ")"};
+  }
+  if (short_task_max_duration && *short_task_max_duration <= flags::Duration::zero()) {
+    return Error{"--short_task_max_duration must be positive"};
   }
   if (auto config = allocatorConfig(); !config) return config.error();
   return {};

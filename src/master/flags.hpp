@@ -41,6 +41,9 @@ struct MasterFlags : flags::FlagSet {
   flags::Duration revocation_grace_period;
   std::optional<uint64_t> lottery_seed;
   std::string lottery_tickets;
+  // Long-task slots (docs/allocation.md, "Long tasks").
+  double long_task_share;
+  std::optional<flags::Duration> short_task_max_duration;
 
   // The allocation flags as the allocator's configuration.
   Result<allocator::Config> allocatorConfig() const;

@@ -254,6 +254,7 @@ std::string Master::metricsJson() {
   metrics["master/invalid_framework_to_executor_messages"] = metrics_.invalidFrameworkMessages;
   metrics["master/tasks_revoked"] = metrics_.tasksRevoked;
   metrics["master/revocation_executor_shutdowns"] = metrics_.revocationExecutorShutdowns;
+  metrics["master/short_tasks_expired"] = metrics_.shortTasksExpired;
   for (const auto& [state, count] : tasks) {
     std::string name = state.substr(5);  // "TASK_RUNNING" -> "RUNNING"
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

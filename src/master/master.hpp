@@ -9,7 +9,7 @@
 //
 // The handler table in initialize() is the protocol's table of contents. The
 // implementation is split by subject: frameworks.cpp, slaves.cpp, offers.cpp,
-// tasks.cpp, revocation.cpp, http.cpp.
+// tasks.cpp, revocation.cpp, long_tasks.cpp, http.cpp.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +41,11 @@ using process::UPID;
 struct Framework;
 struct Slave;
 
+// long_tasks.cpp: a task is long when its TaskInfo.labels hold a label with
+// this key and the value "true" (docs/allocation.md, "Long tasks").
+inline constexpr char kLongTaskLabel[] = "long";
+bool isLongTask(const Labels& labels);
+
 // A task the master knows of. Owned by its Slave; its Framework points at it.
 struct TaskRecord {
   Task task;  // the wire form (state, resources, latest status)
@@ -49,6 +54,11 @@ struct TaskRecord {
   bool recovered = false;  // its resources went back to the allocator
   uint64_t launchOrder = 0;  // larger: launched later (revocation takes the youngest)
   bool revoked = false;      // killed by a revocation (revocation.cpp)
+  bool isLong = false;       // labelled long=true (long_tasks.cpp)
+  bool countedLong = false;  // its resources are in its Slave's longUsed
+  // A short task's --short_task_max_duration timer, until it fires or the
+  // task's resources are released (long_tasks.cpp).
+  std::optional<process::TimerId> expiry;
 };
 
 struct OfferRecord {
@@ -91,6 +101,9 @@ struct Slave {
   std::unordered_set<std::string> offers;
   uint32_t missedPings = 0;
   bool pongPending = false;
+  // What the long tasks here whose resources are not released hold
+  // (long_tasks.cpp): what --long_task_share caps.
+  Resources longUsed;
 };
 
 class Master : public process::Actor {
@@ -233,6 +246,24 @@ class Master : public process::Actor {
   void revocationGraceExpired(const FrameworkID& frameworkId,
                               const std::vector<std::pair<std::string, uint64_t>>& tasks);
   uint64_t nextLaunchOrder_ = 0;  // TaskRecord::launchOrder of the next task added
+
+  // long_tasks.cpp: long-task slots (the paper's section 4.3).
+  // Fails, with the message for TASK_ERROR, when launching `task` (long) on
+  // `slave` would take the slave's long tasks past --long_task_share of its
+  // total of some scalar. Succeeds for a task that is not long. O(resources).
+  Result<void> checkLongTaskShare(const Slave& slave, const TaskInfo& task) const;
+  // A task whose resources the master now counts on `slave` (launched, or
+  // reported by a re-registering slave while not terminal): adds a long task
+  // to Slave::longUsed, starts a short task's --short_task_max_duration
+  // timer.
+  void trackTask(Slave& slave, TaskRecord& task);
+  // The task's resources are released (terminal, or its slave removed):
+  // undoes trackTask(). Safe to call more than once.
+  void untrackTask(TaskRecord& task);
+  // The --short_task_max_duration timer of the task (slave, framework, task
+  // id, launch order) fired: revokes it if it still runs.
+  void shortTaskExpired(const SlaveID& slaveId, const FrameworkID& frameworkId,
+                        const std::string& taskId, uint64_t launchOrder);
 };
 
 }  // namespace mesos::internal::master

@@ -25,6 +25,7 @@ struct Metrics {
   uint64_t invalidFrameworkMessages = 0;
   uint64_t tasksRevoked = 0;                 // killed to free resources for a guarantee
   uint64_t revocationExecutorShutdowns = 0;  // revoked tasks not ended by the grace period
+  uint64_t shortTasksExpired = 0;  // revoked at --short_task_max_duration (long_tasks.cpp)
   std::map<std::string, uint64_t> terminalTasks;  // by state name
 };
 

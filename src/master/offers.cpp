@@ -163,6 +163,9 @@ void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
     TaskContext context{*f, *s, available, launched, newExecutors, executorsOnSlave,
                         flags_.max_executors_per_slave};
     auto used = validateTask(task, context);
+    if (auto share = used ? checkLongTaskShare(*s, task) : Result<void>(); !share) {
+      used = share.error();
+    }
     if (!used) {
       LOG(WARNING) << "Framework " << f->id.value() << ": task '" << task.task_id().value()
                    << "' is invalid: " << used.error().message;

@@ -120,7 +120,7 @@ void Master::revoke(const allocator::Revocation& revocation) {
     if (!within(taken, task->resources, revocation.limit)) continue;
     freed += task->resources;
     taken += task->resources;
-    revokeTask(*task, revocation.beneficiary.value());
+    revokeTask(*task, "framework " + revocation.beneficiary.value());
     revoked.emplace_back(task->task.task_id().value(), task->launchOrder);
   }
 
@@ -142,7 +142,7 @@ void Master::revokeTask(TaskRecord& task, const std::string& beneficiary) {
   task.revoked = true;
   LOG(INFO) << "Revoking task " << task.task.task_id().value() << " of framework "
             << task.task.framework_id().value() << " on slave " << s->id.value() << " ("
-            << task.resources.toString() << ") for framework " << beneficiary;
+            << task.resources.toString() << ") for " << beneficiary;
   KillTaskMessage kill;
   kill.mutable_framework_id()->CopyFrom(task.task.framework_id());
   kill.mutable_task_id()->CopyFrom(task.task.task_id());

@@ -158,6 +158,7 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
       } else {
         orphans_[frameworkId].insert(s->id.value());
       }
+      if (!terminal) trackTask(*s, *record);
       s->tasks[frameworkId][task.task_id().value()] = std::move(record);
     }
     LOG(INFO) << "Re-registered slave " << s->id.value() << " at " << from << " with "

@@ -54,6 +54,7 @@ TaskRecord* Master::addTask(Framework& f, Slave& s, const TaskInfo& info) {
   TaskRecord* raw = record.get();
   f.tasks[info.task_id().value()] = raw;
   s.tasks[f.id.value()][info.task_id().value()] = std::move(record);
+  trackTask(s, *raw);
   return raw;
 }
 
@@ -68,6 +69,7 @@ void Master::updateTask(TaskRecord& task, const TaskStatus& status) {
   if (task.task.statuses_size() > 8) task.task.mutable_statuses()->DeleteSubrange(0, 1);
   if (!isTerminal(status.state()) || task.recovered) return;
   task.recovered = true;
+  untrackTask(task);
   metrics_.terminalTasks[TaskState_Name(status.state())]++;
   const std::string& frameworkId = task.task.framework_id().value();
   const std::string& slaveId = task.task.slave_id().value();
@@ -78,6 +80,7 @@ void Master::updateTask(TaskRecord& task, const TaskStatus& status) {
 }
 
 void Master::removeTask(TaskRecord& task) {
+  untrackTask(task);
   if (!task.recovered) {
     TaskStatus status = task.latest;
     status.set_state(TASK_LOST);

@@ -1,0 +1,122 @@
+// Long-task slots (the paper's section 4.3): so that short tasks do not wait
+// behind long ones, tasks labelled long=true may hold together at most
+// --long_task_share of each slave's total of each scalar resource, and a task
+// that is not long and still runs --short_task_max_duration after its launch
+// is revoked like a task revoked for a guarantee (revocation.cpp): killed,
+// its final update marked REASON_CONTAINER_PREEMPTED, and its executor shut
+// down if it has not ended after --revocation_grace_period.
+//
+// Cost: the cap check reads one running sum per slave (Slave::longUsed,
+// kept as long tasks are tracked and released), never the slave's tasks.
+// The duration limit is one timer per short task, started at launch and
+// cancelled when the task's resources are released, so nothing scans the
+// tasks either; with the flag unset no timer exists.
+#include <cstdio>
+
+#include <glog/logging.h>
+
+#include "master/master.hpp"
+
+namespace mesos::internal::master {
+
+namespace {
+
+// Resources are kept to three decimals; anything closer than this is equal.
+constexpr double kEpsilon = 1e-6;
+
+bool isTerminal(TaskState state) {
+  return state == TASK_FINISHED || state == TASK_FAILED || state == TASK_KILLED ||
+         state == TASK_LOST || state == TASK_ERROR;
+}
+
+// 0.5 -> "50%", 0.125 -> "12.5%".
+std::string percent(double fraction) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f", fraction * 100);
+  std::string text = buffer;
+  if (text.ends_with(".0")) text.resize(text.size() - 2);
+  return text + "%";
+}
+
+}  // namespace
+
+bool isLongTask(const Labels& labels) {
+  for (const Label& label : labels.labels()) {
+    if (label.key() == kLongTaskLabel && label.value() == "true") return true;
+  }
+  return false;
+}
+
+Result<void> Master::checkLongTaskShare(const Slave& s, const TaskInfo& task) const {
+  if (flags_.long_task_share >= 1 || !isLongTask(task.labels())) return {};
+  Resources resources(task.resources());
+  for (const Resource& resource : resources) {
+    if (resource.type() != Value::SCALAR) continue;
+    const std::string& name = resource.name();
+    double total = s.total.scalar(name);
+    // Validation already refused resources the slave does not have.
+    if (total <= 0) continue;
+    double after = s.longUsed.scalar(name) + resources.scalar(name);
+    if (after > flags_.long_task_share * total + kEpsilon) {
+      return Error{"long tasks may hold at most " + percent(flags_.long_task_share) +
+                   " of slave " + s.id.value() + "'s " + name + "; this task would bring them to " +
+                   percent(after / total)};
+    }
+  }
+  return {};
+}
+
+void Master::trackTask(Slave& s, TaskRecord& task) {
+  task.isLong = isLongTask(task.task.labels());
+  if (task.isLong) {
+    s.longUsed += task.resources;
+    task.countedLong = true;
+    return;
+  }
+  if (!flags_.short_task_max_duration) return;
+  SlaveID slaveId = s.id;
+  FrameworkID frameworkId = task.task.framework_id();
+  std::string taskId = task.task.task_id().value();
+  uint64_t launchOrder = task.launchOrder;
+  task.expiry = delay(*flags_.short_task_max_duration,
+                      [this, slaveId, frameworkId, taskId, launchOrder] {
+                        shortTaskExpired(slaveId, frameworkId, taskId, launchOrder);
+                      });
+}
+
+void Master::untrackTask(TaskRecord& task) {
+  if (task.expiry) {
+    cancel(*task.expiry);
+    task.expiry.reset();
+  }
+  if (task.countedLong) {
+    task.countedLong = false;
+    if (Slave* s = slave(task.task.slave_id().value())) s->longUsed -= task.resources;
+  }
+}
+
+void Master::shortTaskExpired(const SlaveID& slaveId, const FrameworkID& frameworkId,
+                              const std::string& taskId, uint64_t launchOrder) {
+  // Looked up through the slave, which owns its tasks even when their
+  // framework has not re-registered since a master failover.
+  Slave* s = slave(slaveId.value());
+  if (s == nullptr) return;
+  auto byFramework = s->tasks.find(frameworkId.value());
+  if (byFramework == s->tasks.end()) return;
+  auto it = byFramework->second.find(taskId);
+  if (it == byFramework->second.end() || it->second->launchOrder != launchOrder) return;
+  TaskRecord& task = *it->second;
+  task.expiry.reset();
+  if (task.recovered || task.revoked || isTerminal(task.task.state())) return;
+  LOG(INFO) << "Task " << taskId << " of framework " << frameworkId.value() << " on slave "
+            << slaveId.value() << " is not long and still " << TaskState_Name(task.task.state())
+            << " after --short_task_max_duration="
+            << flags::formatDuration(*flags_.short_task_max_duration) << "; revoking it";
+  metrics_.shortTasksExpired++;
+  revokeTask(task, "the short-task duration limit");
+  std::vector<std::pair<std::string, uint64_t>> revoked{{taskId, launchOrder}};
+  delay(flags_.revocation_grace_period,
+        [this, frameworkId, revoked] { revocationGraceExpired(frameworkId, revoked); });
+}
+
+}  // namespace mesos::internal::master
