@@ -9,11 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/json.hpp"
-#include "common/uuid.hpp"
-#include "master/master.hpp"
-#include "support/net.hpp"
-#include "support/peer.hpp"
+#include "support/master_fixture.hpp"
 
 namespace mesos::test {
 namespace {
@@ -35,62 +31,23 @@ class Agent : public Peer {
   }
 };
 
-class MasterLongTasksTest : public ::testing::Test {
+class MasterLongTasksTest : public MasterFixture {
  protected:
-  void TearDown() override {
-    peers_.clear();
-    master_.reset();
-    runtime_.reset();
-  }
-
   // Starts the master with flags_, one 4-cpu slave and one framework.
   void start() {
-    process::Runtime::Options options;
-    options.pauseClock = true;
-    runtime_ = std::move(process::Runtime::create(options)).value();
-    auto allocator = master::createAllocator(flags_);
-    ASSERT_TRUE(allocator.ok()) << allocator.error().message;
-    master_ = runtime_->spawn<Master>(flags_, std::move(allocator).value());
-    runtime_->setDelegate("master");
-    runtime_->settle();
-
+    MasterFixture::start();
     std::unique_ptr<Peer> slave = std::make_unique<Agent>();
     slave->accept<SlaveRegisteredMessage, RunTaskMessage, KillTaskMessage,
                   ShutdownExecutorMessage, StatusUpdateAcknowledgementMessage>();
     peers_.push_back(runtime_->spawn(std::move(slave)));
     agent_ = peers_.back().get();
-    auto scheduler = std::make_unique<Peer>("scheduler(1)");
-    scheduler->accept<FrameworkRegisteredMessage, ResourceOffersMessage,
-                      RescindResourceOfferMessage, StatusUpdateMessage>();
-    peers_.push_back(runtime_->spawn(std::move(scheduler)));
-    scheduler_ = peers_.back().get();
-
-    RegisterSlaveMessage registerSlave;
-    registerSlave.mutable_slave()->set_hostname("slave1.example");
-    *registerSlave.mutable_slave()->mutable_resources() =
-        Resources::parse("cpus:4;mem:4096").value().proto();
-    registerSlave.set_version("1.0.0");
-    agent_->post(master_.pid(), registerSlave);
-    runtime_->settle();
-    ASSERT_EQ(1u, agent_->count<SlaveRegisteredMessage>());
-    slaveId_ = agent_->received<SlaveRegisteredMessage>()[0].slave_id();
-
-    RegisterFrameworkMessage registerFramework;
-    registerFramework.mutable_framework()->set_user("tester");
-    registerFramework.mutable_framework()->set_name("framework");
-    scheduler_->post(master_.pid(), registerFramework);
-    runtime_->settle();
-    ASSERT_EQ(1u, scheduler_->count<FrameworkRegisteredMessage>());
-    frameworkId_ = scheduler_->received<FrameworkRegisteredMessage>()[0].framework_id();
+    scheduler_ = &scheduler("scheduler(1)");
+    slaveId_ = registerSlave(*agent_);
+    frameworkId_ = registerFramework(*scheduler_, frameworkInfo("framework"));
   }
 
   TaskInfo task(const std::string& id, bool isLong) const {
-    TaskInfo task;
-    task.set_name("task " + id);
-    task.mutable_task_id()->set_value(id);
-    task.mutable_slave_id()->CopyFrom(slaveId_);
-    *task.mutable_resources() = Resources::parse("cpus:1;mem:512").value().proto();
-    task.mutable_command()->set_value("sleep 1000");
+    TaskInfo task = commandTask(id, slaveId_, "cpus:1;mem:512", "sleep 1000");
     Label* other = task.mutable_labels()->add_labels();
     other->set_key("team");
     other->set_value("search");
@@ -106,36 +63,21 @@ class MasterLongTasksTest : public ::testing::Test {
   void launch(const std::vector<TaskInfo>& tasks) {
     auto offers = scheduler_->received<ResourceOffersMessage>();
     ASSERT_FALSE(offers.empty()) << "no offers";
-    LaunchTasksMessage message;
-    message.mutable_framework_id()->CopyFrom(frameworkId_);
-    message.add_offer_ids()->CopyFrom(offers.back().offers(0).id());
-    for (const auto& task : tasks) message.add_tasks()->CopyFrom(task);
-    message.mutable_filters()->set_refuse_seconds(0);
-    scheduler_->post(master_.pid(), message);
-    runtime_->settle();
+    MasterFixture::launch(*scheduler_, frameworkId_, {offers.back().offers(0).id()}, tasks, 0);
   }
 
   // The slave reports `state` (with a uuid); the scheduler acknowledges it.
   void report(const std::string& taskId, TaskState state) {
-    StatusUpdateMessage message;
-    StatusUpdate* u = message.mutable_update();
-    u->mutable_framework_id()->CopyFrom(frameworkId_);
-    u->mutable_slave_id()->CopyFrom(slaveId_);
-    u->set_timestamp(1);
-    u->set_uuid(randomUuid());
-    u->mutable_status()->mutable_task_id()->set_value(taskId);
-    u->mutable_status()->set_state(state);
-    u->mutable_status()->set_uuid(u->uuid());
-    message.set_pid(agent_->self().toString());
-    agent_->post(master_.pid(), message);
+    StatusUpdateMessage message = update(frameworkId_, slaveId_, taskId, state, *agent_);
+    agent_->post(master(), message);
     runtime_->settle();
 
     StatusUpdateAcknowledgementMessage ack;
     ack.mutable_slave_id()->CopyFrom(slaveId_);
     ack.mutable_framework_id()->CopyFrom(frameworkId_);
     ack.mutable_task_id()->set_value(taskId);
-    ack.set_uuid(u->uuid());
-    scheduler_->post(master_.pid(), ack);
+    ack.set_uuid(message.update().uuid());
+    scheduler_->post(master(), ack);
     runtime_->settle();
   }
 
@@ -165,11 +107,6 @@ class MasterLongTasksTest : public ::testing::Test {
     return ids;
   }
 
-  void advance(process::Duration d) {
-    runtime_->clock().advance(d);
-    runtime_->settle();
-  }
-
   json::Value metrics() {
     runtime_->clock().resume();
     std::string body;
@@ -179,10 +116,6 @@ class MasterLongTasksTest : public ::testing::Test {
     return parsed.ok() ? *parsed : json::Value();
   }
 
-  MasterFlags flags_;
-  std::unique_ptr<process::Runtime> runtime_;
-  Spawned<Master> master_;
-  std::vector<Spawned<Peer>> peers_;
   Peer* agent_ = nullptr;
   Peer* scheduler_ = nullptr;
   SlaveID slaveId_;
