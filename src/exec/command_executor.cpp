@@ -31,6 +31,7 @@
 #include "mesos/executor.hpp"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
+#include "process/signals.hpp"
 
 namespace mesos::internal {
 
@@ -156,8 +157,23 @@ class CommandExecutorProcess : public process::Actor {
       if (!terminalSent_) driver_->stop();
       return;
     }
-    process::Duration grace = options_.shutdownGracePeriod - 1s;
-    terminateTask(grace < process::Duration::zero() ? process::Duration::zero() : grace);
+    terminateTask(shutdownGrace());
+  }
+
+  // SIGTERM or SIGINT: the slave is stopping (it signals every process of
+  // the executor's session) or an operator asks. The task's process group
+  // gets SIGTERM, then SIGKILL after the shutdown grace, and the executor
+  // exits as soon as the task has ended, without waiting for a slave that
+  // is going away to acknowledge the last update.
+  void stopSignal(int signal) {
+    LOG(INFO) << "Got signal " << signal << " (" << strsignal(signal)
+              << "); killing the task and exiting";
+    signalled_ = true;
+    if (pid_ <= 0 || exited_) {
+      driver_->stop();
+      return;
+    }
+    terminateTask(shutdownGrace());
   }
 
   // After the driver stopped (main thread): the task must not outlive us.
@@ -187,6 +203,13 @@ class CommandExecutorProcess : public process::Actor {
     }
     escalationDeadline_ = deadline;
     escalation_ = delay(grace, [this] { escalate(); });
+  }
+
+  // What the task gets between SIGTERM and SIGKILL on shutdown: a second
+  // less than the slave gives this executor.
+  process::Duration shutdownGrace() const {
+    process::Duration grace = options_.shutdownGracePeriod - 1s;
+    return grace < process::Duration::zero() ? process::Duration::zero() : grace;
   }
 
   void escalate() {
@@ -228,11 +251,16 @@ class CommandExecutorProcess : public process::Actor {
     finish(TASK_FAILED, message);
   }
 
-  // Sends the task's terminal update; the driver stops once it is acknowledged.
+  // Sends the task's terminal update; the driver stops once it is
+  // acknowledged, or at once when a stop signal came.
   void finish(TaskState state, const std::string& message) {
     terminalSent_ = true;
     update(taskId_, state, message);
-    driver_->stopWhenAcknowledged(options_.acknowledgementTimeout);
+    if (signalled_) {
+      driver_->stop();
+    } else {
+      driver_->stopWhenAcknowledged(options_.acknowledgementTimeout);
+    }
   }
 
   void update(const TaskID& taskId, TaskState state, const std::string& message = "") {
@@ -324,6 +352,7 @@ class CommandExecutorProcess : public process::Actor {
   bool exited_ = false;        // the command ended
   bool reaped_ = false;
   bool terminalSent_ = false;
+  bool signalled_ = false;     // SIGTERM or SIGINT came: exit once the task ended
 };
 
 // The Executor the driver calls: hands each callback to the actor.
@@ -369,6 +398,10 @@ int main(int argc, char** argv) {
 
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
+  // Before any thread starts: SIGTERM and SIGINT are taken by one thread
+  // below and turned into an orderly kill of the task (the task itself gets
+  // default dispositions and an empty mask).
+  process::blockStopSignals();
 
   CommandExecutorFlags flags;
   auto load = flags.load("MESOS_EXECUTOR_", argc, argv);
@@ -400,6 +433,10 @@ int main(int argc, char** argv) {
                        std::chrono::duration_cast<process::Duration>(
                            flags.acknowledgement_timeout)});
   executor.attach(process.pid());
+  std::thread([pid = process.pid()] {
+    int signal = process::awaitStopSignal();
+    process::dispatch(pid, &CommandExecutorProcess::stopSignal, signal);
+  }).detach();
 
   const Status status = driver.run();
   LOG(INFO) << "Executor driver ended in " << Status_Name(status);

@@ -31,6 +31,12 @@ constexpr const char* kDefaultPorts = "[31000-32000]";
 // The executor's recovery timeout advertised in MESOS_RECOVERY_TIMEOUT.
 constexpr const char* kRecoveryTimeout = "15mins";
 
+// When the slave stops, its executors' containers get SIGTERM, then SIGKILL
+// after this long (or --executor_shutdown_grace_period when shorter); the
+// slave then waits at most kTeardownKillWait for them to be gone.
+constexpr std::chrono::seconds kTeardownGracePeriod{3};
+constexpr std::chrono::seconds kTeardownKillWait{2};
+
 // The command executor's binary name, looked up in --launcher_dir.
 constexpr const char* kCommandExecutor = "mesos-executor";
 

@@ -5,8 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include <glog/logging.h>
 
@@ -488,6 +491,41 @@ void Slave::signalExecutor(FrameworkID frameworkId, ExecutorID executorId,
   }
 }
 
+void Slave::destroyContainers(const std::vector<pid_t>& containers) {
+  if (containers.empty()) return;
+  using Clock = std::chrono::steady_clock;
+  auto anyRunning = [&] {
+    for (pid_t pid : containers) {
+      if (launcher_->running(pid)) return true;
+    }
+    return false;
+  };
+  // Polls the process table (real time: these are real processes).
+  auto awaitGone = [&](Clock::duration bound) {
+    const Clock::time_point deadline = Clock::now() + bound;
+    while (anyRunning()) {
+      if (Clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+  };
+
+  LOG(INFO) << "Sending SIGTERM to the processes of " << containers.size() << " executor(s)";
+  for (pid_t pid : containers) launcher_->kill(pid, SIGTERM);
+  auto grace = std::min<Clock::duration>(
+      std::chrono::duration_cast<Clock::duration>(flags_.executor_shutdown_grace_period),
+      kTeardownGracePeriod);
+  if (awaitGone(grace)) return;
+  LOG(WARNING) << "Executors' processes outlived SIGTERM by "
+               << std::chrono::duration_cast<std::chrono::milliseconds>(grace).count()
+               << "ms; sending SIGKILL";
+  for (pid_t pid : containers) launcher_->kill(pid, SIGKILL);
+  if (!awaitGone(kTeardownKillWait)) {
+    LOG(ERROR) << "Executors' processes still run " << kTeardownKillWait.count()
+               << "s after SIGKILL (stuck in the kernel?)";
+  }
+}
+
 void Slave::registrationTimeout(FrameworkID frameworkId, ExecutorID executorId,
                                 ContainerID containerId) {
   Framework* fw = framework(frameworkId.value());
@@ -518,6 +556,11 @@ void Slave::executorExited(FrameworkID frameworkId, ExecutorID executorId,
 
 void Slave::executorTerminated(Framework* fw, Executor* executor, int status) {
   LOG(INFO) << describeExecutor(*executor) << " " << describeWaitStatus(status);
+  // The container ends with its executor: what it left running goes too.
+  if (launcher_->running(executor->osPid)) {
+    LOG(INFO) << "Killing the processes " << describeExecutor(*executor) << " left running";
+    launcher_->kill(executor->osPid, SIGKILL);
+  }
   if (executor->registrationTimer) cancel(*executor->registrationTimer);
   executor->registrationTimer.reset();
   if (executor->shutdownTimer) cancel(*executor->shutdownTimer);

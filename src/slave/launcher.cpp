@@ -1,13 +1,19 @@
 #include "slave/launcher.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <set>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
 #include <glog/logging.h>
@@ -47,6 +53,99 @@ struct SpawnState {
 
 Error spawnError(const std::string& what, int error) {
   return Error{what + ": " + std::strerror(error)};
+}
+
+// One line of the process table.
+struct ProcessEntry {
+  pid_t pid;
+  pid_t ppid;
+  pid_t pgid;
+  pid_t sid;
+  bool zombie;
+};
+
+// Reads /proc/<pid>/stat: "pid (comm) state ppid pgrp session ...". The
+// command name may hold spaces and parentheses, so parsing starts after the
+// last ')'. Fails for a process that is gone.
+std::optional<ProcessEntry> readEntry(pid_t pid) {
+  std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return std::nullopt;
+  char buffer[1024];
+  ssize_t n = ::read(fd.get(), buffer, sizeof(buffer) - 1);
+  if (n <= 0) return std::nullopt;
+  buffer[n] = '\0';
+  const char* close = std::strrchr(buffer, ')');
+  if (close == nullptr) return std::nullopt;
+  char state = 0;
+  long ppid = 0, pgid = 0, sid = 0;
+  if (std::sscanf(close + 1, " %c %ld %ld %ld", &state, &ppid, &pgid, &sid) != 4) {
+    return std::nullopt;
+  }
+  return ProcessEntry{pid, static_cast<pid_t>(ppid), static_cast<pid_t>(pgid),
+                      static_cast<pid_t>(sid), state == 'Z' || state == 'X'};
+}
+
+std::vector<ProcessEntry> processTable() {
+  std::vector<ProcessEntry> table;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) {
+    PLOG(WARNING) << "Cannot list /proc";
+    return table;
+  }
+  while (const dirent* entry = ::readdir(proc)) {
+    char* end = nullptr;
+    long pid = std::strtol(entry->d_name, &end, 10);
+    if (pid <= 0 || end == entry->d_name || *end != '\0') continue;
+    if (auto process = readEntry(static_cast<pid_t>(pid))) table.push_back(*process);
+  }
+  ::closedir(proc);
+  return table;
+}
+
+// The live processes of the container `leader` leads, in `table`. The
+// executor was started in a session of its own, and everything it starts
+// stays in that session unless it makes one (setsid): so the session finds
+// the whole container, even once the executor is gone and its children were
+// re-parented. Sessions and groups made by descendants are found through the
+// tree, which only holds while the leader runs (and is still our leader: a
+// session leader cannot leave its session, so a pid reused by an unrelated
+// process does not match).
+std::vector<pid_t> members(const std::vector<ProcessEntry>& table, pid_t leader) {
+  std::set<pid_t> sessions = {leader};
+  std::set<pid_t> groups;
+  std::set<pid_t> descendants;
+  bool leaderRuns = false;
+  std::unordered_map<pid_t, std::vector<const ProcessEntry*>> children;
+  for (const ProcessEntry& entry : table) {
+    children[entry.ppid].push_back(&entry);
+    if (entry.pid == leader && entry.sid == leader && !entry.zombie) leaderRuns = true;
+  }
+  if (leaderRuns) {
+    std::vector<pid_t> pending = {leader};
+    while (!pending.empty()) {
+      pid_t parent = pending.back();
+      pending.pop_back();
+      auto it = children.find(parent);
+      if (it == children.end()) continue;
+      for (const ProcessEntry* child : it->second) {
+        if (!descendants.insert(child->pid).second) continue;
+        // 0: a session or group outside this pid namespace; not ours.
+        if (child->sid > 0) sessions.insert(child->sid);
+        if (child->pgid > 0) groups.insert(child->pgid);
+        pending.push_back(child->pid);
+      }
+    }
+  }
+  std::vector<pid_t> result;
+  for (const ProcessEntry& entry : table) {
+    if (entry.zombie) continue;
+    if (sessions.count(entry.sid) > 0 || groups.count(entry.pgid) > 0 ||
+        descendants.count(entry.pid) > 0 || (leaderRuns && entry.pid == leader)) {
+      result.push_back(entry.pid);
+    }
+  }
+  return result;
 }
 
 }  // namespace
@@ -111,11 +210,33 @@ Result<pid_t> PosixLauncher::launch(const LaunchSpec& spec) {
 
 void PosixLauncher::kill(pid_t pid, int signal) {
   if (pid <= 0) return;
-  if (::kill(-pid, signal) != 0 && errno != ESRCH) {
-    PLOG(WARNING) << "Cannot send signal " << signal << " to process group " << pid;
+  // Looks again until a scan finds no process that was not signalled yet:
+  // a child forked while a scan ran is missing from it, but is there for
+  // the next (a fork that a fatal signal interrupts never completes).
+  constexpr int kMaxScans = 4;
+  std::set<pid_t> signalled;
+  for (int scan = 0; scan < kMaxScans; ++scan) {
+    std::vector<ProcessEntry> table = processTable();
+    if (table.empty()) {
+      // No /proc to look at: the process group is the best left.
+      ::kill(-pid, signal);
+      return;
+    }
+    bool found = false;
+    for (pid_t target : members(table, pid)) {
+      if (!signalled.insert(target).second) continue;
+      found = true;
+      if (::kill(target, signal) != 0 && errno != ESRCH) {
+        PLOG(WARNING) << "Cannot send signal " << signal << " to process " << target
+                      << " of the container of process " << pid;
+      }
+    }
+    if (!found) return;
   }
-  // The leader itself, in case it left its group.
-  ::kill(pid, signal);
+}
+
+bool PosixLauncher::running(pid_t pid) {
+  return pid > 0 && !members(processTable(), pid).empty();
 }
 
 Result<std::unique_ptr<Launcher>> createLauncher(const std::string& isolation) {

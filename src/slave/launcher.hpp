@@ -36,15 +36,24 @@ class Launcher {
   // or the program cannot be executed.
   virtual Result<pid_t> launch(const LaunchSpec& spec) = 0;
 
-  // Sends `signal` to every process of the tree `pid` leads (its process
-  // group). Harmless if they are gone.
+  // Sends `signal` to every process of the container `pid` leads (`pid` as
+  // launch() returned it): every process of its session, whatever process
+  // group it moved to, and, while `pid` itself still runs, every descendant
+  // with the sessions and groups they made. Still reaches what is left after
+  // `pid` exited and was reaped (its session outlives it). Harmless if they
+  // are all gone. Scans the process table: a few milliseconds.
   virtual void kill(pid_t pid, int signal) = 0;
+
+  // Whether any process of the container `pid` leads (as kill() finds them)
+  // still runs; zombies do not count.
+  virtual bool running(pid_t pid) = 0;
 };
 
 class PosixLauncher : public Launcher {
  public:
   Result<pid_t> launch(const LaunchSpec& spec) override;
   void kill(pid_t pid, int signal) override;
+  bool running(pid_t pid) override;
 };
 
 // The launcher for --isolation (comma-separated; "posix" and "posix/..."

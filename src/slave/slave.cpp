@@ -117,8 +117,10 @@ void Slave::initialize() {
 }
 
 void Slave::finalize() {
-  // Executors do not outlive a slave that is stopped: nothing would reap
-  // them or report their tasks.
+  // Executors and everything they started do not outlive a stopped slave:
+  // nothing would reap them or report their tasks, and without checkpointing
+  // no later slave can take them over.
+  std::vector<pid_t> containers;
   for (auto& [frameworkId, framework] : frameworks_) {
     for (auto& [executorId, executor] : framework->executors) {
       if (executor->state == Executor::State::kTerminated) continue;
@@ -128,9 +130,10 @@ void Slave::finalize() {
         *message.mutable_framework_id() = framework->id;
         send(executor->pid, message);
       }
-      launcher_->kill(executor->osPid, SIGKILL);
+      if (executor->osPid > 0) containers.push_back(executor->osPid);
     }
   }
+  destroyContainers(containers);
   statusUpdateManager_.reset();
   LOG(INFO) << "Slave " << self() << " stopped";
 }

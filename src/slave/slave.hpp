@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/json.hpp"
 #include "common/result.hpp"
@@ -104,6 +105,10 @@ class Slave : public process::Actor {
   void executorExited(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
                       int status);
   void executorTerminated(Framework* framework, Executor* executor, int status);
+  // At teardown: SIGTERM to every process of these containers (executors'
+  // pids), SIGKILL to what is left after a short grace. Blocks the actor for
+  // at most kTeardownGracePeriod plus kTeardownKillWait.
+  void destroyContainers(const std::vector<pid_t>& containers);
   void removeExecutor(Framework* framework, Executor* executor);
   void removeFramework(Framework* framework);
   Framework* framework(const std::string& frameworkId) const;
