@@ -65,6 +65,12 @@ Future<Response> Master::rolesEndpoint(const Request&) {
   }
   Object body;
   body["roles"] = std::move(array);
+  // Whether the cluster as it stands can meet every guarantee at once.
+  Object guarantees;
+  guarantees["total"] = json::fromResources(guaranteed_);
+  guarantees["cluster"] = json::fromResources(clusterTotal_.flatten());
+  guarantees["satisfiable"] = clusterTotal_.flatten().contains(guaranteed_);
+  body["guarantees"] = std::move(guarantees);
   return Response::ok(json::stringify(body));
 }
 

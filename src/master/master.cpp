@@ -24,6 +24,7 @@ Master::Master(const MasterFlags& flags, std::unique_ptr<allocator::Allocator> a
   auto config = flags_.allocatorConfig();
   CHECK(config) << config.error().message;
   config_ = std::move(config).value();
+  for (const auto& [role, guarantee] : config_.guarantees) guaranteed_ += guarantee;
 }
 
 Master::~Master() = default;
@@ -46,6 +47,9 @@ void Master::initialize() {
   info_.mutable_address()->set_hostname(info_.hostname());
   LOG(INFO) << "Master " << info_.id() << " (" << info_.hostname() << ") started on "
             << self();
+  LOG_IF(INFO, !guaranteed_.empty())
+      << "Guarantees add up to " << guaranteed_.toString()
+      << "; the cluster meets all of them at once when its slaves have at least that";
 
   // Frameworks.
   handle(&Master::registerFramework);

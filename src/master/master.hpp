@@ -237,6 +237,12 @@ class Master : public process::Actor {
   // (yet) registered here, by framework id: what addFramework() adopts,
   // without a scan of every slave.
   std::unordered_map<std::string, std::unordered_set<std::string>> orphans_;
+  // Every registered slave's total, and the sum of --guarantees: whether the
+  // cluster can meet every guarantee at once (slaves.cpp resizeCluster()).
+  Resources clusterTotal_;
+  Resources guaranteed_;
+  bool guaranteesFit_ = false;
+  void resizeCluster(const Resources& resources, int sign);
 
   // revocation.cpp
   // Kills one task for a revocation (KillTaskMessage to its slave).

@@ -74,6 +74,7 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
   slavePids_[from] = s->id.value();
   link(from);
   metrics_.slavesRegistered++;
+  resizeCluster(s->total, +1);
   LOG(INFO) << "Registered slave " << s->id.value() << " at " << from << " (" << info.hostname()
             << ") with " << s->total.toString();
   dispatch(allocator_.pid(), &AllocatorActor::addSlave, s->id, s->info, s->total,
@@ -120,6 +121,7 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
     slavePids_[from] = s->id.value();
     link(from);
     metrics_.slavesRegistered++;
+    resizeCluster(s->total, +1);
     std::unordered_map<std::string, Resources> used;
     for (const ExecutorInfo& executor : message.executor_infos()) {
       const std::string& frameworkId = executor.framework_id().value();
@@ -257,7 +259,30 @@ void Master::removeSlave(Slave& s, const std::string& reason) {
   dispatch(allocator_.pid(), &AllocatorActor::removeSlave, slaveId);
   slavePids_.erase(s.pid);
   metrics_.slavesRemoved++;
+  resizeCluster(s.total, -1);
   slaves_.erase(slaveId.value());
+}
+
+void Master::resizeCluster(const Resources& resources, int sign) {
+  if (sign > 0) {
+    clusterTotal_ += resources;
+  } else {
+    clusterTotal_ -= resources;
+  }
+  if (guaranteed_.empty()) return;
+  // Whether the cluster can hold every guarantee at once (only scalars are
+  // guaranteed): said in the log when that changes, and in /master/roles.
+  bool fit = clusterTotal_.flatten().contains(guaranteed_);
+  if (fit == guaranteesFit_) return;
+  guaranteesFit_ = fit;
+  if (fit) {
+    LOG(INFO) << "The cluster (" << clusterTotal_.flatten().toString()
+              << ") can now meet every --guarantees at once (" << guaranteed_.toString() << ")";
+  } else {
+    LOG(WARNING) << "The cluster (" << clusterTotal_.flatten().toString()
+                 << ") cannot meet every --guarantees at once (" << guaranteed_.toString()
+                 << "); revocation frees what it can";
+  }
 }
 
 }  // namespace mesos::internal::master

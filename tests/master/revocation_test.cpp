@@ -354,6 +354,26 @@ TEST_F(MasterRevocationTest, RolesEndpointListsConfiguredAndUsedRoles) {
   EXPECT_EQ("d", roles[3]["name"].string());
 }
 
+// Whether the cluster can meet every guarantee at once follows the slaves.
+TEST_F(MasterRevocationTest, RolesEndpointSaysWhetherTheGuaranteesFitTheCluster) {
+  flags_.guarantees = "a:cpus:4,b:cpus:2";
+  start();
+  Peer& first = slave("slave(1)");
+  Peer& second = slave("slave(2)");
+  registerSlave(first, "cpus:4;mem:4096");
+  runtime_->clock().resume();
+  json::Value body = get("/master/roles");
+  EXPECT_EQ(6, body["guarantees"]["total"]["cpus"].number()) << json::stringify(body);
+  EXPECT_EQ(4, body["guarantees"]["cluster"]["cpus"].number());
+  EXPECT_FALSE(body["guarantees"]["satisfiable"].boolean());
+  runtime_->clock().pause();
+  registerSlave(second, "cpus:4;mem:4096");
+  runtime_->clock().resume();
+  body = get("/master/roles");
+  EXPECT_EQ(8, body["guarantees"]["cluster"]["cpus"].number());
+  EXPECT_TRUE(body["guarantees"]["satisfiable"].boolean());
+}
+
 // Without --roles, a role no flag names shows up once a framework uses it.
 TEST_F(MasterRevocationTest, RolesEndpointShowsRolesInUse) {
   start();
