@@ -24,11 +24,6 @@ namespace {
 // Resources are kept to three decimals; anything closer than this is equal.
 constexpr double kEpsilon = 1e-6;
 
-bool isTerminal(TaskState state) {
-  return state == TASK_FINISHED || state == TASK_FAILED || state == TASK_KILLED ||
-         state == TASK_LOST || state == TASK_ERROR;
-}
-
 // 0.5 -> "50%", 0.125 -> "12.5%".
 std::string percent(double fraction) {
   char buffer[32];
@@ -107,7 +102,7 @@ void Master::shortTaskExpired(const SlaveID& slaveId, const FrameworkID& framewo
   if (it == byFramework->second.end() || it->second->launchOrder != launchOrder) return;
   TaskRecord& task = *it->second;
   task.expiry.reset();
-  if (task.recovered || task.revoked || isTerminal(task.task.state())) return;
+  if (task.recovered || task.revoked || isTerminalState(task.task.state())) return;
   LOG(INFO) << "Task " << taskId << " of framework " << frameworkId.value() << " on slave "
             << slaveId.value() << " is not long and still " << TaskState_Name(task.task.state())
             << " after --short_task_max_duration="

@@ -19,11 +19,6 @@ namespace {
 // Resources are kept to three decimals; anything closer than this is equal.
 constexpr double kEpsilon = 1e-6;
 
-bool isTerminal(TaskState state) {
-  return state == TASK_FINISHED || state == TASK_FAILED || state == TASK_KILLED ||
-         state == TASK_LOST || state == TASK_ERROR;
-}
-
 // Whether `freed` covers `amount` on every scalar that `amount` names.
 bool covers(const Resources& freed, const Resources& amount) {
   for (const Resource& resource : amount) {
@@ -100,7 +95,7 @@ void Master::revoke(const allocator::Revocation& revocation) {
   std::vector<TaskRecord*> candidates;
   if (auto byFramework = s->tasks.find(frameworkId); byFramework != s->tasks.end()) {
     for (auto& [taskId, task] : byFramework->second) {
-      if (task->recovered || isTerminal(task->task.state())) continue;
+      if (task->recovered || isTerminalState(task->task.state())) continue;
       if (task->revoked) {
         freed += task->resources;
         taken += task->resources;
@@ -161,7 +156,7 @@ void Master::revocationGraceExpired(const FrameworkID& frameworkId,
     // Gone, or a later task that reuses the id: the revoked one ended.
     if (it == f->tasks.end() || it->second->launchOrder != launchOrder) continue;
     TaskRecord& task = *it->second;
-    if (task.recovered || isTerminal(task.task.state())) continue;
+    if (task.recovered || isTerminalState(task.task.state())) continue;
     Slave* s = slave(task.task.slave_id().value());
     if (s == nullptr) continue;
     // A command task runs in an executor named after the task.

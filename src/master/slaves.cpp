@@ -145,9 +145,7 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
       record->latest.set_state(task.state());
       record->latest.mutable_slave_id()->CopyFrom(s->id);
       const std::string& frameworkId = task.framework_id().value();
-      bool terminal = task.state() == TASK_FINISHED || task.state() == TASK_FAILED ||
-                      task.state() == TASK_KILLED || task.state() == TASK_LOST ||
-                      task.state() == TASK_ERROR;
+      bool terminal = isTerminalState(task.state());
       if (!terminal) {
         s->used += record->resources;
         used[frameworkId] += record->resources;

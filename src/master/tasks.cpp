@@ -10,15 +10,6 @@ namespace mesos::internal::master {
 using allocator::AllocatorActor;
 using process::dispatch;
 
-namespace {
-
-bool isTerminal(TaskState state) {
-  return state == TASK_FINISHED || state == TASK_FAILED || state == TASK_KILLED ||
-         state == TASK_LOST || state == TASK_ERROR;
-}
-
-}  // namespace
-
 TaskRecord* Master::addTask(Framework& f, Slave& s, const TaskInfo& info) {
   auto record = std::make_unique<TaskRecord>();
   Task& task = record->task;
@@ -67,7 +58,7 @@ void Master::updateTask(TaskRecord& task, const TaskStatus& status) {
   added->CopyFrom(status);
   added->clear_data();
   if (task.task.statuses_size() > 8) task.task.mutable_statuses()->DeleteSubrange(0, 1);
-  if (!isTerminal(status.state()) || task.recovered) return;
+  if (!isTerminalState(status.state()) || task.recovered) return;
   task.recovered = true;
   untrackTask(task);
   metrics_.terminalTasks[TaskState_Name(status.state())]++;
@@ -167,7 +158,7 @@ void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) 
       task->second->task.set_status_update_uuid(update.uuid());
     }
   }
-  if (task != f->tasks.end() && task->second->revoked && isTerminal(update.status().state())) {
+  if (task != f->tasks.end() && task->second->revoked && isTerminalState(update.status().state())) {
     // The framework learns why its task ended: revoked for another's
     // guarantee.
     StatusUpdateMessage preempted = message;
@@ -177,7 +168,7 @@ void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) 
     send(f->pid, message);
   }
   // A terminal update needing no acknowledgement ends the task now.
-  if (task != f->tasks.end() && isTerminal(update.status().state()) && !update.has_uuid()) {
+  if (task != f->tasks.end() && isTerminalState(update.status().state()) && !update.has_uuid()) {
     removeTask(*task->second);
   }
 }
@@ -197,7 +188,7 @@ void Master::statusUpdateAcknowledgement(const UPID& from,
   if (task == f->tasks.end()) return;
   const Task& record = task->second->task;
   if (record.has_status_update_uuid() && record.status_update_uuid() == message.uuid() &&
-      isTerminal(record.status_update_state())) {
+      isTerminalState(record.status_update_state())) {
     removeTask(*task->second);
   }
 }

@@ -16,11 +16,6 @@ std::string describe(const StatusUpdate& update) {
 
 }  // namespace
 
-bool isTerminalState(TaskState state) {
-  return state == TASK_FINISHED || state == TASK_FAILED || state == TASK_KILLED ||
-         state == TASK_LOST || state == TASK_ERROR;
-}
-
 StatusUpdateManager::StatusUpdateManager(Forward forward, process::Duration minRetry,
                                          process::Duration maxRetry)
     : Actor(process::generateId("status-update-manager")),

@@ -21,6 +21,7 @@
 #include <string>
 #include <utility>
 
+#include "common/task_states.hpp"
 #include "messages.pb.h"
 #include "process/actor.hpp"
 #include "process/future.hpp"
@@ -81,6 +82,6 @@ class StatusUpdateManager : public process::Actor {
   std::map<StreamKey, Stream> streams_;
 };
 
-bool isTerminalState(TaskState state);
+using mesos::isTerminalState;
 
 }  // namespace mesos::internal::slave
