@@ -103,6 +103,12 @@ void Master::shortTaskExpired(const SlaveID& slaveId, const FrameworkID& framewo
   TaskRecord& task = *it->second;
   task.expiry.reset();
   if (task.recovered || task.revoked || isTerminalState(task.task.state())) return;
+  if (protectedByGuarantee(frameworkId, task.resources)) {
+    LOG(INFO) << "Task " << taskId << " of framework " << frameworkId.value()
+              << " ran past --short_task_max_duration but stays: without it its role would "
+              << "hold less than its guarantee";
+    return;
+  }
   LOG(INFO) << "Task " << taskId << " of framework " << frameworkId.value() << " on slave "
             << slaveId.value() << " is not long and still " << TaskState_Name(task.task.state())
             << " after --short_task_max_duration="
@@ -112,6 +118,22 @@ void Master::shortTaskExpired(const SlaveID& slaveId, const FrameworkID& framewo
   std::vector<std::pair<std::string, uint64_t>> revoked{{taskId, launchOrder}};
   delay(flags_.revocation_grace_period,
         [this, frameworkId, revoked] { revocationGraceExpired(frameworkId, revoked); });
+}
+
+// Whether taking `resources` from the framework would leave its role
+// holding less than its guarantee (what the role's frameworks use and are
+// offered, as the allocator counts it). Rare (one expiry), so a pass over
+// the frameworks will do.
+bool Master::protectedByGuarantee(const FrameworkID& frameworkId, const Resources& resources) {
+  Framework* f = framework(frameworkId.value());
+  if (f == nullptr) return false;  // its role is unknown until it re-registers
+  auto guarantee = config_.guarantees.find(f->info.role());
+  if (guarantee == config_.guarantees.end()) return false;
+  Resources held;
+  for (const auto& [id, other] : frameworks_) {
+    if (other->info.role() == f->info.role()) held += other->used + other->offered;
+  }
+  return !(held - resources).flatten().contains(guarantee->second);
 }
 
 }  // namespace mesos::internal::master

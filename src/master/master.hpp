@@ -255,6 +255,9 @@ class Master : public process::Actor {
   uint64_t nextLaunchOrder_ = 0;  // TaskRecord::launchOrder of the next task added
 
   // long_tasks.cpp: long-task slots (the paper's section 4.3).
+  // Whether a framework's role would drop below its guarantee without
+  // `resources` (short-task expiry never takes those).
+  bool protectedByGuarantee(const FrameworkID& frameworkId, const Resources& resources);
   // Fails, with the message for TASK_ERROR, when launching `task` (long) on
   // `slave` would take the slave's long tasks past --long_task_share of its
   // total of some scalar. Succeeds for a task that is not long. O(resources).

@@ -216,6 +216,18 @@ TEST_F(MasterLongTasksTest, WithoutTheLimitShortTasksRunOn) {
   EXPECT_EQ(0, metrics()["master/short_tasks_expired"].integer());
 }
 
+// A framework within its guarantee never loses tasks, short or not.
+TEST_F(MasterLongTasksTest, ShortTasksWithinTheGuaranteeAreNotRevoked) {
+  flags_.short_task_max_duration = 60s;
+  flags_.guarantees = "*:cpus:4";
+  start();
+  launch({task("short1", false), task("short2", false)});
+  for (const char* id : {"short1", "short2"}) report(id, TASK_RUNNING);
+  for (int i = 0; i < 120; ++i) advance(1s);
+  EXPECT_EQ(0u, agent_->count<KillTaskMessage>());
+  EXPECT_EQ(0, metrics()["master/short_tasks_expired"].integer());
+}
+
 TEST(MasterLongTasksFlagsTest, BadValuesAreRefusedWithOneLine) {
   for (const char* arg : {"--long_task_share=0", "--long_task_share=1.5",
                           "--long_task_share=-0.5", "--short_task_max_duration=0secs"}) {
