@@ -102,6 +102,25 @@ class PoliciesTest : public ::testing::Test {
     return count;
   }
 
+  // Offers slave `s` `rounds` times, each offer given straight back
+  // (lottery tests): how many each framework won.
+  std::map<std::string, int> draws(const std::string& s, int rounds) {
+    std::map<std::string, int> won;
+    for (int round = 0; round < rounds; round++) {
+      allocator_->allocate(std::vector<SlaveID>{slave(s)});
+      auto made = take();
+      EXPECT_EQ(1u, made.size());
+      if (made.size() != 1) break;
+      won[made[0].framework]++;
+      recover(made[0].framework, s, made[0].resources);
+    }
+    return won;
+  }
+
+  // Five binomial standard deviations of a fraction p over `rounds`: a
+  // correct lottery strays further about once in 10^6 seeds.
+  static double bound(double p, int rounds) { return 5 * std::sqrt(p * (1 - p) / rounds); }
+
   allocator::TimePoint now_{};
   std::vector<Made> offers_;
   std::vector<Revocation> revocations_;
@@ -318,18 +337,9 @@ TEST_F(PoliciesTest, LotteryOffersInProportionToTickets) {
     addFramework("fb", "b");
     addSlave("s", "cpus:1;mem:1024");
     const int rounds = 4000;
-    int wonByA = 0;
-    for (int round = 0; round < rounds; round++) {
-      allocator_->allocate();
-      auto made = take();
-      ASSERT_EQ(1u, made.size());
-      if (made[0].framework == "fa") wonByA++;
-      recover(made[0].framework, "s", made[0].resources);
-    }
     // Expected 3/4; a binomial's standard deviation here is about 0.0068.
-    // Five of them: a correct lottery fails this about once in 10^6 seeds.
-    double fraction = static_cast<double>(wonByA) / rounds;
-    EXPECT_NEAR(0.75, fraction, 5 * std::sqrt(0.75 * 0.25 / rounds)) << "seed " << seed;
+    EXPECT_NEAR(0.75, draws("s", rounds)["fa"] / double(rounds), bound(0.75, rounds))
+        << "seed " << seed;
   }
 }
 
@@ -339,41 +349,27 @@ TEST_F(PoliciesTest, LotteryTicketsAreSplitAmongARolesFrameworks) {
   addFramework("a2", "a");
   addFramework("b1", "b");
   addSlave("s", "cpus:1;mem:1024");
-  std::map<std::string, int> won;
   const int rounds = 6000;
-  for (int round = 0; round < rounds; round++) {
-    allocator_->allocate();
-    auto made = take();
-    ASSERT_EQ(1u, made.size());
-    won[made[0].framework]++;
-    recover(made[0].framework, "s", made[0].resources);
-  }
+  auto won = draws("s", rounds);
   // a's 2 tickets split in two: every framework holds 1 of 3.
-  double bound = 5 * std::sqrt((1.0 / 3) * (2.0 / 3) / rounds);
   for (const char* f : {"a1", "a2", "b1"}) {
-    EXPECT_NEAR(1.0 / 3, static_cast<double>(won[f]) / rounds, bound) << f;
+    EXPECT_NEAR(1.0 / 3, won[f] / double(rounds), bound(1.0 / 3, rounds)) << f;
   }
 }
 
 TEST_F(PoliciesTest, LotteryWithGuaranteeTickets) {
-  start(Policy::kLottery, parse({{"guarantees", "a:cpus:3,b:cpus:1"}, {"seed", std::to_string(11)}, {"lottery_tickets", "guarantees"}}));
+  start(Policy::kLottery, parse({{"guarantees", "a:cpus:3,b:cpus:1"},
+                                 {"seed", "11"},
+                                 {"lottery_tickets", "guarantees"}}));
   addFramework("fa", "a");
   addFramework("fb", "b");
   addSlave("big", "cpus:8;mem:1024");
   addSlave("s", "cpus:1;mem:1024");
   allocator_->allocate(std::vector<SlaveID>{slave("big")});
   ASSERT_EQ(1u, take().size());
-  int wonByA = 0;
   const int rounds = 4000;
-  for (int round = 0; round < rounds; round++) {
-    allocator_->allocate(std::vector<SlaveID>{slave("s")});
-    auto one = take();
-    ASSERT_EQ(1u, one.size());
-    if (one[0].framework == "fa") wonByA++;
-    recover(one[0].framework, "s", one[0].resources);
-  }
   // Tickets are the guarantees (3 : 1), whatever is held.
-  EXPECT_NEAR(0.75, static_cast<double>(wonByA) / rounds, 5 * std::sqrt(0.75 * 0.25 / rounds));
+  EXPECT_NEAR(0.75, draws("s", rounds)["fa"] / double(rounds), bound(0.75, rounds));
 }
 
 TEST_F(PoliciesTest, LotteryHonoursFiltersAndSuppression) {
