@@ -50,6 +50,10 @@ struct Config {
   // resources before tasks of frameworks above theirs are revoked. Zero
   // disables revocation.
   std::chrono::nanoseconds revocationTimeout{0};
+  // --revoke_below_fair_share: also revoke for a framework whose role is
+  // below its fair share (its weight over the weights of the roles with
+  // frameworks), from roles above theirs, one slave's worth at a time.
+  bool revokeBelowFairShare = false;
   // --lottery_seed: seeds the lottery policy's random choices.
   std::optional<uint64_t> seed;
   // --lottery_tickets: "weights" (role weight, split among the role's

@@ -128,6 +128,7 @@ Result<Config> parseConfig(const ConfigFlags& flags) {
     return flagError("revocation_timeout", "must not be negative");
   }
   config.revocationTimeout = flags.revocationTimeout;
+  config.revokeBelowFairShare = flags.revokeBelowFairShare;
   config.seed = flags.seed;
   if (flags.lotteryTickets != "weights" && flags.lotteryTickets != "guarantees") {
     return flagError("lottery_tickets",

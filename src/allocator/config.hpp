@@ -23,6 +23,7 @@ struct ConfigFlags {
   std::optional<std::string> guarantees;
   std::optional<std::string> minOfferSize;
   std::chrono::nanoseconds revocationTimeout{0};
+  bool revokeBelowFairShare = false;
   std::optional<uint64_t> seed;
   std::string lotteryTickets = "weights";
 };

@@ -454,22 +454,22 @@ Resources HierarchicalAllocator::resources(const std::vector<double>& scalars) c
 // wants offers (active, not suppressed) and has received none for
 // --revocation_timeout gets resources revoked for it.
 void HierarchicalAllocator::checkRevocations() {
-  if (config_.revocationTimeout <= std::chrono::nanoseconds::zero() ||
-      config_.guarantees.empty() || !options_.revoke) {
+  if (config_.revocationTimeout <= std::chrono::nanoseconds::zero() || !options_.revoke ||
+      (config_.guarantees.empty() && !config_.revokeBelowFairShare)) {
     return;
   }
   TimePoint now = options_.now();
-  for (const auto& [role, guarantee] : config_.guarantees) {
-    auto members = roleMembers_.find(role);
-    if (members == roleMembers_.end() || members->second.empty()) continue;
-    std::vector<double> deficit = vector(guarantee);
-    const std::vector<double>& held = sorter_.roleAllocation(role);
-    bool below = false;
-    for (size_t i = 0; i < deficit.size(); i++) {
-      deficit[i] = std::max(0.0, deficit[i] - (i < held.size() ? held[i] : 0.0));
-      below = below || deficit[i] > kEpsilon;
+  for (const auto& [role, members] : roleMembers_) {
+    if (members.empty()) continue;
+    // Short of its guarantee, or (optionally) of its fair share.
+    std::vector<double> deficit = guaranteeDeficit(role);
+    bool fair = false;
+    if (!positive(deficit) && config_.revokeBelowFairShare) {
+      deficit = fairShareDeficit(role);
+      fair = positive(deficit);
     }
-    for (Seq seq : members->second) {
+    bool below = positive(deficit);
+    for (Seq seq : members) {
       Framework& framework = frameworks_[seq];
       bool wanting = below && framework.active && !framework.suppressed;
       if (!wanting) {
@@ -483,21 +483,67 @@ void HierarchicalAllocator::checkRevocations() {
       if (now - *framework.waitingSince < config_.revocationTimeout) continue;
       // Its clock starts again: the next revocation waits a full timeout.
       framework.waitingSince = now;
-      revokeFor(framework, seq, deficit);
+      revokeFor(framework, seq, deficit, fair);
       break;  // one beneficiary per role per interval
     }
   }
 }
 
+bool HierarchicalAllocator::positive(const std::vector<double>& scalars) {
+  for (double value : scalars) {
+    if (value > kEpsilon) return true;
+  }
+  return false;
+}
+
+std::vector<double> HierarchicalAllocator::guaranteeDeficit(const std::string& role) {
+  auto guarantee = config_.guarantees.find(role);
+  if (guarantee == config_.guarantees.end()) return {};
+  std::vector<double> deficit = vector(guarantee->second);
+  const std::vector<double>& held = sorter_.roleAllocation(role);
+  for (size_t i = 0; i < deficit.size(); i++) {
+    deficit[i] = std::max(0.0, deficit[i] - (i < held.size() ? held[i] : 0.0));
+  }
+  return deficit;
+}
+
+double HierarchicalAllocator::fairShare(const std::string& role) const {
+  double total = 0;
+  double mine = 0;
+  for (const auto& [name, members] : roleMembers_) {
+    if (members.empty()) continue;
+    auto weight = config_.weights.find(name);
+    double w = weight == config_.weights.end() ? 1.0 : weight->second;
+    total += w;
+    if (name == role) mine = w;
+  }
+  return total > 0 ? mine / total : 0.0;
+}
+
+// A role whose dominant share is below its fair share (its weight over the
+// weights of the roles with frameworks) lacks, of each resource, what would
+// bring it to that share of the cluster.
+std::vector<double> HierarchicalAllocator::fairShareDeficit(const std::string& role) {
+  double fair = fairShare(role);
+  const std::vector<double>& total = sorter_.total();
+  const std::vector<double>& held = sorter_.roleAllocation(role);
+  double dominant = 0;
+  for (size_t i = 0; i < held.size() && i < total.size(); i++) {
+    if (total[i] > 0) dominant = std::max(dominant, held[i] / total[i]);
+  }
+  if (dominant + kEpsilon >= fair) return {};
+  std::vector<double> deficit(total.size(), 0.0);
+  for (size_t i = 0; i < total.size(); i++) {
+    deficit[i] = std::max(0.0, fair * total[i] - (i < held.size() ? held[i] : 0.0));
+  }
+  return deficit;
+}
+
 void HierarchicalAllocator::revokeFor(Framework& beneficiary, Seq beneficiarySeq,
-                                      std::vector<double> deficit) {
+                                      std::vector<double> deficit, bool fair) {
   TimePoint now = options_.now();
-  auto remaining = [&] {
-    for (double d : deficit) {
-      if (d > kEpsilon) return true;
-    }
-    return false;
-  };
+  bool done = false;  // fair-share revocations free one slave's worth a time
+  auto remaining = [&] { return !done && positive(deficit); };
   for (const std::string& role : sorter_.rolesForRevocation()) {
     if (!remaining()) return;
     if (role == beneficiary.role) continue;
@@ -514,6 +560,21 @@ void HierarchicalAllocator::revokeFor(Framework& beneficiary, Seq beneficiarySeq
         if (i < surplus.size()) surplus[i] = std::max(0.0, have - g[i]);
       }
       if (below) continue;
+    }
+    if (fair) {
+      // For a fair share, only what a role holds above its own fair share
+      // (and its guarantee) is taken.
+      double share = fairShare(role);
+      const std::vector<double>& total = sorter_.total();
+      const std::vector<double>& held = sorter_.roleAllocation(role);
+      double dominant = 0;
+      for (size_t i = 0; i < held.size() && i < total.size(); i++) {
+        if (total[i] > 0) dominant = std::max(dominant, held[i] / total[i]);
+      }
+      if (dominant <= share + kEpsilon) continue;
+      for (size_t i = 0; i < surplus.size() && i < total.size(); i++) {
+        surplus[i] = std::min(surplus[i], std::max(0.0, held[i] - share * total[i]));
+      }
     }
     for (Seq victimSeq : sorter_.clientsForRevocation(role)) {
       if (!remaining()) return;
@@ -549,8 +610,10 @@ void HierarchicalAllocator::revokeFor(Framework& beneficiary, Seq beneficiarySeq
         LOG(INFO) << "Revoking " << revocation.amount.toString() << " (at most "
                   << revocation.limit.toString() << ") of framework " << victim.id
                   << " on slave " << slave.id << " for framework " << beneficiary.id
-                  << ", below the guarantee of role " << beneficiary.role;
+                  << ", below the " << (fair ? "fair share" : "guarantee") << " of role "
+                  << beneficiary.role;
         options_.revoke(revocation);
+        done = fair;
       }
     }
   }

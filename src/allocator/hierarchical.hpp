@@ -127,7 +127,11 @@ class HierarchicalAllocator : public Allocator {
   void send(Offers& offers);
   std::vector<double> vector(const Resources& resources);
   Resources resources(const std::vector<double>& scalars) const;
-  void revokeFor(Framework& beneficiary, Seq seq, std::vector<double> deficit);
+  void revokeFor(Framework& beneficiary, Seq seq, std::vector<double> deficit, bool fair);
+  static bool positive(const std::vector<double>& scalars);
+  std::vector<double> guaranteeDeficit(const std::string& role);
+  double fairShare(const std::string& role) const;
+  std::vector<double> fairShareDeficit(const std::string& role);
 
   Policy policy_;
   Config config_;

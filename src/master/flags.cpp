@@ -57,6 +57,10 @@ MasterFlags::MasterFlags() {
       "How long a framework below its guarantee waits for offers before tasks of frameworks "
       "above their guarantees are revoked for it (0secs disables revocation)",
       flags::Duration(30s));
+  add(&revoke_below_fair_share, "revoke_below_fair_share",
+      "Also revoke for a framework whose role is below its fair share (its weight over the "
+      "weights of the roles with frameworks), from roles above theirs",
+      false);
   add(&revocation_grace_period, "revocation_grace_period",
       "Time a revoked task's executor has to kill it before the master kills the executor",
       flags::Duration(5s));
@@ -82,6 +86,7 @@ Result<allocator::Config> MasterFlags::allocatorConfig() const {
   config.guarantees = guarantees;
   config.minOfferSize = min_offer_size;
   config.revocationTimeout = revocation_timeout;
+  config.revokeBelowFairShare = revoke_below_fair_share;
   config.seed = lottery_seed;
   config.lotteryTickets = lottery_tickets;
   return allocator::parseConfig(config);

@@ -39,6 +39,7 @@ struct MasterFlags : flags::FlagSet {
   std::optional<std::string> min_offer_size;
   flags::Duration revocation_timeout;
   flags::Duration revocation_grace_period;
+  bool revoke_below_fair_share;
   std::optional<uint64_t> lottery_seed;
   std::string lottery_tickets;
   // Long-task slots (docs/allocation.md, "Long tasks").

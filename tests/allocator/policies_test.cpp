@@ -32,6 +32,7 @@ allocator::ConfigFlags flags(const std::map<std::string, std::string>& given) {
     if (name == "revocation_timeout") flags.revocationTimeout = std::chrono::seconds(std::stoi(value));
     if (name == "seed") flags.seed = std::stoull(value);
     if (name == "lottery_tickets") flags.lotteryTickets = value;
+    if (name == "revoke_below_fair_share") flags.revokeBelowFairShare = value == "true";
   }
   return flags;
 }
@@ -656,6 +657,66 @@ TEST_F(RevocationTest, AnOfferStopsTheClock) {
   allocator_->checkRevocations();
   ASSERT_EQ(1u, revocations_.size());
   EXPECT_EQ(1, revocations_[0].amount.scalar("cpus"));
+}
+
+// Optionally, a framework below its role's fair share gets resources revoked
+// too: from roles above their fair share, never below it, one slave a time.
+TEST_F(PoliciesTest, RevocationBelowTheFairShare) {
+  start(Policy::kDrf, parse({{"weights", "a=1,b=3"},
+                             {"revocation_timeout", "10"},
+                             {"revoke_below_fair_share", "true"}}));
+  addFramework("b1", "b");
+  addSlave("s1", "cpus:2;mem:2048");
+  addSlave("s2", "cpus:2;mem:2048");
+  allocator_->allocate();
+  ASSERT_EQ(2u, take().size());
+  addFramework("a1", "a");
+  allocator_->checkRevocations();
+  now_ += 10s;
+  allocator_->checkRevocations();
+  ASSERT_EQ(1u, revocations_.size());
+  // a's fair share is 1/4 of 4 cpus; b may keep its 3/4: 1 cpu goes.
+  EXPECT_EQ("b1", revocations_[0].frameworkId.value());
+  EXPECT_EQ(1, revocations_[0].amount.scalar("cpus"));
+  EXPECT_EQ(1, revocations_[0].limit.scalar("cpus"));
+}
+
+TEST_F(PoliciesTest, NoFairShareRevocationUnlessAskedFor) {
+  start(Policy::kDrf, parse({{"weights", "a=1,b=3"}, {"revocation_timeout", "10"}}));
+  addFramework("b1", "b");
+  addSlave("s1", "cpus:2;mem:2048");
+  allocator_->allocate();
+  ASSERT_EQ(1u, take().size());
+  addFramework("a1", "a");
+  for (int i = 0; i < 5; i++) {
+    allocator_->checkRevocations();
+    now_ += 10s;
+  }
+  EXPECT_TRUE(revocations_.empty());
+}
+
+TEST_F(PoliciesTest, AFairShareRevocationNeverTakesARoleBelowItsFairShare) {
+  // Equal weights: b holds exactly its half of the cluster; a refuses the
+  // other half and waits in vain: nothing may be taken from b.
+  start(Policy::kDrf, parse({{"revocation_timeout", "10"}, {"revoke_below_fair_share", "true"}}));
+  addFramework("b1", "b");
+  addSlave("s1", "cpus:2;mem:2048");
+  allocator_->allocate();
+  ASSERT_EQ(1u, take().size());
+  allocator_->suppressOffers(framework("b1"));
+  addFramework("a1", "a");
+  addSlave("s2", "cpus:2;mem:2048");
+  allocator_->allocate();
+  auto made = take();
+  ASSERT_EQ(1u, made.size());
+  Filters refuse;
+  refuse.set_refuse_seconds(1000);
+  recover("a1", "s2", made[0].resources, refuse);
+  for (int i = 0; i < 10; i++) {
+    allocator_->checkRevocations();
+    now_ += 10s;
+  }
+  EXPECT_TRUE(revocations_.empty());
 }
 
 TEST(AllocatorConfigTest, ParsesEveryFlag) {
