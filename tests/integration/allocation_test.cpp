@@ -48,6 +48,16 @@ struct OneTaskPerOffer {
   }
 };
 
+// A policy launching `task` resources running `command`, ids prefix0, prefix1...
+std::shared_ptr<OneTaskPerOffer> oneTaskPerOffer(const std::string& prefix, const std::string& task,
+                                                 const std::string& command = "sleep 1000") {
+  auto policy = std::make_shared<OneTaskPerOffer>();
+  policy->prefix = prefix;
+  policy->task = task;
+  policy->command = command;
+  return policy;
+}
+
 void answerOffers(RecordingScheduler& scheduler, std::shared_ptr<OneTaskPerOffer> policy) {
   scheduler.onOffers = [policy](SchedulerDriver* driver, const std::vector<Offer>& offers) {
     for (const Offer& offer : offers) {
@@ -108,15 +118,9 @@ TEST(AllocationTest, DrfPaperExampleEndsWithThreeAndTwoTasks) {
   TestCluster cluster(flags);
 
   RecordingScheduler a, b;
-  auto policyA = std::make_shared<OneTaskPerOffer>();
-  policyA->prefix = "a";
-  policyA->task = "cpus:1;mem:4096";
-  policyA->command = "sleep 1000";
+  auto policyA = oneTaskPerOffer("a", "cpus:1;mem:4096");
   policyA->declineSeconds = 1000;
-  auto policyB = std::make_shared<OneTaskPerOffer>();
-  policyB->prefix = "b";
-  policyB->task = "cpus:3;mem:1024";
-  policyB->command = "sleep 1000";
+  auto policyB = oneTaskPerOffer("b", "cpus:3;mem:1024");
   policyB->declineSeconds = 1000;
   answerOffers(a, policyA);
   answerOffers(b, policyB);
@@ -166,14 +170,8 @@ TEST(AllocationTest, MinimumOfferSizeLetsABigFrameworkIn) {
   TestCluster cluster(flags);
 
   RecordingScheduler small, big;
-  auto policySmall = std::make_shared<OneTaskPerOffer>();
-  policySmall->prefix = "small";
-  policySmall->task = "cpus:1;mem:128";
-  policySmall->command = "sleep 0.2";
-  auto policyBig = std::make_shared<OneTaskPerOffer>();
-  policyBig->prefix = "big";
-  policyBig->task = "cpus:4;mem:1024";
-  policyBig->command = "sleep 1000";
+  auto policySmall = oneTaskPerOffer("small", "cpus:1;mem:128", "sleep 0.2");
+  auto policyBig = oneTaskPerOffer("big", "cpus:4;mem:1024");
   answerOffers(small, policySmall);
   answerOffers(big, policyBig);
 
@@ -211,14 +209,8 @@ TEST(AllocationTest, WeightedRolesSplitTwoToOne) {
   TestCluster cluster(flags);
 
   RecordingScheduler a, b;
-  auto policyA = std::make_shared<OneTaskPerOffer>();
-  policyA->prefix = "a";
-  policyA->task = "cpus:1;mem:1024";
-  policyA->command = "sleep 1000";
-  auto policyB = std::make_shared<OneTaskPerOffer>();
-  policyB->prefix = "b";
-  policyB->task = "cpus:1;mem:1024";
-  policyB->command = "sleep 1000";
+  auto policyA = oneTaskPerOffer("a", "cpus:1;mem:1024");
+  auto policyB = oneTaskPerOffer("b", "cpus:1;mem:1024");
   answerOffers(a, policyA);
   answerOffers(b, policyB);
 
@@ -259,10 +251,7 @@ TEST(AllocationTest, StrictPriorityServesTheHigherRoleFirst) {
   TestCluster cluster(flags);
 
   RecordingScheduler hi, lo;
-  auto policyHi = std::make_shared<OneTaskPerOffer>();
-  policyHi->prefix = "hi";
-  policyHi->task = "cpus:1;mem:512";
-  policyHi->command = "sleep 1000";
+  auto policyHi = oneTaskPerOffer("hi", "cpus:1;mem:512");
   answerOffers(hi, policyHi);
 
   MesosSchedulerDriver driverHi(&hi, frameworkInfo("hi", "hi"), cluster.masterAddress(), true,
