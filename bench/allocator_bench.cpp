@@ -37,7 +37,7 @@
 #include <glog/logging.h>
 
 #include "allocator/hierarchical.hpp"
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 
 DEFINE_bool(quick, false,
             "Only the smaller combinations (1000 and 10000 slaves); the lottery, priority and "

@@ -22,7 +22,7 @@
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 #include "local/cluster.hpp"
 #include "mesos/scheduler.hpp"
 

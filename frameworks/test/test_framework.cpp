@@ -14,7 +14,7 @@
 #include <string>
 
 #include "common/flags.hpp"
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 #include "mesos/scheduler.hpp"
 
 namespace {

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 #include "mesos.pb.h"
 
 namespace mesos::allocator {
@@ -110,6 +110,11 @@ class Allocator {
                         const std::unordered_map<std::string, Resources>& used) = 0;
   // The slave is gone with everything on it.
   virtual void removeSlave(const SlaveID& slaveId) = 0;
+  // A deactivated slave (its connection to the master broke) keeps what its
+  // frameworks hold but is offered nothing until it is activated again (it
+  // re-registered) or removed. Both are no-ops for unknown slaves.
+  virtual void activateSlave(const SlaveID& slaveId) = 0;
+  virtual void deactivateSlave(const SlaveID& slaveId) = 0;
 
   // Resources allocated to a framework (offered or used) are free again:
   // declined, unused in a launch, or released by a finished task. With

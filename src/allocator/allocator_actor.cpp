@@ -104,6 +104,15 @@ void AllocatorActor::addSlave(const SlaveID& slaveId, const SlaveInfo& info,
 
 void AllocatorActor::removeSlave(const SlaveID& slaveId) { allocator_->removeSlave(slaveId); }
 
+void AllocatorActor::activateSlave(const SlaveID& slaveId) {
+  allocator_->activateSlave(slaveId);
+  soon(slaveId);
+}
+
+void AllocatorActor::deactivateSlave(const SlaveID& slaveId) {
+  allocator_->deactivateSlave(slaveId);
+}
+
 void AllocatorActor::recoverResources(const FrameworkID& frameworkId, const SlaveID& slaveId,
                                       const Resources& resources,
                                       const std::optional<Filters>& filters) {

@@ -38,6 +38,8 @@ class AllocatorActor : public process::Actor {
   void addSlave(const SlaveID& slaveId, const SlaveInfo& info, const Resources& total,
                 const std::unordered_map<std::string, Resources>& used);
   void removeSlave(const SlaveID& slaveId);
+  void activateSlave(const SlaveID& slaveId);
+  void deactivateSlave(const SlaveID& slaveId);
   void recoverResources(const FrameworkID& frameworkId, const SlaveID& slaveId,
                         const Resources& resources, const std::optional<Filters>& filters);
   void requestResources(const FrameworkID& frameworkId, const std::vector<Request>& requests);

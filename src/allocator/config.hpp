@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "common/result.hpp"
+#include "mesos/result.hpp"
 #include "mesos/allocator.hpp"
 
 namespace mesos::allocator {

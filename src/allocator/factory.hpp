@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "common/result.hpp"
+#include "mesos/result.hpp"
 #include "mesos/allocator.hpp"
 
 namespace mesos::allocator {

@@ -178,6 +178,21 @@ void HierarchicalAllocator::removeSlave(const SlaveID& slaveId) {
   slaveIndex_.erase(it);
 }
 
+void HierarchicalAllocator::activateSlave(const SlaveID& slaveId) {
+  auto it = slaveIndex_.find(slaveId.value());
+  if (it == slaveIndex_.end()) return;
+  slaves_[it->second].active = true;
+  markFree(it->second);
+}
+
+void HierarchicalAllocator::deactivateSlave(const SlaveID& slaveId) {
+  auto it = slaveIndex_.find(slaveId.value());
+  if (it == slaveIndex_.end()) return;
+  // Not offerable from now on; allocate() drops it from withFree_ when it
+  // comes to it.
+  slaves_[it->second].active = false;
+}
+
 void HierarchicalAllocator::take(Seq seq, uint32_t index, Slave& slave,
                                  const Resources& resources) {
   auto allocated = slave.allocated.find(seq);
@@ -265,7 +280,7 @@ void HierarchicalAllocator::setFree(Slave& slave, Resources free) {
 }
 
 bool HierarchicalAllocator::offerable(const Slave& slave) const {
-  if (!slave.live || (slave.freeCpus < kMinCpus && slave.freeMem < kMinMemMb)) return false;
+  if (!slave.live || !slave.active || (slave.freeCpus < kMinCpus && slave.freeMem < kMinMemMb)) return false;
   for (const auto& [name, minimum] : slave.threshold) {
     if (slave.free.scalar(name) + kEpsilon < minimum) return false;
   }

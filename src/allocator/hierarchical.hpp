@@ -50,6 +50,8 @@ class HierarchicalAllocator : public Allocator {
   void addSlave(const SlaveID& slaveId, const SlaveInfo& info, const Resources& total,
                 const std::unordered_map<std::string, Resources>& used) override;
   void removeSlave(const SlaveID& slaveId) override;
+  void activateSlave(const SlaveID& slaveId) override;
+  void deactivateSlave(const SlaveID& slaveId) override;
   void recoverResources(const FrameworkID& frameworkId, const SlaveID& slaveId,
                         const Resources& resources, const std::optional<Filters>& filters) override;
   void requestResources(const FrameworkID& frameworkId,
@@ -104,6 +106,7 @@ class HierarchicalAllocator : public Allocator {
     std::vector<std::pair<std::string, double>> threshold;  // min offer size, capped by total
     std::unordered_map<Seq, Resources> allocated;
     bool live = false;
+    bool active = true;  // false while its connection to the master is broken
     bool listed = false;  // in withFree_
     uint32_t generation = 0;
     std::optional<Seq> reservedFor;  // freed by a revocation for this framework

@@ -28,7 +28,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "common/result.hpp"
+#include "mesos/result.hpp"
 
 namespace mesos::flags {
 

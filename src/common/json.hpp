@@ -13,7 +13,7 @@
 
 #include <google/protobuf/message.h>
 
-#include "common/result.hpp"
+#include "mesos/result.hpp"
 
 namespace mesos::json {
 

@@ -1,4 +1,4 @@
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -5,7 +5,7 @@
 #include <google/protobuf/repeated_field.h>
 
 #include "common/json.hpp"
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 #include "messages.pb.h"
 
 namespace mesos::json {

@@ -25,7 +25,7 @@
 
 #include "mesos/executor.hpp"
 
-#include "common/result.hpp"
+#include "mesos/result.hpp"
 #include "messages.pb.h"
 #include "process/actor.hpp"
 #include "process/runtime.hpp"

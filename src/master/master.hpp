@@ -25,7 +25,7 @@
 
 #include "allocator/allocator_actor.hpp"
 #include "common/json.hpp"
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 #include "common/task_states.hpp"
 #include "master/flags.hpp"
 #include "master/metrics.hpp"

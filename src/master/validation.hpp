@@ -5,7 +5,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 #include "master/master.hpp"
 
 namespace mesos::internal::master {

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/result.hpp"
+#include "mesos/result.hpp"
 
 namespace process {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "common/result.hpp"
+#include "mesos/result.hpp"
 #include "process/upid.hpp"
 
 namespace mesos::internal {

@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "common/result.hpp"
+#include "mesos/result.hpp"
 #include "process/actor.hpp"
 
 namespace mesos::internal::slave {

@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "common/result.hpp"
+#include "mesos/result.hpp"
 #include "mesos.pb.h"
 
 namespace mesos::internal::slave {

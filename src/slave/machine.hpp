@@ -8,8 +8,8 @@
 
 #include <google/protobuf/repeated_field.h>
 
-#include "common/resources.hpp"
-#include "common/result.hpp"
+#include "mesos/resources.hpp"
+#include "mesos/result.hpp"
 #include "mesos.pb.h"
 
 namespace mesos::internal::slave {

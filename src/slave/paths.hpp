@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "common/result.hpp"
+#include "mesos/result.hpp"
 #include "mesos.pb.h"
 
 namespace mesos::internal::slave {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "common/json.hpp"
-#include "common/result.hpp"
+#include "mesos/result.hpp"
 #include "messages.pb.h"
 #include "process/actor.hpp"
 #include "process/runtime.hpp"

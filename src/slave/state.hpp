@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 #include "messages.pb.h"
 #include "process/clock.hpp"
 #include "process/upid.hpp"

@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 
 namespace mesos {
 namespace {

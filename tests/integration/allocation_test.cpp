@@ -7,7 +7,7 @@
 #include <atomic>
 #include <memory>
 
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 #include "support/cluster.hpp"
 
 namespace mesos::test {

@@ -31,7 +31,7 @@
 
 #include <glog/logging.h>
 
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 #include "messages.pb.h"
 #include "support/cluster.hpp"
 

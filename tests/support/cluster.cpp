@@ -6,7 +6,7 @@
 
 #include <glog/logging.h>
 
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 
 namespace mesos::test {
 

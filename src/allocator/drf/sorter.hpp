@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/resources.hpp"
+#include "mesos/resources.hpp"
 
 namespace mesos::allocator {
 

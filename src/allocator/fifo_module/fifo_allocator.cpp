@@ -100,6 +100,18 @@ class FifoAllocator : public Allocator {
     for (Framework& framework : frameworks_) framework.refusals.erase(slaveId.value());
   }
 
+  void activateSlave(const SlaveID& slaveId) override {
+    if (auto slave = slaves_.find(slaveId.value()); slave != slaves_.end()) {
+      slave->second.active = true;
+    }
+  }
+
+  void deactivateSlave(const SlaveID& slaveId) override {
+    if (auto slave = slaves_.find(slaveId.value()); slave != slaves_.end()) {
+      slave->second.active = false;
+    }
+  }
+
   void recoverResources(const FrameworkID& frameworkId, const SlaveID& slaveId,
                         const Resources& resources,
                         const std::optional<Filters>& filters) override {
@@ -166,6 +178,7 @@ class FifoAllocator : public Allocator {
     std::map<std::string, Refusal> refusals;  // by slave id
   };
   struct Slave {
+    bool active = true;  // offered only while its connection to the master holds
     Resources free;
     std::unordered_map<std::string, Resources> allocated;  // by framework id: offered or used
   };
@@ -190,7 +203,7 @@ class FifoAllocator : public Allocator {
   }
 
   void allocateSlave(const std::string& slaveId, Slave& slave, Offers& offers) {
-    if (!worthOffering(slave.free)) return;
+    if (!slave.active || !worthOffering(slave.free)) return;
     // frameworks_ is in the order they were added: the first eligible wins.
     for (Framework& framework : frameworks_) {
       if (!framework.active || framework.suppressed || refuses(framework, slaveId, slave)) {

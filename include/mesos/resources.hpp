@@ -10,7 +10,7 @@
 
 #include <google/protobuf/repeated_field.h>
 
-#include "common/result.hpp"
+#include "mesos/result.hpp"
 #include "mesos.pb.h"
 
 namespace mesos {
