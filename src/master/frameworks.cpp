@@ -203,9 +203,9 @@ void Master::failoverFramework(Framework& f, const UPID& newPid) {
     cancel(*f.failoverTimer);
     f.failoverTimer.reset();
   }
-  // Offers made to the old scheduler are void.
+  // Offers made to the old scheduler are void (the new one never saw them).
   std::vector<std::string> offers(f.offers.begin(), f.offers.end());
-  for (const std::string& offerId : offers) rescindOffer(offerId, true);
+  for (const std::string& offerId : offers) recoverOffer(offerId);
   if (!f.active) {
     f.active = true;
     dispatch(allocator_.pid(), &AllocatorActor::activateFramework, f.id);
@@ -233,8 +233,9 @@ void Master::disconnectFramework(Framework& f) {
   if (f.active) {
     f.active = false;
     dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f.id);
+    // Nobody is listening for rescinds.
     std::vector<std::string> offers(f.offers.begin(), f.offers.end());
-    for (const std::string& offerId : offers) rescindOffer(offerId, true);
+    for (const std::string& offerId : offers) recoverOffer(offerId);
   }
   process::Duration timeout = flags_.framework_failover_timeout;
   if (f.info.has_failover_timeout()) {
@@ -259,8 +260,9 @@ void Master::removeFramework(Framework& f) {
   const std::string id = f.id.value();
   if (f.failoverTimer) cancel(*f.failoverTimer);
   dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f.id);
+  // The scheduler unregistered or is gone: nothing more is sent to it.
   std::vector<std::string> offers(f.offers.begin(), f.offers.end());
-  for (const std::string& offerId : offers) rescindOffer(offerId, true);
+  for (const std::string& offerId : offers) recoverOffer(offerId);
 
   // Every slave running its executors or tasks shuts them down.
   std::unordered_set<std::string> slaveIds;
@@ -276,9 +278,15 @@ void Master::removeFramework(Framework& f) {
   std::vector<TaskRecord*> tasks;
   for (const auto& [taskId, task] : f.tasks) tasks.push_back(task);
   for (TaskRecord* task : tasks) {
+    // Tasks that ended already keep their state (updateTask() ignores
+    // this for them).
     TaskStatus killed = task->latest;
     killed.set_state(TASK_KILLED);
+    killed.set_source(TaskStatus::SOURCE_MASTER);
+    killed.set_reason(TaskStatus::REASON_FRAMEWORK_REMOVED);
     killed.set_message("Framework removed");
+    killed.set_timestamp(now());
+    killed.clear_uuid();
     updateTask(*task, killed);
     removeTask(*task);
   }

@@ -99,8 +99,8 @@ Future<Response> Master::stateEndpoint(const Request&) {
   head["leader"] = self().toString();
   head["cluster"] = flags_.cluster;
   head["start_time"] = 0.0;
-  head["activated_slaves"] = static_cast<int64_t>(slaves_.size());
-  head["deactivated_slaves"] = 0;
+  head["activated_slaves"] = static_cast<int64_t>(slaves_.size() - inactiveSlaves_);
+  head["deactivated_slaves"] = static_cast<int64_t>(inactiveSlaves_);
   Object flagValues;
   for (const auto& [name, value] : flags_.values()) flagValues[name] = value;
   head["flags"] = std::move(flagValues);
@@ -144,7 +144,7 @@ void Master::renderState(const std::shared_ptr<StateRender>& render) {
     object["used_resources"] = json::fromResources(s->used);
     object["offered_resources"] = json::fromResources(slaveOffered);
     object["attributes"] = json::fromAttributes(s->info.attributes());
-    object["active"] = true;
+    object["active"] = s->active;
     object["version"] = s->version;
     if (!render->first) render->text += ",";
     render->first = false;
@@ -227,75 +227,6 @@ json::Value Master::frameworkJson(const Framework& f) {
   }
   object["executors"] = std::move(executors);
   return object;
-}
-
-std::string Master::metricsJson() {
-  Object metrics;
-  size_t active = 0, inactive = 0;
-  std::map<std::string, uint64_t> tasks;
-  for (const char* state : {"TASK_STAGING", "TASK_STARTING", "TASK_RUNNING", "TASK_FINISHED",
-                            "TASK_FAILED", "TASK_KILLED", "TASK_LOST", "TASK_ERROR"}) {
-    tasks[state] = 0;
-  }
-  for (const auto& [id, f] : frameworks_) {
-    (f->active ? active : inactive)++;
-    for (const auto& [taskId, task] : f->tasks) tasks[TaskState_Name(task->task.state())]++;
-  }
-  metrics["master/frameworks_active"] = static_cast<int64_t>(active);
-  metrics["master/frameworks_inactive"] = static_cast<int64_t>(inactive);
-  metrics["master/frameworks_connected"] = static_cast<int64_t>(active);
-  metrics["master/frameworks_removed"] = metrics_.frameworksRemoved;
-  metrics["master/slaves_active"] = static_cast<int64_t>(slaves_.size());
-  metrics["master/slave_registrations"] = metrics_.slavesRegistered;
-  metrics["master/slave_removals"] = metrics_.slavesRemoved;
-  metrics["master/slave_shutdowns_scheduled"] = metrics_.slaveShutdownsScheduled;
-  metrics["master/outstanding_offers"] = static_cast<int64_t>(offers_.size());
-  metrics["master/offers_sent"] = metrics_.offersSent;
-  metrics["master/offers_declined"] = metrics_.offersDeclined;
-  metrics["master/offers_rescinded"] = metrics_.offersRescinded;
-  metrics["master/tasks_launched"] = metrics_.tasksLaunched;
-  metrics["master/invalid_tasks"] = metrics_.tasksInvalid;
-  metrics["master/valid_status_updates"] = metrics_.statusUpdates - metrics_.invalidStatusUpdates;
-  metrics["master/invalid_status_updates"] = metrics_.invalidStatusUpdates;
-  metrics["master/invalid_framework_to_executor_messages"] = metrics_.invalidFrameworkMessages;
-  metrics["master/tasks_revoked"] = metrics_.tasksRevoked;
-  metrics["master/revocation_executor_shutdowns"] = metrics_.revocationExecutorShutdowns;
-  metrics["master/short_tasks_expired"] = metrics_.shortTasksExpired;
-  for (const auto& [state, count] : tasks) {
-    std::string name = state.substr(5);  // "TASK_RUNNING" -> "RUNNING"
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    uint64_t total = count;
-    if (auto it = metrics_.terminalTasks.find(state); it != metrics_.terminalTasks.end()) {
-      total = it->second;  // terminal states count every task that reached them
-    }
-    metrics["master/tasks_" + name] = total;
-  }
-  for (const auto& [name, count] : metrics_.messages) {
-    metrics["master/messages_" + name] = count;
-  }
-  return json::stringify(metrics);
-}
-
-MetricsActor::MetricsActor(process::Pid<Master> master,
-                           process::Pid<allocator::AllocatorActor> allocator)
-    : Actor("metrics"), master_(std::move(master)), allocator_(std::move(allocator)) {}
-
-void MetricsActor::initialize() { route("/snapshot", &MetricsActor::snapshot); }
-
-Future<Response> MetricsActor::snapshot(const Request&) {
-  auto allocator = allocator_;
-  return process::dispatch(master_, &Master::metricsJson)
-      .then(self(), [allocator, self = self()](const std::string& master) {
-        return process::dispatch(allocator, &allocator::AllocatorActor::stats)
-            .then(self, [master](const allocator::AllocatorActor::Stats& stats) {
-              auto parsed = json::parse(master);
-              Object metrics = parsed ? parsed->object() : Object();
-              metrics["allocator/allocation_runs"] = stats.cycles;
-              metrics["allocator/allocation_run_ms"] = stats.lastCycleMs;
-              metrics["allocator/revocations"] = stats.revocations;
-              return Response::ok(json::stringify(metrics));
-            });
-      });
 }
 
 }  // namespace mesos::internal::master

@@ -110,9 +110,8 @@ void Master::exited(const UPID& pid) {
   }
   if (auto it = slavePids_.find(pid); it != slavePids_.end()) {
     // A slave's connection broke. It is removed only after missing its pings
-    // (it may come back and re-register); meanwhile it stays in service.
-    LOG(INFO) << "Slave " << it->second << " at " << pid
-              << " disconnected; removing it if it misses its pings";
+    // (it may come back and re-register); meanwhile nothing is offered on it.
+    if (Slave* s = slave(it->second); s != nullptr && s->pid == pid) deactivateSlave(*s);
   }
 }
 

@@ -83,6 +83,15 @@ void Master::rescindOffer(const std::string& offerId, bool recover) {
   removeOffer(offerId);
 }
 
+void Master::recoverOffer(const std::string& offerId) {
+  auto it = offers_.find(offerId);
+  if (it == offers_.end()) return;
+  const OfferRecord& record = it->second;
+  dispatch(allocator_.pid(), &AllocatorActor::recoverResources, record.offer.framework_id(),
+           record.offer.slave_id(), record.resources, std::optional<Filters>());
+  removeOffer(offerId);
+}
+
 void Master::offerTimedOut(const std::string& offerId) {
   if (!offers_.count(offerId)) return;
   LOG(INFO) << "Offer " << offerId << " timed out; rescinding it";
@@ -94,59 +103,57 @@ void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
   if (f == nullptr) return;
   Filters filters = message.has_filters() ? message.filters() : Filters();
 
-  // The offers must exist, be this framework's, and be on one slave.
-  std::string offerError;
-  std::vector<std::string> offerIds;
+  // The offers must exist, be this framework's, and be on one slave. Every
+  // offer of this framework the message names is used up by it: on any
+  // error they all go back to the allocator, unfiltered.
+  std::vector<std::string> offerIds;  // this framework's offers, once each
   std::unordered_set<std::string> seen;
+  std::vector<std::string> errors;
   Slave* s = nullptr;
   Resources offered;
   for (const OfferID& id : message.offer_ids()) {
-    auto it = offers_.find(id.value());
     if (!seen.insert(id.value()).second) {
-      offerError = "offer " + id.value() + " appears twice";
+      errors.push_back("offer " + id.value() + " appears twice");
       continue;
     }
+    auto it = offers_.find(id.value());
     if (it == offers_.end()) {
-      offerError = "offer " + id.value() + " is no longer valid";
+      errors.push_back("offer " + id.value() + " is no longer valid");
       continue;
     }
     const Offer& offer = it->second.offer;
     if (offer.framework_id().value() != f->id.value()) {
-      offerError = "offer " + id.value() + " was not made to this framework";
+      errors.push_back("offer " + id.value() + " was not made to this framework");
       continue;
     }
+    offerIds.push_back(id.value());
     Slave* offerSlave = slave(offer.slave_id().value());
     if (offerSlave == nullptr) {
-      offerError = "offer " + id.value() + " is on a slave that is gone";
-      continue;
+      errors.push_back("offer " + id.value() + " is on a slave that is gone");
+    } else if (s != nullptr && s != offerSlave) {
+      errors.push_back("offers are on more than one slave (" + s->id.value() + " and " +
+                       offerSlave->id.value() + ")");
+    } else {
+      s = offerSlave;
+      offered += it->second.resources;
     }
-    if (s != nullptr && s != offerSlave) {
-      offerError = "offers are on more than one slave";
-      continue;
-    }
-    s = offerSlave;
-    offered += it->second.resources;
-    offerIds.push_back(id.value());
   }
   if (message.offer_ids_size() == 0 && message.tasks_size() > 0) {
-    offerError = "no offers given";
+    errors.push_back("no offers given");
   }
 
-  if (!offerError.empty()) {
+  if (!errors.empty()) {
+    std::string offerError;
+    for (const std::string& error : errors) offerError += (offerError.empty() ? "" : "; ") + error;
     LOG(WARNING) << "Framework " << f->id.value() << ": launch refused: " << offerError;
     for (const TaskInfo& task : message.tasks()) {
       sendMasterUpdate(*f, task.slave_id(), task.task_id(), TASK_LOST,
-                       TaskStatus::REASON_INVALID_OFFERS, "Task launched with invalid offers: " +
-                                                              offerError);
+                       TaskStatus::REASON_INVALID_OFFERS,
+                       "Task launched with invalid offers: " + offerError);
       metrics_.tasksInvalid++;
+      metrics_.terminalTasks["TASK_LOST"]++;
     }
-    // The valid offers among them go back, unfiltered.
-    for (const std::string& offerId : offerIds) {
-      const OfferRecord& record = offers_[offerId];
-      dispatch(allocator_.pid(), &AllocatorActor::recoverResources, record.offer.framework_id(),
-               record.offer.slave_id(), record.resources, std::optional<Filters>());
-      removeOffer(offerId);
-    }
+    for (const std::string& offerId : offerIds) recoverOffer(offerId);
     return;
   }
   if (s == nullptr) return;  // no offers and no tasks: nothing to do
@@ -172,6 +179,7 @@ void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
       sendMasterUpdate(*f, s->id, task.task_id(), TASK_ERROR, TaskStatus::REASON_TASK_INVALID,
                        used.error().message);
       metrics_.tasksInvalid++;
+      metrics_.terminalTasks["TASK_ERROR"]++;
       continue;
     }
     available -= *used;

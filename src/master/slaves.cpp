@@ -51,7 +51,9 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
     return;
   }
   if (auto it = slavePids_.find(from); it != slavePids_.end()) {
-    if (Slave* s = slave(it->second)) {
+    if (Slave* s = slave(it->second); s != nullptr && s->active) {
+      // A retry from a slave whose registration we answered already (the
+      // answer was lost or is still on its way).
       LOG(INFO) << "Slave " << s->id.value() << " at " << from
                 << " registered already; answering again";
       SlaveRegisteredMessage reply;
@@ -59,6 +61,12 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
       reply.mutable_connection()->CopyFrom(connection(flags_));
       send(from, std::move(reply));
       return;
+    } else if (s != nullptr) {
+      // The slave that was here lost its connection and a registration (not
+      // a re-registration) comes from its address: a new slave process that
+      // did not recover the old one's tasks. The old one is gone.
+      removeSlave(*s, "a new slave registered at its address " + from.toString(),
+                  /*shutdown=*/false);
     }
   }
   auto owned = std::make_unique<Slave>();
@@ -101,11 +109,12 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
       slavePids_.erase(s->pid);
       s->pid = from;
       slavePids_[from] = s->id.value();
-      link(from);
     }
+    link(from);  // a broken connection took the old link with it
     s->missedPings = 0;
     s->pongPending = false;
     LOG(INFO) << "Slave " << s->id.value() << " at " << from << " re-registered";
+    if (!s->active) activateSlave(*s);
   } else {
     // A slave this master has not seen (the master restarted): take it and
     // what runs on it back.
@@ -159,6 +168,7 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
         orphans_[frameworkId].insert(s->id.value());
       }
       if (!terminal) trackTask(*s, *record);
+      countTaskState(task.state(), +1);
       s->tasks[frameworkId][task.task_id().value()] = std::move(record);
     }
     LOG(INFO) << "Re-registered slave " << s->id.value() << " at " << from << " with "
@@ -197,7 +207,8 @@ void Master::pingSlaves() {
       continue;
     }
     PingSlaveMessage ping;
-    ping.set_connected(true);
+    // A slave told it is not connected re-registers.
+    ping.set_connected(s->active);
     send(s->pid, std::move(ping));
     s->pongPending = true;
   }
@@ -209,7 +220,7 @@ void Master::pingSlaves() {
   delay(flags_.slave_ping_timeout, [this] { pingSlaves(); });
 }
 
-void Master::removeSlave(Slave& s, const std::string& reason) {
+void Master::removeSlave(Slave& s, const std::string& reason, bool shutdown) {
   const SlaveID slaveId = s.id;
   LOG(WARNING) << "Removing slave " << slaveId.value() << " at " << s.pid << ": " << reason;
 
@@ -222,19 +233,25 @@ void Master::removeSlave(Slave& s, const std::string& reason) {
     for (auto& [taskId, task] : byId) tasks.push_back(task.get());
   }
   for (TaskRecord* task : tasks) {
-    Framework* f = framework(task->task.framework_id().value());
-    bool terminal = task->recovered;
-    task->recovered = true;  // the allocator drops the slave's resources itself
-    if (f != nullptr && !terminal) {
-      sendMasterUpdate(*f, slaveId, task->task.task_id(), TASK_LOST,
-                       TaskStatus::REASON_SLAVE_REMOVED, "Slave removed: " + reason,
-                       task->task.has_executor_id()
-                           ? std::optional<ExecutorID>(task->task.executor_id())
-                           : std::nullopt);
+    if (!isTerminalState(task->task.state())) {
+      const std::string message = "Slave removed: " + reason;
+      if (Framework* f = framework(task->task.framework_id().value())) {
+        sendMasterUpdate(*f, slaveId, task->task.task_id(), TASK_LOST,
+                         TaskStatus::REASON_SLAVE_REMOVED, message,
+                         task->task.has_executor_id()
+                             ? std::optional<ExecutorID>(task->task.executor_id())
+                             : std::nullopt);
+      }
+      TaskStatus lost = task->latest;
+      lost.set_state(TASK_LOST);
+      lost.set_source(TaskStatus::SOURCE_MASTER);
+      lost.set_reason(TaskStatus::REASON_SLAVE_REMOVED);
+      lost.set_message(message);
+      lost.set_timestamp(now());
+      lost.clear_uuid();
+      // The allocator drops the slave's resources itself.
+      updateTask(*task, lost, false);
     }
-    TaskStatus lost = task->latest;
-    lost.set_state(TASK_LOST);
-    updateTask(*task, lost);
     removeTask(*task);
   }
   for (auto& [frameworkId, byId] : s.executors) {
@@ -250,15 +267,39 @@ void Master::removeSlave(Slave& s, const std::string& reason) {
     lost.mutable_slave_id()->CopyFrom(slaveId);
     send(f->pid, std::move(lost));
   }
-  ShutdownMessage shutdown;
-  shutdown.set_message("Slave removed: " + reason);
-  send(s.pid, std::move(shutdown));
+  if (shutdown) {
+    ShutdownMessage message;
+    message.set_message("Slave removed: " + reason);
+    send(s.pid, std::move(message));
+  }
 
   dispatch(allocator_.pid(), &AllocatorActor::removeSlave, slaveId);
   slavePids_.erase(s.pid);
   metrics_.slavesRemoved++;
+  if (!s.active) inactiveSlaves_--;
   resizeCluster(s.total, -1);
   slaves_.erase(slaveId.value());
+}
+
+void Master::deactivateSlave(Slave& s) {
+  if (!s.active) return;
+  s.active = false;
+  inactiveSlaves_++;
+  LOG(WARNING) << "Slave " << s.id.value() << " at " << s.pid
+               << " disconnected; offering nothing on it until it re-registers (its tasks stay "
+               << "until then, or until it misses " << flags_.max_slave_ping_timeouts
+               << " pings)";
+  dispatch(allocator_.pid(), &AllocatorActor::deactivateSlave, s.id);
+  std::vector<std::string> offers(s.offers.begin(), s.offers.end());
+  for (const std::string& offerId : offers) rescindOffer(offerId, true);
+}
+
+void Master::activateSlave(Slave& s) {
+  if (s.active) return;
+  s.active = true;
+  inactiveSlaves_--;
+  LOG(INFO) << "Slave " << s.id.value() << " at " << s.pid << " is back; offering it again";
+  dispatch(allocator_.pid(), &AllocatorActor::activateSlave, s.id);
 }
 
 void Master::resizeCluster(const Resources& resources, int sign) {

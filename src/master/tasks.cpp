@@ -43,13 +43,25 @@ TaskRecord* Master::addTask(Framework& f, Slave& s, const TaskInfo& info) {
   s.used += record->resources;
   f.used += record->resources;
   TaskRecord* raw = record.get();
+  countTaskState(TASK_STAGING, +1);
   f.tasks[info.task_id().value()] = raw;
   s.tasks[f.id.value()][info.task_id().value()] = std::move(record);
   trackTask(s, *raw);
   return raw;
 }
 
-void Master::updateTask(TaskRecord& task, const TaskStatus& status) {
+void Master::updateTask(TaskRecord& task, const TaskStatus& status, bool recover) {
+  if (isTerminalState(task.task.state())) {
+    // Terminal states are final: a later status (a retried update, the
+    // master's own TASK_KILLED or TASK_LOST for a framework or slave that
+    // goes away) does not rewrite what the framework was told.
+    VLOG(1) << "Task " << task.task.task_id().value() << " is "
+            << TaskState_Name(task.task.state()) << " already; keeping that over "
+            << TaskState_Name(status.state());
+    return;
+  }
+  countTaskState(task.task.state(), -1);
+  countTaskState(status.state(), +1);
   task.latest = status;
   task.task.set_state(status.state());
   // Keep the wire record's status list short: the latest few are enough for
@@ -58,16 +70,18 @@ void Master::updateTask(TaskRecord& task, const TaskStatus& status) {
   added->CopyFrom(status);
   added->clear_data();
   if (task.task.statuses_size() > 8) task.task.mutable_statuses()->DeleteSubrange(0, 1);
-  if (!isTerminalState(status.state()) || task.recovered) return;
+  if (!isTerminalState(status.state())) return;
+  metrics_.terminalTasks[TaskState_Name(status.state())]++;
   task.recovered = true;
   untrackTask(task);
-  metrics_.terminalTasks[TaskState_Name(status.state())]++;
   const std::string& frameworkId = task.task.framework_id().value();
   const std::string& slaveId = task.task.slave_id().value();
   if (Slave* s = slave(slaveId)) s->used -= task.resources;
   if (Framework* f = framework(frameworkId)) f->used -= task.resources;
-  dispatch(allocator_.pid(), &AllocatorActor::recoverResources, task.task.framework_id(),
-           task.task.slave_id(), task.resources, std::optional<Filters>());
+  if (recover) {
+    dispatch(allocator_.pid(), &AllocatorActor::recoverResources, task.task.framework_id(),
+             task.task.slave_id(), task.resources, std::optional<Filters>());
+  }
 }
 
 void Master::removeTask(TaskRecord& task) {
@@ -77,6 +91,7 @@ void Master::removeTask(TaskRecord& task) {
     status.set_state(TASK_LOST);
     updateTask(task, status);
   }
+  countTaskState(task.task.state(), -1);
   const std::string frameworkId = task.task.framework_id().value();
   const std::string slaveId = task.task.slave_id().value();
   const std::string taskId = task.task.task_id().value();

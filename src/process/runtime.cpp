@@ -315,6 +315,11 @@ void Runtime::finish(const std::shared_ptr<ActorCell>& cell) {
     std::unique_lock lock(actorsMutex_);
     auto it = actors_.find(self.id);
     if (it != actors_.end() && it->second == cell) actors_.erase(it);
+    if (terminatedIds_.insert(self.id).second) terminatedOrder_.push_back(self.id);
+    while (terminatedOrder_.size() > kTerminatedIdsKept) {
+      terminatedIds_.erase(terminatedOrder_.front());
+      terminatedOrder_.pop_front();
+    }
   }
   {
     std::lock_guard<std::mutex> lock(linksMutex_);
@@ -428,12 +433,30 @@ void Runtime::deliver(MessageEvent&& event) {
   for (auto& awaited : decision.awaited) awaited->set(*copy);
 }
 
+void Runtime::dropForMissingActor(const std::string& name, const UPID& from,
+                                  const std::string& peer, const std::string& to) {
+  bool terminated;
+  {
+    std::shared_lock lock(actorsMutex_);
+    terminated = terminatedIds_.count(to) > 0;
+  }
+  // A late message for an actor that was here and stopped (a scheduler
+  // driver stopped while the master was still sending) is expected; one for
+  // an actor never seen here is worth a warning.
+  if (terminated) {
+    VLOG(1) << "Dropping message " << name << " from " << from << " for actor '" << to
+            << "', which has terminated";
+    return;
+  }
+  LOG(WARNING) << "Dropping message " << name << " from " << from
+               << (peer.empty() ? "" : " (peer " + peer + ")") << ": no actor '" << to
+               << "' here";
+}
+
 void Runtime::deliverNow(MessageEvent&& event) {
   auto cell = find(event.to);
   if (!cell) {
-    LOG(WARNING) << "Dropping message " << event.name << " from " << event.from
-                 << (event.peer.empty() ? "" : " (peer " + event.peer + ")")
-                 << ": no actor '" << event.to.id << "' here";
+    dropForMissingActor(event.name, event.from, event.peer, event.to.id);
     return;
   }
   // enqueue() leaves the event alone when it refuses it.
@@ -517,8 +540,7 @@ void Runtime::onMessage(http::Request&& request, const std::string& peer,
   }
   UPID to(std::string(path.substr(1, slash - 1)), address_);
   if (!find(to)) {
-    LOG(WARNING) << "Dropping message " << name << " from " << *from << " (peer " << peer
-                 << "): no actor '" << to.id << "' here";
+    dropForMissingActor(name, *from, peer, to.id);
     responder.respond(http::Response::notFound("no actor '" + to.id + "'\n"));
     return;
   }

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "process/actor.hpp"
@@ -119,6 +120,10 @@ class Runtime : public Transport::Handler {
   void finish(const std::shared_ptr<ActorCell>& cell);
   void deliver(MessageEvent&& event);
   void deliverNow(MessageEvent&& event);
+  // Logs a message dropped because no actor `to` is here: quietly for an
+  // actor that terminated lately, as a warning otherwise.
+  void dropForMissingActor(const std::string& name, const UPID& from, const std::string& peer,
+                           const std::string& to);
   void idle();
 
   // Transport::Handler, on the I/O thread (public base: the transport calls
@@ -136,6 +141,11 @@ class Runtime : public Transport::Handler {
 
   std::shared_mutex actorsMutex_;
   std::unordered_map<std::string, std::shared_ptr<ActorCell>> actors_;
+  // Ids of the latest actors that terminated here (bounded), so that late
+  // messages for them are not reported as messages for strangers.
+  static constexpr size_t kTerminatedIdsKept = 1024;
+  std::unordered_set<std::string> terminatedIds_;
+  std::deque<std::string> terminatedOrder_;
   std::string delegate_;
 
   std::mutex runMutex_;

@@ -1,0 +1,98 @@
+// /metrics/snapshot: the master's counters (Master::metricsJson(), on the
+// master's actor) and the allocator's, gathered by MetricsActor.
+#include <cctype>
+
+#include "common/json.hpp"
+#include "master/master.hpp"
+#include "master/metrics_actor.hpp"
+#include "process/dispatch.hpp"
+
+namespace mesos::internal::master {
+
+using json::Object;
+using process::Future;
+using process::http::Request;
+using process::http::Response;
+
+void Master::countTaskState(TaskState state, int delta) {
+  int64_t& count = metrics_.tasksNow[state];
+  count += delta;
+  DCHECK_GE(count, 0) << TaskState_Name(state);
+}
+
+// Cost: O(frameworks + task states); nothing here walks slaves or tasks.
+std::string Master::metricsJson() {
+  Object metrics;
+  int64_t active = 0, inactive = 0;
+  for (const auto& [id, f] : frameworks_) (f->active ? active : inactive)++;
+  metrics["master/frameworks_active"] = active;
+  metrics["master/frameworks_inactive"] = inactive;
+  metrics["master/frameworks_connected"] = active;
+  metrics["master/frameworks_disconnected"] = inactive;
+  metrics["master/frameworks_removed"] = metrics_.frameworksRemoved;
+  auto inactiveSlaves = static_cast<int64_t>(inactiveSlaves_);
+  metrics["master/slaves_active"] = static_cast<int64_t>(slaves_.size()) - inactiveSlaves;
+  metrics["master/slaves_inactive"] = inactiveSlaves;
+  metrics["master/slaves_connected"] = static_cast<int64_t>(slaves_.size()) - inactiveSlaves;
+  metrics["master/slaves_disconnected"] = inactiveSlaves;
+  metrics["master/slave_registrations"] = metrics_.slavesRegistered;
+  metrics["master/slave_removals"] = metrics_.slavesRemoved;
+  metrics["master/slave_shutdowns_scheduled"] = metrics_.slaveShutdownsScheduled;
+  metrics["master/outstanding_offers"] = static_cast<int64_t>(offers_.size());
+  metrics["master/offers_sent"] = metrics_.offersSent;
+  metrics["master/offers_declined"] = metrics_.offersDeclined;
+  metrics["master/offers_rescinded"] = metrics_.offersRescinded;
+  metrics["master/tasks_launched"] = metrics_.tasksLaunched;
+  metrics["master/invalid_tasks"] = metrics_.tasksInvalid;
+  metrics["master/valid_status_updates"] = metrics_.statusUpdates - metrics_.invalidStatusUpdates;
+  metrics["master/invalid_status_updates"] = metrics_.invalidStatusUpdates;
+  metrics["master/invalid_framework_to_executor_messages"] = metrics_.invalidFrameworkMessages;
+  metrics["master/tasks_revoked"] = metrics_.tasksRevoked;
+  metrics["master/revocation_executor_shutdowns"] = metrics_.revocationExecutorShutdowns;
+  metrics["master/short_tasks_expired"] = metrics_.shortTasksExpired;
+  // master/tasks_<state>: for a state a task can leave, how many tasks the
+  // master holds in it now; for a terminal state, how many tasks ever
+  // reached it (each counted once, including the TASK_ERROR and TASK_LOST
+  // the master itself sent for tasks it refused).
+  const auto* states = TaskState_descriptor();
+  for (int i = 0; i < states->value_count(); i++) {
+    auto state = static_cast<TaskState>(states->value(i)->number());
+    std::string name = TaskState_Name(state).substr(5);  // "TASK_RUNNING" -> "RUNNING"
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (isTerminalState(state)) {
+      auto it = metrics_.terminalTasks.find(TaskState_Name(state));
+      metrics["master/tasks_" + name] = it == metrics_.terminalTasks.end() ? 0 : it->second;
+    } else {
+      auto it = metrics_.tasksNow.find(state);
+      metrics["master/tasks_" + name] = it == metrics_.tasksNow.end() ? 0 : it->second;
+    }
+  }
+  for (const auto& [name, count] : metrics_.messages) {
+    metrics["master/messages_" + name] = count;
+  }
+  return json::stringify(metrics);
+}
+
+MetricsActor::MetricsActor(process::Pid<Master> master,
+                           process::Pid<allocator::AllocatorActor> allocator)
+    : Actor("metrics"), master_(std::move(master)), allocator_(std::move(allocator)) {}
+
+void MetricsActor::initialize() { route("/snapshot", &MetricsActor::snapshot); }
+
+Future<Response> MetricsActor::snapshot(const Request&) {
+  auto allocator = allocator_;
+  return process::dispatch(master_, &Master::metricsJson)
+      .then(self(), [allocator, self = self()](const std::string& master) {
+        return process::dispatch(allocator, &allocator::AllocatorActor::stats)
+            .then(self, [master](const allocator::AllocatorActor::Stats& stats) {
+              auto parsed = json::parse(master);
+              Object metrics = parsed ? parsed->object() : Object();
+              metrics["allocator/allocation_runs"] = stats.cycles;
+              metrics["allocator/allocation_run_ms"] = stats.lastCycleMs;
+              metrics["allocator/revocations"] = stats.revocations;
+              return Response::ok(json::stringify(metrics));
+            });
+      });
+}
+
+}  // namespace mesos::internal::master

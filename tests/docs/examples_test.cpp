@@ -1,0 +1,34 @@
+// The framework example of docs/writing-a-framework.md, built from the page
+// against the public headers only (tests/docs/CMakeLists.txt), run as its
+// own process on a real cluster: it launches distinct tasks and they all
+// finish.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "support/cluster.hpp"
+#include "support/subprocess.hpp"
+
+namespace mesos::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(DocsExamplesTest, TheHelloSchedulerRunsItsTasksToCompletion) {
+  if (!std::filesystem::exists(MESOS_HELLO_SCHEDULER_PATH)) {
+    GTEST_SKIP() << MESOS_HELLO_SCHEDULER_PATH << " is not built";
+  }
+  TestCluster cluster;
+  cluster.startSlave("cpus:0.3;mem:256");  // room for 3 of its tasks at a time
+  ChildResult result = runChild({MESOS_HELLO_SCHEDULER_PATH, cluster.masterAddress(), "7"}, 120s);
+  ASSERT_TRUE(result.exitedWith(0)) << result.describe();
+  for (int i = 1; i <= 7; ++i) {
+    std::string line = "hello-" + std::to_string(i) + ": TASK_FINISHED";
+    EXPECT_NE(std::string::npos, result.out.find(line)) << line << "\n" << result.describe();
+  }
+  EXPECT_EQ(std::string::npos, result.out.find("hello-8")) << result.describe();
+}
+
+}  // namespace
+}  // namespace mesos::test
