@@ -1,8 +1,8 @@
 // A task's HealthCheck read into what a checker needs (HealthCheckSpec), and
 // the rules that turn check results into status updates and a kill
 // (HealthPolicy). Both are pure: no I/O, and time is passed in, so the
-// master's validation and whatever runs checks can share them, and tests
-// call them directly.
+// master's validation and the command executor share them and tests call
+// them directly. Semantics: docs/health-checks.md.
 #pragma once
 
 #include <cstdint>
