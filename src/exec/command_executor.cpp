@@ -3,14 +3,17 @@
 // command in the sandbox, in its own process group, reports TASK_RUNNING and
 // then TASK_FINISHED (exit status 0), TASK_FAILED ("Command exited with
 // status N", "Command terminated with signal S") or TASK_KILLED, and exits
-// once the slave has acknowledged the terminal update.
+// once the slave has acknowledged the terminal update. A task with a
+// HealthCheck is checked by a HealthChecker (docs/health-checks.md): health
+// changes go out as TASK_RUNNING updates with `healthy` set, and a task that
+// fails its check consecutive_failures times in a row is killed.
 //
 // Structure: CommandExecutor (the mesos::Executor the driver calls) forwards
 // every callback to CommandExecutorProcess, an actor that owns the task's
 // state and its timers. A reaper thread waits for the command and hands its
-// end to the actor; nothing blocks the actor.
+// end to the actor; the health checker is an actor of its own that reports
+// by dispatch. Nothing blocks the actor.
 #include <signal.h>
-#include <spawn.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +31,9 @@
 
 #include "common/flags.hpp"
 #include "exec/executor_process.hpp"
+#include "exec/health_check.hpp"
+#include "exec/health_checker.hpp"
+#include "exec/spawn.hpp"
 #include "mesos/executor.hpp"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
@@ -116,13 +122,26 @@ class CommandExecutorProcess : public process::Actor {
                    << command.user() << "' (switching users is not supported)";
     }
 
-    std::string spawnError;
-    pid_t pid = spawn(command, &spawnError);
-    if (pid <= 0) {
+    std::optional<HealthCheckSpec> healthCheck;
+    if (task.has_health_check()) {
+      auto spec = parseHealthCheck(task.health_check());
+      if (!spec) {
+        fail("Task '" + task.task_id().value() + "' has an invalid health check: " +
+             spec.error().message);
+        return;
+      }
+      healthCheck = std::move(spec).value();
+    }
+
+    const std::map<std::string, std::string> environment =
+        withEnvironmentOf(currentEnvironment(), command);
+    auto spawned = spawnCommand(command, SpawnOptions{options_.directory, environment});
+    if (!spawned) {
       fail("Failed to launch the command of task '" + task.task_id().value() +
-           "': " + spawnError);
+           "': " + spawned.error().message);
       return;
     }
+    const pid_t pid = *spawned;
     pid_ = pid;
     LOG(INFO) << "Forked command of task " << taskId_.value() << " at pid " << pid_;
 
@@ -140,6 +159,7 @@ class CommandExecutorProcess : public process::Actor {
     });
 
     update(taskId_, TASK_RUNNING);
+    if (healthCheck) startHealthChecks(std::move(*healthCheck), environment);
   }
 
   void kill(const TaskID& taskId) {
@@ -147,6 +167,7 @@ class CommandExecutorProcess : public process::Actor {
       LOG(WARNING) << "Ignoring a kill for unknown task " << taskId.value();
       return;
     }
+    stopHealthChecks();
     terminateTask(options_.killGracePeriod);
   }
 
@@ -157,6 +178,7 @@ class CommandExecutorProcess : public process::Actor {
       if (!terminalSent_) driver_->stop();
       return;
     }
+    stopHealthChecks();
     terminateTask(shutdownGrace());
   }
 
@@ -173,6 +195,7 @@ class CommandExecutorProcess : public process::Actor {
       driver_->stop();
       return;
     }
+    stopHealthChecks();
     terminateTask(shutdownGrace());
   }
 
@@ -186,6 +209,41 @@ class CommandExecutorProcess : public process::Actor {
   }
 
  private:
+  // Checks run in the sandbox with the task's environment.
+  void startHealthChecks(HealthCheckSpec spec,
+                         const std::map<std::string, std::string>& environment) {
+    const process::Pid<CommandExecutorProcess> self(this->self());
+    healthChecker_ = runtime().spawn<HealthChecker>(
+        std::move(spec), ProbeContext{options_.directory, environment},
+        [self](const HealthChecker::Event& event) {
+          process::dispatch(self, &CommandExecutorProcess::healthChanged, event);
+        });
+  }
+
+  void stopHealthChecks() {
+    if (healthChecker_) process::dispatch(healthChecker_.pid(), &HealthChecker::stop);
+  }
+
+  // From the health checker: the task's health changed, or it must go.
+  void healthChanged(const HealthChecker::Event& event) {
+    // Nothing after a kill has begun: the next update is the terminal one.
+    if (killing_ || exited_) return;
+    if (event.changed) {
+      LOG(INFO) << "Task " << taskId_.value() << " is "
+                << (event.healthy ? "healthy" : "unhealthy")
+                << (event.message.empty() ? "" : ": " + event.message);
+      update(taskId_, TASK_RUNNING, event.message, event.healthy,
+             TaskStatus::REASON_TASK_HEALTH_CHECK_STATUS_UPDATED);
+    }
+    if (event.kill) {
+      LOG(WARNING) << "Killing task " << taskId_.value() << " after "
+                   << event.consecutiveFailures << " failed health check(s) in a row";
+      killedUnhealthy_ = "Task killed after " + std::to_string(event.consecutiveFailures) +
+                         " failed health check(s) in a row (" + event.message + ")";
+      terminateTask(options_.killGracePeriod);
+    }
+  }
+
   // Sends SIGTERM to the task's process group now and SIGKILL after `grace`,
   // or brings an escalation already scheduled forward to `grace` from now.
   void terminateTask(process::Duration grace) {
@@ -221,6 +279,7 @@ class CommandExecutorProcess : public process::Actor {
   // From the reaper: the command ended (observed == false: waitid failed).
   void commandEnded(bool observed) {
     exited_ = true;
+    stopHealthChecks();
     if (killing_) cancel(escalation_);
     // Whatever the command left running in its group ends with it.
     ::killpg(pid_, SIGKILL);
@@ -243,6 +302,11 @@ class CommandExecutorProcess : public process::Actor {
     } else if (killing_) {
       state = TASK_KILLED;
     }
+    if (killedUnhealthy_ && state == TASK_KILLED) {
+      finish(state, *killedUnhealthy_ + ": " + message, false,
+             TaskStatus::REASON_TASK_HEALTH_CHECK_STATUS_UPDATED);
+      return;
+    }
     finish(state, message);
   }
 
@@ -253,9 +317,11 @@ class CommandExecutorProcess : public process::Actor {
 
   // Sends the task's terminal update; the driver stops once it is
   // acknowledged, or at once when a stop signal came.
-  void finish(TaskState state, const std::string& message) {
+  void finish(TaskState state, const std::string& message,
+              std::optional<bool> healthy = std::nullopt,
+              std::optional<TaskStatus::Reason> reason = std::nullopt) {
     terminalSent_ = true;
-    update(taskId_, state, message);
+    update(taskId_, state, message, healthy, reason);
     if (signalled_) {
       driver_->stop();
     } else {
@@ -263,80 +329,18 @@ class CommandExecutorProcess : public process::Actor {
     }
   }
 
-  void update(const TaskID& taskId, TaskState state, const std::string& message = "") {
+  void update(const TaskID& taskId, TaskState state, const std::string& message = "",
+              std::optional<bool> healthy = std::nullopt,
+              std::optional<TaskStatus::Reason> reason = std::nullopt) {
     TaskStatus status;
     *status.mutable_task_id() = taskId;
     *status.mutable_executor_id() = options_.executorId;
     status.set_state(state);
     status.set_source(TaskStatus::SOURCE_EXECUTOR);
     if (!message.empty()) status.set_message(message);
+    if (healthy) status.set_healthy(*healthy);
+    if (reason) status.set_reason(*reason);
     driver_->sendStatusUpdate(status);
-  }
-
-  // Starts the command in a new process group in the sandbox, with the
-  // executor's environment plus the command's. Returns its pid, or -1 with
-  // `error` set.
-  pid_t spawn(const CommandInfo& command, std::string* error) const {
-    std::vector<std::string> arguments;
-    std::string file;
-    if (command.shell()) {
-      file = "/bin/sh";
-      arguments = {"sh", "-c", command.value()};
-    } else {
-      file = command.value();
-      arguments.assign(command.arguments().begin(), command.arguments().end());
-      if (arguments.empty()) arguments.push_back(command.value());
-    }
-
-    std::map<std::string, std::string> variables = currentEnvironment();
-    for (const auto& variable : command.environment().variables()) {
-      variables[variable.name()] = variable.value();
-    }
-    std::vector<std::string> environment;
-    environment.reserve(variables.size());
-    for (const auto& [name, value] : variables) environment.push_back(name + "=" + value);
-
-    std::vector<char*> argv;
-    for (auto& argument : arguments) argv.push_back(argument.data());
-    argv.push_back(nullptr);
-    std::vector<char*> envp;
-    for (auto& entry : environment) envp.push_back(entry.data());
-    envp.push_back(nullptr);
-
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attributes);
-    posix_spawn_file_actions_addchdir_np(&actions, options_.directory.c_str());
-    // A process group of its own: kills reach the command and its children.
-    // Default signal handling and an empty mask, whatever the executor's.
-    sigset_t none;
-    sigemptyset(&none);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    for (int signal : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2}) {
-      sigaddset(&defaults, signal);
-    }
-    posix_spawnattr_setflags(&attributes,
-                             POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                 POSIX_SPAWN_SETSIGDEF);
-    posix_spawnattr_setpgroup(&attributes, 0);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    posix_spawnattr_setsigdefault(&attributes, &defaults);
-
-    pid_t pid = -1;
-    const int result = command.shell()
-                           ? posix_spawn(&pid, file.c_str(), &actions, &attributes, argv.data(),
-                                         envp.data())
-                           : posix_spawnp(&pid, file.c_str(), &actions, &attributes, argv.data(),
-                                          envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    if (result != 0) {
-      *error = "'" + file + "' in '" + options_.directory + "': " + std::strerror(result);
-      return -1;
-    }
-    return pid;
   }
 
   MesosExecutorDriver* const driver_;
@@ -353,6 +357,12 @@ class CommandExecutorProcess : public process::Actor {
   bool reaped_ = false;
   bool terminalSent_ = false;
   bool signalled_ = false;     // SIGTERM or SIGINT came: exit once the task ended
+  // Set when failed health checks made us kill the task: the terminal
+  // update's message starts with it.
+  std::optional<std::string> killedUnhealthy_;
+  // Declared last: it goes first (on the main thread, after this actor has
+  // ended), aborting a check under way.
+  process::Spawned<HealthChecker> healthChecker_;
 };
 
 // The Executor the driver calls: hands each callback to the actor.

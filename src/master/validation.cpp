@@ -1,6 +1,31 @@
 #include "master/validation.hpp"
 
+#include "exec/health_check.hpp"
+
 namespace mesos::internal::master {
+
+namespace {
+
+// Fields no part of this implementation acts on, which a task must not
+// carry: silently ignoring them would run the task other than asked.
+Result<void> validateUnsupported(const TaskInfo& task) {
+  constexpr const char* kNoContainers =
+      " is not supported: tasks and executors run as plain processes in their sandbox "
+      "(no containerizer); leave it unset";
+  if (task.has_container()) return Error{std::string("TaskInfo.container") + kNoContainers};
+  if (task.command().has_container()) {
+    return Error{std::string("TaskInfo.command.container") + kNoContainers};
+  }
+  if (task.executor().has_container()) {
+    return Error{std::string("ExecutorInfo.container") + kNoContainers};
+  }
+  if (task.executor().command().has_container()) {
+    return Error{std::string("ExecutorInfo.command.container") + kNoContainers};
+  }
+  return {};
+}
+
+}  // namespace
 
 Result<Resources> validateTask(const TaskInfo& task, const TaskContext& context) {
   const std::string& id = task.task_id().value();
@@ -17,6 +42,14 @@ Result<Resources> validateTask(const TaskInfo& task, const TaskContext& context)
   }
   if (task.has_executor() == task.has_command()) {
     return Error{"a task needs either an ExecutorInfo or a CommandInfo, not both or neither"};
+  }
+  if (auto supported = validateUnsupported(task); !supported) return supported.error();
+  // A task with an ExecutorInfo gets the same checks: its executor may run
+  // the health check as it likes, but it gets one that can work.
+  if (task.has_health_check()) {
+    if (auto check = parseHealthCheck(task.health_check()); !check) {
+      return Error{"invalid health check: " + check.error().message};
+    }
   }
   if (auto valid = Resources::validate(task.resources()); !valid) {
     return Error{"invalid task resources: " + valid.error().message};

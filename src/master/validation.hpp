@@ -22,7 +22,9 @@ struct TaskContext {
 
 // On success, the resources the task takes from the offers (its own plus
 // its executor's when that executor is not running yet). On failure, a
-// message naming the problem, for TASK_ERROR.
+// message naming the problem, for TASK_ERROR: among others, a ContainerInfo
+// anywhere in the task (unsupported) and a HealthCheck that
+// parseHealthCheck() refuses (docs/master.md lists the checks).
 Result<Resources> validateTask(const TaskInfo& task, const TaskContext& context);
 
 }  // namespace mesos::internal::master

@@ -1,0 +1,165 @@
+// Task validation in the master for what it does not run (ContainerInfo)
+// and for health checks that cannot work: TASK_ERROR naming the field, while
+// the valid tasks of the same launch go to the slave.
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/master_fixture.hpp"
+
+namespace mesos::test {
+namespace {
+
+class TaskValidationTest : public MasterFixture {
+ protected:
+  void SetUp() override {
+    start();
+    scheduler_ = &scheduler("scheduler(1)");
+    slave_ = &slave("slave(1)");
+    frameworkId_ = registerFramework(*scheduler_);
+    slaveId_ = registerSlave(*slave_, "cpus:8;mem:8192");
+  }
+
+  // Launches `tasks` on the scheduler's latest offer.
+  void launchAll(const std::vector<TaskInfo>& tasks) {
+    auto offers = scheduler_->received<ResourceOffersMessage>();
+    ASSERT_FALSE(offers.empty());
+    launch(*scheduler_, frameworkId_, {offers.back().offers(0).id()}, tasks);
+  }
+
+  TaskInfo task(const std::string& id) { return commandTask(id, slaveId_, "cpus:0.5;mem:64"); }
+
+  static HealthCheck commandCheck() {
+    HealthCheck check;
+    check.set_type(HealthCheck::COMMAND);
+    check.mutable_command()->set_value("true");
+    return check;
+  }
+
+  // The one status the scheduler got for `id`: TASK_ERROR mentioning `words`.
+  void expectError(const std::string& id, const std::string& words) {
+    std::vector<TaskStatus> got;
+    for (const auto& m : scheduler_->received<StatusUpdateMessage>()) {
+      if (m.update().status().task_id().value() == id) got.push_back(m.update().status());
+    }
+    ASSERT_EQ(1u, got.size()) << id;
+    EXPECT_EQ(TASK_ERROR, got[0].state()) << id;
+    EXPECT_EQ(TaskStatus::REASON_TASK_INVALID, got[0].reason()) << id;
+    EXPECT_NE(std::string::npos, got[0].message().find(words)) << id << ": " << got[0].message();
+  }
+
+  // The task ids the slave was asked to run.
+  std::vector<std::string> launched() {
+    std::vector<std::string> ids;
+    for (const auto& run : slave_->received<RunTaskMessage>()) {
+      ids.push_back(run.task().task_id().value());
+    }
+    return ids;
+  }
+
+  Peer* scheduler_ = nullptr;
+  Peer* slave_ = nullptr;
+  FrameworkID frameworkId_;
+  SlaveID slaveId_;
+};
+
+TEST_F(TaskValidationTest, ContainerInfoAnywhereIsRefusedNamingTheField) {
+  TaskInfo taskContainer = task("task-container");
+  taskContainer.mutable_container()->set_type(ContainerInfo::MESOS);
+
+  TaskInfo commandContainer = task("command-container");
+  commandContainer.mutable_command()->mutable_container()->set_image("busybox");
+
+  TaskInfo executorContainer = task("executor-container");
+  executorContainer.clear_command();
+  executorContainer.mutable_executor()->mutable_executor_id()->set_value("e1");
+  executorContainer.mutable_executor()->mutable_command()->set_value("./executor");
+  executorContainer.mutable_executor()->mutable_container()->set_type(ContainerInfo::DOCKER);
+  executorContainer.mutable_executor()->mutable_container()->mutable_docker()->set_image("x");
+
+  TaskInfo plain = task("plain");
+  launchAll({taskContainer, commandContainer, executorContainer, plain});
+
+  expectError("task-container", "TaskInfo.container is not supported");
+  expectError("command-container", "TaskInfo.command.container is not supported");
+  expectError("executor-container", "ExecutorInfo.container is not supported");
+  EXPECT_EQ(std::vector<std::string>{"plain"}, launched());
+}
+
+TEST_F(TaskValidationTest, HealthChecksThatCannotWorkAreRefused) {
+  TaskInfo noCommand = task("no-command");
+  *noCommand.mutable_health_check() = commandCheck();
+  noCommand.mutable_health_check()->clear_command();
+
+  TaskInfo noHttp = task("no-http");
+  noHttp.mutable_health_check()->set_type(HealthCheck::HTTP);
+
+  TaskInfo noTcp = task("no-tcp");
+  noTcp.mutable_health_check()->set_type(HealthCheck::TCP);
+
+  TaskInfo unknown = task("unknown");
+  *unknown.mutable_health_check() = commandCheck();
+  unknown.mutable_health_check()->set_type(HealthCheck::UNKNOWN);
+
+  TaskInfo negative = task("negative");
+  *negative.mutable_health_check() = commandCheck();
+  negative.mutable_health_check()->set_interval_seconds(-5);
+
+  TaskInfo infinite = task("infinite");
+  *infinite.mutable_health_check() = commandCheck();
+  infinite.mutable_health_check()->set_delay_seconds(std::numeric_limits<double>::infinity());
+
+  TaskInfo https = task("https");
+  https.mutable_health_check()->set_type(HealthCheck::HTTP);
+  https.mutable_health_check()->mutable_http()->set_port(443);
+  https.mutable_health_check()->mutable_http()->set_scheme("https");
+
+  TaskInfo good = task("good");
+  *good.mutable_health_check() = commandCheck();
+
+  launchAll({noCommand, noHttp, noTcp, unknown, negative, infinite, https, good});
+
+  expectError("no-command", "invalid health check: HealthCheck.type is COMMAND but "
+                            "HealthCheck.command is not set");
+  expectError("no-http", "HealthCheck.http is not set");
+  expectError("no-tcp", "HealthCheck.tcp is not set");
+  expectError("unknown", "HealthCheck.type UNKNOWN");
+  expectError("negative", "HealthCheck.interval_seconds is -5");
+  expectError("infinite", "HealthCheck.delay_seconds is inf");
+  expectError("https", "HealthCheck.http.scheme 'https'");
+  ASSERT_EQ(std::vector<std::string>{"good"}, launched());
+  auto runs = slave_->received<RunTaskMessage>();
+  EXPECT_EQ("true", runs[0].task().health_check().command().value())
+      << "the slave gets the check as sent";
+}
+
+TEST_F(TaskValidationTest, TasksWithAnExecutorGetTheSameHealthCheckValidation) {
+  auto withExecutor = [&](const std::string& id) {
+    TaskInfo t = task(id);
+    t.clear_command();
+    t.mutable_executor()->mutable_executor_id()->set_value("executor-" + id);
+    t.mutable_executor()->mutable_command()->set_value("./executor");
+    *t.mutable_health_check() = commandCheck();
+    return t;
+  };
+  TaskInfo valid = withExecutor("valid");
+  TaskInfo invalid = withExecutor("invalid");
+  invalid.mutable_health_check()->mutable_command()->clear_value();
+  launchAll({valid, invalid});
+  expectError("invalid", "HealthCheck.command has no value");
+  ASSERT_EQ(std::vector<std::string>{"valid"}, launched());
+}
+
+TEST_F(TaskValidationTest, HealthCheckWithoutARequiredPortIsRefused) {
+  TaskInfo t = task("portless");
+  t.mutable_health_check()->set_type(HealthCheck::TCP);
+  t.mutable_health_check()->mutable_tcp();  // port is a required field
+  launchAll({t});
+  expectError("portless", "health_check.tcp.port");
+  EXPECT_TRUE(launched().empty());
+}
+
+}  // namespace
+}  // namespace mesos::test
