@@ -130,7 +130,10 @@ class SchedulerDriver {
 
   /// Blocks the calling thread until the driver is stopped or aborted and
   /// returns DRIVER_STOPPED or DRIVER_ABORTED; returns the status at once if
-  /// the driver was never started. REQUIRES: not called from a callback.
+  /// the driver was never started. Before returning it waits (at most 2 s)
+  /// until the driver's last messages, such as the unregistration stop()
+  /// sends, are written to the network, so that the program may exit right
+  /// after. REQUIRES: not called from a callback.
   virtual Status join() = 0;
 
   /// start() then join(); returns start()'s status if it fails.

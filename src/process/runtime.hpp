@@ -94,6 +94,12 @@ class Runtime : public Transport::Handler {
 
   Hooks& hooks() { return hooks_; }
 
+  // Waits, at most `bound`, until every message sent to another address so
+  // far has been written to its socket (or its connection failed); whether
+  // it happened in time. For processes about to exit (Transport::flush()).
+  // REQUIRES: not called from an actor of this runtime.
+  bool flush(Duration bound) { return transport_->flush(bound); }
+
   // Sends from outside any actor (tests, tools): `from` is only a return
   // address.
   void send(const UPID& from, const UPID& to, const google::protobuf::Message& message);

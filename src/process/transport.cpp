@@ -1,5 +1,6 @@
 #include "process/transport.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <optional>
 
@@ -260,6 +261,12 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
 
   const Address& to() const { return to_; }
 
+  // Nothing queued or being written (or the connection failed).
+  bool idle() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failed_ || (pending_.empty() && !writing_);
+  }
+
   void fail(const std::string& why) {
     size_t dropped;
     {
@@ -274,6 +281,7 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
     error_code ec;
     socket_.close(ec);
     transport_.outboundFailed(shared_from_this());
+    transport_.outboundIdle();
   }
 
  private:
@@ -291,14 +299,17 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
         self->fail("write failed: " + ec.message());
         return;
       }
+      bool more;
       {
         std::lock_guard<std::mutex> lock(self->mutex_);
-        if (self->pending_.empty()) {
-          self->writing_ = false;
-          return;
-        }
+        more = !self->pending_.empty();
+        if (!more) self->writing_ = false;
       }
-      self->write();
+      if (more) {
+        self->write();
+      } else {
+        self->transport_.outboundIdle();
+      }
     });
   }
 
@@ -435,6 +446,25 @@ void Transport::connect(const Address& to) {
     return;
   }
   outbound(to);
+}
+
+bool Transport::flush(Duration bound) {
+  auto allIdle = [this] {
+    std::vector<std::shared_ptr<OutboundConnection>> connections;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (const auto& [address, connection] : outbound_) connections.push_back(connection);
+    }
+    return std::all_of(connections.begin(), connections.end(),
+                       [](const auto& connection) { return connection->idle(); });
+  };
+  std::unique_lock<std::mutex> lock(flushMutex_);
+  return flushed_.wait_for(lock, bound, allIdle);
+}
+
+void Transport::outboundIdle() {
+  { std::lock_guard<std::mutex> lock(flushMutex_); }
+  flushed_.notify_all();
 }
 
 void Transport::outboundFailed(const std::shared_ptr<OutboundConnection>& connection) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -82,6 +83,13 @@ class Transport {
   // if it cannot be made or later breaks.
   void connect(const Address& to);
 
+  // Waits, at most `bound`, until every byte queued so far on an outbound
+  // connection has been handed to the kernel (or its connection failed).
+  // Returns whether that happened in time. For a process about to exit with
+  // messages still queued (a scheduler driver's last UnregisterFramework-
+  // Message). REQUIRES: not called on the I/O thread.
+  bool flush(Duration bound);
+
   asio::io_context& io() { return io_; }
   const Options& options() const { return options_; }
 
@@ -92,6 +100,8 @@ class Transport {
   void accept();
   std::shared_ptr<OutboundConnection> outbound(const Address& to);
   void outboundFailed(const std::shared_ptr<OutboundConnection>& connection);
+  // An outbound connection has nothing more to write (see flush()).
+  void outboundIdle();
 
   Handler& handler_;
   Clock& clock_;
@@ -105,6 +115,9 @@ class Transport {
   std::mutex mutex_;  // guards the two maps below
   std::unordered_map<Address, std::shared_ptr<OutboundConnection>> outbound_;
   std::unordered_map<InboundConnection*, std::weak_ptr<InboundConnection>> inbound_;
+
+  std::mutex flushMutex_;  // taken before mutex_
+  std::condition_variable flushed_;
 };
 
 }  // namespace process

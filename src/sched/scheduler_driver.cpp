@@ -42,6 +42,9 @@ std::string hostName() {
 
 bool isLoopback(uint32_t ip) { return (ip >> 24) == 127; }
 
+// How long join() waits for the driver's last messages to be written.
+constexpr process::Duration kFlushBound = std::chrono::seconds(2);
+
 FrameworkInfo withDefaults(FrameworkInfo framework) {
   if (framework.user().empty()) framework.set_user(currentUser());
   if (framework.hostname().empty()) framework.set_hostname(hostName());
@@ -159,7 +162,17 @@ Status MesosSchedulerDriver::join() {
     return status_;
   }
   stoppedChanged_.wait(lock, [this] { return stopped_; });
-  return status_;
+  Status status = status_;
+  lock.unlock();
+  // The driver's last messages (UnregisterFrameworkMessage) are queued, not
+  // yet written: a scheduler that exits right after join() must not lose
+  // them.
+  process::Runtime& runtime = runtime_ != nullptr ? *runtime_ : process::Runtime::global();
+  if (!runtime.flush(kFlushBound)) {
+    LOG(WARNING) << "The scheduler driver's last messages to the master were not all sent within "
+                 << std::chrono::duration<double>(kFlushBound).count() << " s";
+  }
+  return status;
 }
 
 std::vector<Resource> MesosSchedulerDriver::guarantee() const {
