@@ -1,18 +1,33 @@
 // mesos-execute: runs one shell command as a task on the cluster, prints its
 // state changes, and exits with the command's exit status (0 when it
 // finished; its exit status, or 1, when it failed; 1 when it was killed,
-// lost or refused).
+// lost or refused, or when --timeout passed before it could be launched).
 //
 //   mesos-execute --master=HOST:PORT --name=NAME --command=CMD
-//                 [--resources=cpus:1;mem:128]
+//                 [--resources=cpus:1;mem:128] [--env='{"NAME":"value"}']
+//                 [--role=ROLE] [--framework_name=NAME] [--checkpoint]
+//                 [--principal=PRINCIPAL] [--timeout=DURATION]
+//
+// docs/mesos-execute.md describes the flags and the messages.
 #include <glog/logging.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <regex>
+#include <sstream>
 #include <string>
+#include <thread>
 
 #include "common/flags.hpp"
+#include "common/json.hpp"
 #include "mesos/resources.hpp"
 #include "mesos/scheduler.hpp"
 
@@ -23,53 +38,221 @@ using namespace mesos;
 struct ExecuteFlags : flags::FlagSet {
   ExecuteFlags() {
     add(&master, "master", "The master: host:port or master@ip:port");
-    add(&name, "name", "Name of the task (and of the framework)");
+    add(&name, "name", "Name of the task (and its id)");
     add(&command, "command", "Shell command to run");
     add(&resources, "resources", "Resources of the task", std::string("cpus:1;mem:128"));
+    add(&env, "env",
+        "Environment variables of the command, a JSON object of names and values "
+        "('{\"NAME\":\"value\"}'), or file:///PATH of a file holding one");
+    add(&role, "role",
+        "Role to register with; the task takes resources reserved for it first, then "
+        "unreserved ones",
+        std::string("*"));
+    add(&framework_name, "framework_name", "Name of the framework",
+        std::string("mesos-execute instance"));
+    add(&checkpoint, "checkpoint", "Register as a checkpointing framework", false);
+    add(&principal, "principal", "Principal of the framework");
+    add(&timeout, "timeout",
+        "Give up (status 1) when the task has not been launched this long after starting, "
+        "e.g. 30secs (default: wait for ever)");
   }
   Result<void> validate() const override {
     if (!master) return Error{"missing --master (e.g. --master=127.0.0.1:5050)"};
-    if (!name) return Error{"missing --name"};
-    if (!command) return Error{"missing --command"};
+    if (!name) return Error{"missing --name (e.g. --name=hello)"};
+    if (!command) return Error{"missing --command (e.g. --command='echo hello')"};
     auto parsed = Resources::parse(resources);
-    if (!parsed) return Error{"bad --resources: " + parsed.error().message};
+    if (!parsed) return Error{"--resources: " + parsed.error().message};
+    if (role.empty()) return Error{"--role may not be empty (the default role is '*')"};
+    if (timeout && *timeout <= flags::Duration::zero()) {
+      return Error{"--timeout must be positive (e.g. --timeout=30secs)"};
+    }
     return {};
   }
   std::optional<std::string> master;
   std::optional<std::string> name;
   std::optional<std::string> command;
   std::string resources;
+  std::optional<std::string> env;
+  std::string role;
+  std::string framework_name;
+  bool checkpoint;
+  std::optional<std::string> principal;
+  std::optional<flags::Duration> timeout;
 };
+
+// The variables of --env: a JSON object whose values are strings, given
+// inline or as file:///PATH. Fails with one line saying what to write.
+Result<std::map<std::string, std::string>> parseEnvironment(const std::string& value) {
+  const std::string example = " (e.g. --env='{\"FOO\":\"bar\"}')";
+  std::string text = value;
+  if (value.rfind("file://", 0) == 0) {
+    std::string path = value.substr(7);
+    std::ifstream file(path);
+    if (!file) return Error{"--env: cannot read '" + path + "'"};
+    std::stringstream contents;
+    contents << file.rdbuf();
+    text = contents.str();
+  }
+  auto parsed = json::parse(text);
+  if (!parsed) {
+    return Error{"--env: not JSON (" + parsed.error().message + "); give an object of names "
+                 "and values" + example};
+  }
+  if (!parsed->isObject()) {
+    return Error{"--env: expected a JSON object of names and values" + example};
+  }
+  std::map<std::string, std::string> variables;
+  for (const auto& [name, variable] : parsed->object()) {
+    if (name.empty() || name.find('=') != std::string::npos) {
+      return Error{"--env: '" + name + "' is not a variable name" + example};
+    }
+    if (!variable.isString()) {
+      return Error{"--env: the value of '" + name + "' is not a string" + example};
+    }
+    variables[name] = variable.string();
+  }
+  return variables;
+}
+
+double roundScalar(double value) { return std::round(value * 1000) / 1000; }
+
+// The resources of `offer` that give the task `wanted` (written without
+// roles): what is reserved for `role` first, then what is unreserved.
+// nullopt when the offer cannot cover it.
+std::optional<Resources> pick(const Resources& offer, const Resources& wanted,
+                              const std::string& role) {
+  std::vector<const Resource*> candidates;
+  if (role != "*") {
+    for (const Resource& r : offer) {
+      if (r.role() == role) candidates.push_back(&r);
+    }
+  }
+  for (const Resource& r : offer) {
+    if (r.role() == "*") candidates.push_back(&r);
+  }
+  Resources picked;
+  for (const Resource& want : wanted) {
+    if (want.type() == Value::SCALAR) {
+      double need = want.scalar().value();
+      for (const Resource* candidate : candidates) {
+        if (need <= 0) break;
+        if (candidate->name() != want.name() || candidate->type() != Value::SCALAR) continue;
+        double take = std::min(need, candidate->scalar().value());
+        Resource part = *candidate;
+        part.mutable_scalar()->set_value(roundScalar(take));
+        picked += part;
+        need = roundScalar(need - take);
+      }
+      if (need > 0) return std::nullopt;
+      continue;
+    }
+    bool found = false;
+    for (const Resource* candidate : candidates) {
+      if (candidate->name() != want.name() || candidate->type() != want.type()) continue;
+      Resource part = *candidate;  // its role and reservation, the task's values
+      part.clear_ranges();
+      part.clear_set();
+      if (want.has_ranges()) *part.mutable_ranges() = want.ranges();
+      if (want.has_set()) *part.mutable_set() = want.set();
+      if (Resources(*candidate).contains(Resources(part))) {
+        picked += part;
+        found = true;
+        break;
+      }
+    }
+    if (!found) return std::nullopt;
+  }
+  if (!offer.contains(picked)) return std::nullopt;
+  return picked;
+}
+
+// What of `offer` a framework of `role` may use: the resources reserved for
+// its role and the unreserved ones.
+Resources usable(const Resources& offer, const std::string& role) {
+  return role == "*" ? offer.role("*") : offer.role(role) + offer.role("*");
+}
+
+// How close `offer` comes to `wanted`: for each scalar the task asks for,
+// the share of it the offer has (at most 1). Offers compare by their lowest
+// share (the resource they lack most), then by the sum of shares.
+std::pair<double, double> closeness(const Resources& offer, const Resources& wanted) {
+  double lowest = 1;
+  double sum = 0;
+  for (const Resource& want : wanted) {
+    if (want.type() != Value::SCALAR || want.scalar().value() <= 0) continue;
+    double share = std::min(1.0, offer.scalar(want.name()) / want.scalar().value());
+    lowest = std::min(lowest, share);
+    sum += share;
+  }
+  return {lowest, sum};
+}
 
 class CommandScheduler : public Scheduler {
  public:
-  explicit CommandScheduler(const ExecuteFlags& flags)
-      : flags_(flags), resources_(Resources::parse(flags.resources).value()) {}
+  CommandScheduler(const ExecuteFlags& flags, std::map<std::string, std::string> environment)
+      : flags_(flags),
+        resources_(Resources::parse(flags.resources).value()),
+        environment_(std::move(environment)) {}
 
-  int exitCode() const { return exitCode_; }
+  int exitCode() const { return exitCode_.load(); }
+
+  // Waits at most `timeout` for the task to be launched or the driver to
+  // end. Returns false when the time passed first. Any thread but the
+  // driver's.
+  bool awaitLaunch(flags::Duration timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, timeout, [this] { return launched_ || ended_; });
+  }
+
+  // Gives up for --timeout: prints why and sets the exit status to 1.
+  void giveUp(flags::Duration timeout) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::cerr << "mesos-execute: ";
+    if (!registered_) {
+      std::cerr << "not registered with master " << *flags_.master;
+    } else {
+      std::cerr << "no offer fit task '" << *flags_.name << "'";
+    }
+    std::cerr << " within " << flags::formatDuration(timeout) << " (--timeout); giving up"
+              << std::endl;
+    exitCode_ = 1;
+  }
+
+  // The driver has ended (join() returned): wakes awaitLaunch().
+  void ended() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ended_ = true;
+    changed_.notify_all();
+  }
 
   void registered(SchedulerDriver*, const FrameworkID& id, const MasterInfo&) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    registered_ = true;
     std::cout << "Framework registered with " << id.value() << std::endl;
   }
   void reregistered(SchedulerDriver*, const MasterInfo&) override {}
   void disconnected(SchedulerDriver*) override {}
 
   void resourceOffers(SchedulerDriver* driver, const std::vector<Offer>& offers) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    bool unfit = false;
     for (const Offer& offer : offers) {
-      if (launched_ || !Resources(offer.resources()).contains(resources_)) {
+      Resources offered(offer.resources());
+      std::optional<Resources> taken;
+      if (!launched_) taken = pick(offered, resources_, flags_.role);
+      if (!taken) {
+        if (!launched_) {
+          unfit = true;
+          noteUnfit(offer, offered);
+        }
         driver->declineOffer(offer.id());
         continue;
       }
-      TaskInfo task;
-      task.set_name(*flags_.name);
-      task.mutable_task_id()->set_value(*flags_.name);
-      task.mutable_slave_id()->CopyFrom(offer.slave_id());
-      task.mutable_command()->set_value(*flags_.command);
-      *task.mutable_resources() = resources_.proto();
-      driver->launchTasks(offer.id(), {task});
-      launched_ = true;
-      std::cout << "Submitted task '" << *flags_.name << "' to slave " << offer.slave_id().value()
-                << std::endl;
+      launch(driver, offer, *taken);
+    }
+    if (unfit && !launched_ && !reportedUnfit_) {
+      reportedUnfit_ = true;
+      reportUnfit();
     }
   }
 
@@ -84,13 +267,14 @@ class CommandScheduler : public Scheduler {
         exitCode_ = 0;
         break;
       case TASK_FAILED: {
-        exitCode_ = 1;
+        int code = 1;
         std::smatch match;
         static const std::regex kStatus("exited with status (\\d+)");
         if (std::regex_search(status.message(), match, kStatus)) {
-          exitCode_ = std::atoi(match[1].str().c_str());
-          if (exitCode_ == 0) exitCode_ = 1;
+          code = std::atoi(match[1].str().c_str());
+          if (code == 0) code = 1;
         }
+        exitCode_ = code;
         break;
       }
       case TASK_KILLED:
@@ -115,10 +299,61 @@ class CommandScheduler : public Scheduler {
   }
 
  private:
+  // REQUIRES: mutex_ held.
+  void launch(SchedulerDriver* driver, const Offer& offer, const Resources& taken) {
+    TaskInfo task;
+    task.set_name(*flags_.name);
+    task.mutable_task_id()->set_value(*flags_.name);
+    task.mutable_slave_id()->CopyFrom(offer.slave_id());
+    task.mutable_command()->set_value(*flags_.command);
+    for (const auto& [name, value] : environment_) {
+      auto* variable = task.mutable_command()->mutable_environment()->add_variables();
+      variable->set_name(name);
+      variable->set_value(value);
+    }
+    *task.mutable_resources() = taken.proto();
+    driver->launchTasks(offer.id(), {task});
+    launched_ = true;
+    changed_.notify_all();
+    std::cout << "Submitted task '" << *flags_.name << "' to slave " << offer.slave_id().value()
+              << std::endl;
+  }
+
+  // Keeps the offer that comes closest to fitting (see closeness()).
+  // REQUIRES: mutex_ held.
+  void noteUnfit(const Offer& offer, const Resources& offered) {
+    auto score = closeness(usable(offered, flags_.role), resources_);
+    if (largest_ && score <= largestScore_) return;
+    largest_ = offer;
+    largestScore_ = score;
+  }
+
+  // REQUIRES: mutex_ held, largest_ set.
+  void reportUnfit() {
+    Resources offered(largest_->resources());
+    Resources missing = resources_ - usable(offered, flags_.role).flatten();
+    std::cout << "No offer fits task '" << *flags_.name << "' (" << resources_.toString()
+              << "); the largest offer so far, from slave " << largest_->slave_id().value()
+              << " (" << largest_->hostname() << "), has " << offered.toString();
+    if (!missing.empty()) std::cout << " and lacks " << missing.toString();
+    std::cout << ". Waiting for an offer that fits"
+              << (flags_.timeout ? " for up to " + flags::formatDuration(*flags_.timeout) : "")
+              << "." << std::endl;
+  }
+
   const ExecuteFlags& flags_;
-  Resources resources_;
+  const Resources resources_;
+  const std::map<std::string, std::string> environment_;
+  std::atomic<int> exitCode_{1};
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool registered_ = false;
   bool launched_ = false;
-  int exitCode_ = 1;
+  bool ended_ = false;
+  bool reportedUnfit_ = false;
+  std::optional<Offer> largest_;
+  std::pair<double, double> largestScore_{0, 0};
 };
 
 }  // namespace
@@ -134,13 +369,42 @@ int main(int argc, char** argv) {
     std::cout << flags.usage("mesos-execute");
     return 0;
   }
+  if (!extra->empty()) {
+    std::cerr << "mesos-execute: unexpected argument '" << extra->front()
+              << "' (flags look like --name=value; see --help)" << std::endl;
+    return 1;
+  }
+  std::map<std::string, std::string> environment;
+  if (flags.env) {
+    auto parsed = parseEnvironment(*flags.env);
+    if (!parsed) {
+      std::cerr << "mesos-execute: " << parsed.error().message << std::endl;
+      return 1;
+    }
+    environment = std::move(parsed).value();
+  }
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
   FLAGS_minloglevel = google::GLOG_WARNING;
-  CommandScheduler scheduler(flags);
+
+  CommandScheduler scheduler(flags, std::move(environment));
   FrameworkInfo framework;
-  framework.set_name("mesos-execute: " + *flags.name);
+  framework.set_name(flags.framework_name);
+  framework.set_role(flags.role);
+  framework.set_checkpoint(flags.checkpoint);
+  if (flags.principal) framework.set_principal(*flags.principal);
   MesosSchedulerDriver driver(&scheduler, framework, *flags.master);
-  driver.run();
+  if (driver.start() != DRIVER_RUNNING) return 1;  // error() has said why
+  std::thread watchdog;
+  if (flags.timeout) {
+    watchdog = std::thread([&] {
+      if (scheduler.awaitLaunch(*flags.timeout)) return;
+      scheduler.giveUp(*flags.timeout);
+      driver.stop();
+    });
+  }
+  driver.join();
+  scheduler.ended();
+  if (watchdog.joinable()) watchdog.join();
   return scheduler.exitCode();
 }

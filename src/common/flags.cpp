@@ -78,7 +78,7 @@ Result<Duration> parseDuration(const std::string& text) {
 
 std::string formatDuration(Duration d) {
   int64_t nanos = d.count();
-  if (nanos == 0) return "0ns";
+  if (nanos == 0) return "0secs";  // how users write it, not "0ns"
   std::string sign = nanos < 0 ? "-" : "";
   // Work in unsigned so that the most negative duration has a magnitude.
   uint64_t magnitude = nanos < 0 ? uint64_t{0} - static_cast<uint64_t>(nanos) : static_cast<uint64_t>(nanos);

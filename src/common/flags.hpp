@@ -43,7 +43,8 @@ struct Bytes {
 Result<Duration> parseDuration(const std::string& text);
 Result<Bytes> parseBytes(const std::string& text);
 Result<bool> parseBool(const std::string& text);
-// "5secs", "1.5mins" style, the inverse of parseDuration (shortest exact unit).
+// "5secs", "1.5mins" style, the inverse of parseDuration: the largest unit
+// that gives an exact value with at most three decimals; zero is "0secs".
 std::string formatDuration(Duration d);
 std::string formatBytes(Bytes b);
 

@@ -10,8 +10,12 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::start(process::Runtime::Opti
   if (!runtime) return runtime.error();
   std::unique_ptr<LocalCluster> cluster(new LocalCluster());
   cluster->runtime_ = std::move(runtime).value();
-  masterFlags.ip = cluster->runtime_->address().ipString();
-  masterFlags.port = cluster->runtime_->address().port;
+  const process::Address& listen = cluster->runtime_->listenAddress();
+  const process::Address& advertised = cluster->runtime_->address();
+  masterFlags.ip = listen.ipString();
+  masterFlags.port = listen.port;
+  if (advertised.ip != listen.ip) masterFlags.advertise_ip = advertised.ipString();
+  if (advertised.port != listen.port) masterFlags.advertise_port = advertised.port;
   auto policy = master::createAllocator(masterFlags);
   if (!policy) return policy.error();
   cluster->master_ =

@@ -1,7 +1,7 @@
 // mesos-local: a whole cluster in one process: a master and --num_slaves
 // slaves on one runtime (one port), for trying frameworks out.
 //
-//   mesos-local [--num_slaves=N] [--ip=IP] [--port=5050] [--work_dir=DIR]
+//   mesos-local [--num_slaves=N] [--ip=IP] [--port=5050] [--advertise_ip=IP] [--work_dir=DIR]
 //               [--resources=cpus:2;mem:2048;...] [--allocator=drf|priority|lottery|PATH.so]
 //
 // Frameworks connect to --ip:--port as to any master. SIGINT or SIGTERM stops
@@ -13,6 +13,7 @@
 
 #include "common/flags.hpp"
 #include "local/cluster.hpp"
+#include "process/runtime.hpp"
 #include "process/signals.hpp"
 
 namespace {
@@ -22,8 +23,13 @@ using namespace std::chrono_literals;
 struct LocalFlags : mesos::flags::FlagSet {
   LocalFlags() {
     add(&num_slaves, "num_slaves", "Number of slaves to run", uint32_t{1});
-    add(&ip, "ip", "IP address to listen on and advertise", std::string("127.0.0.1"));
+    add(&ip, "ip", "IP address to listen on; 0.0.0.0 listens on every interface",
+        std::string("127.0.0.1"));
     add(&port, "port", "Port of the master (and of the slaves: one runtime)", uint16_t{5050});
+    add(&advertise_ip, "advertise_ip",
+        "IP address to advertise in the master's and slaves' pids (default: the --ip address; "
+        "with --ip=0.0.0.0, this host's address)");
+    add(&advertise_port, "advertise_port", "Port to advertise in the pids (default: --port)");
     add(&work_dir, "work_dir", "Directory for the slaves' sandboxes",
         std::string("/tmp/mesos-local"));
     add(&resources, "resources", "Resources of each slave",
@@ -38,11 +44,23 @@ struct LocalFlags : mesos::flags::FlagSet {
   }
   mesos::Result<void> validate() const override {
     if (num_slaves == 0) return mesos::Error{"--num_slaves must be at least 1"};
+    if (auto ok = process::Runtime::checkIp("--ip", ip, false); !ok) return ok.error();
+    if (advertise_ip) {
+      if (auto ok = process::Runtime::checkIp("--advertise_ip", *advertise_ip, true); !ok) {
+        return ok.error();
+      }
+    }
+    if (advertise_port && *advertise_port == 0) {
+      return mesos::Error{"--advertise_port: 0 is not a port peers can reach; give the port they "
+                          "connect to (1-65535)"};
+    }
     return {};
   }
   uint32_t num_slaves;
   std::string ip;
   uint16_t port;
+  std::optional<std::string> advertise_ip;
+  std::optional<uint16_t> advertise_port;
   std::string work_dir;
   std::string resources;
   mesos::flags::Duration allocation_interval;
@@ -75,6 +93,8 @@ int main(int argc, char** argv) {
   process::Runtime::Options options;
   options.ip = flags.ip;
   options.port = flags.port;
+  options.advertiseIp = flags.advertise_ip;
+  options.advertisePort = flags.advertise_port;
   mesos::internal::master::MasterFlags masterFlags;
   masterFlags.allocation_interval = flags.allocation_interval;
   masterFlags.allocator = flags.allocator;

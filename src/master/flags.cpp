@@ -5,14 +5,24 @@
 
 #include "allocator/config.hpp"
 #include "allocator/factory.hpp"
+#include "process/runtime.hpp"
 
 namespace mesos::internal::master {
 
 using namespace std::chrono_literals;
 
 MasterFlags::MasterFlags() {
-  add(&ip, "ip", "IP address to listen on and advertise (default: this host's address)");
+  add(&ip, "ip",
+      "IP address to listen on; 0.0.0.0 listens on every interface (default: $LIBPROCESS_IP, "
+      "else this host's address)");
   add(&port, "port", "Port to listen on", uint16_t{5050});
+  add(&advertise_ip, "advertise_ip",
+      "IP address to advertise in the master's pid and MasterInfo, for peers that reach it "
+      "through another address (default: $LIBPROCESS_ADVERTISE_IP, else the --ip address; with "
+      "--ip=0.0.0.0, this host's address)");
+  add(&advertise_port, "advertise_port",
+      "Port to advertise in the master's pid and MasterInfo (default: "
+      "$LIBPROCESS_ADVERTISE_PORT, else --port)");
   add(&hostname, "hostname", "Hostname to advertise (default: the system's)");
   add(&work_dir, "work_dir", "Directory for the master's files");
   add(&allocation_interval, "allocation_interval",
@@ -99,6 +109,18 @@ Result<std::unique_ptr<allocator::Allocator>> createAllocator(const MasterFlags&
 }
 
 Result<void> MasterFlags::validate() const {
+  if (ip) {
+    if (auto ok = process::Runtime::checkIp("--ip", *ip, false); !ok) return ok.error();
+  }
+  if (advertise_ip) {
+    if (auto ok = process::Runtime::checkIp("--advertise_ip", *advertise_ip, true); !ok) {
+      return ok.error();
+    }
+  }
+  if (advertise_port && *advertise_port == 0) {
+    return Error{"--advertise_port: 0 is not a port peers can reach; give the port they connect "
+                 "to (1-65535)"};
+  }
   if (allocation_interval <= flags::Duration::zero()) {
     return Error{"--allocation_interval must be positive"};
   }

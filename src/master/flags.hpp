@@ -17,6 +17,8 @@ struct MasterFlags : flags::FlagSet {
 
   std::optional<std::string> ip;
   uint16_t port;
+  std::optional<std::string> advertise_ip;
+  std::optional<uint16_t> advertise_port;
   std::optional<std::string> hostname;
   std::optional<std::string> work_dir;
   flags::Duration allocation_interval;

@@ -38,9 +38,19 @@ int main(int argc, char** argv) {
 
   process::blockStopSignals();
 
-  process::Runtime::Options options;
-  options.ip = flags.ip ? *flags.ip : process::Runtime::hostAddress();
+  // The flags win over LIBPROCESS_*; with neither, this host's address.
+  process::Runtime::Options defaults;
+  defaults.ip = "";
+  auto environment = process::Runtime::withEnvironment(defaults);
+  if (!environment) {
+    std::cerr << "mesos-master: " << environment.error().message << std::endl;
+    return 1;
+  }
+  process::Runtime::Options options = std::move(environment).value();
+  if (flags.ip) options.ip = *flags.ip;
   options.port = flags.port;
+  if (flags.advertise_ip) options.advertiseIp = flags.advertise_ip;
+  if (flags.advertise_port) options.advertisePort = flags.advertise_port;
   options.maxBodyBytes = flags.max_body_size.value;
   auto runtime = process::Runtime::create(options);
   if (!runtime) {

@@ -1,5 +1,7 @@
 #include "process/runtime.hpp"
 
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -87,20 +89,62 @@ Runtime::Runtime(const Options& options)
       }) {}
 
 Result<std::unique_ptr<Runtime>> Runtime::create(Options options) {
+  std::string listenSource;
+  if (options.ip.empty()) {
+    HostAddress host = hostAddress();
+    options.ip = host.ip;
+    listenSource = host.source;
+  }
+  if (auto listen = checkIp("ip", options.ip, false); !listen) return listen.error();
+  if (options.advertiseIp) {
+    if (auto advertise = checkIp("advertise ip", *options.advertiseIp, true); !advertise) {
+      return advertise.error();
+    }
+  }
+  if (options.advertisePort && *options.advertisePort == 0) {
+    return Error{"advertise port: 0 is not a port peers can reach; give the port they connect to"};
+  }
+
   std::unique_ptr<Runtime> runtime(new Runtime(options));
   if (options.pauseClock) runtime->clock_.pause();
   Transport::Options transportOptions;
   transportOptions.maxBodyBytes = options.maxBodyBytes;
   transportOptions.requestTimeout = options.requestTimeout;
   runtime->transport_ = std::make_unique<Transport>(*runtime, runtime->clock_, transportOptions);
-  auto address = runtime->transport_->start(options.ip, options.port);
-  if (!address) return address.error();
-  runtime->address_ = *address;
-  runtime->transport_->run();
+  auto bound = runtime->transport_->start(options.ip, options.port);
+  if (!bound) return bound.error();
+  runtime->listenAddress_ = *bound;
+
+  Address advertised = *bound;
+  std::string advertiseSource;
+  if (options.advertiseIp) {
+    advertised.ip = Address::parseIp(*options.advertiseIp).value();
+  } else if (bound->ip == 0) {
+    HostAddress host = hostAddress();
+    advertised.ip = Address::parseIp(host.ip).value();
+    advertiseSource = host.source;
+  }
+  if (options.advertisePort) advertised.port = *options.advertisePort;
+  runtime->address_ = advertised;
   {
     std::lock_guard<std::mutex> lock(registryMutex);
-    registry()[runtime->address_] = runtime.get();
+    auto [it, inserted] = registry().emplace(advertised, runtime.get());
+    if (!inserted) {
+      return Error{"another runtime of this process advertises " + advertised.toString() +
+                   " already; give this one another advertised address or port"};
+    }
   }
+
+  if (!listenSource.empty()) {
+    LOG(INFO) << "Listening on " << *bound << ", " << listenSource;
+  }
+  if (advertised != *bound) {
+    LOG(INFO) << "Listening on " << *bound << (bound->ip == 0 ? " (every interface)" : "")
+              << " and advertising " << advertised
+              << (advertiseSource.empty() ? " (as configured)" : ", " + advertiseSource);
+  }
+
+  runtime->transport_->run();
   unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
   for (unsigned i = 0; i < workers; ++i) {
     runtime->workers_.emplace_back([r = runtime.get()] { r->workerLoop(); });
@@ -108,23 +152,71 @@ Result<std::unique_ptr<Runtime>> Runtime::create(Options options) {
   return runtime;
 }
 
+Result<void> Runtime::checkIp(const std::string& name, const std::string& value, bool advertised) {
+  auto ip = Address::parseIp(value);
+  if (!ip) {
+    return Error{name + ": '" + value + "' is not a dotted IPv4 address (e.g. 10.0.0.1)"};
+  }
+  if (advertised && *ip == 0) {
+    return Error{name + ": 0.0.0.0 is the wildcard address, which peers cannot reach; give an "
+                        "address of this host they can reach (e.g. 10.0.0.1)"};
+  }
+  return {};
+}
+
+Result<Runtime::Options> Runtime::withEnvironment(Options options) {
+  auto variable = [](const char* name) -> std::optional<std::string> {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') return std::nullopt;
+    return std::string(value);
+  };
+  auto port = [](const std::string& name, const std::string& text) -> Result<uint16_t> {
+    auto parsed = Address::parse("0.0.0.0:" + text);
+    if (!parsed) {
+      return Error{name + ": '" + text + "' is not a port (an integer from 0 to 65535)"};
+    }
+    return parsed->port;
+  };
+  if (auto ip = variable("LIBPROCESS_IP")) {
+    if (auto ok = checkIp("LIBPROCESS_IP", *ip, false); !ok) return ok.error();
+    options.ip = *ip;
+  }
+  if (auto text = variable("LIBPROCESS_PORT")) {
+    auto parsed = port("LIBPROCESS_PORT", *text);
+    if (!parsed) return parsed.error();
+    options.port = *parsed;
+  }
+  if (auto ip = variable("LIBPROCESS_ADVERTISE_IP")) {
+    if (auto ok = checkIp("LIBPROCESS_ADVERTISE_IP", *ip, true); !ok) return ok.error();
+    options.advertiseIp = *ip;
+  }
+  if (auto text = variable("LIBPROCESS_ADVERTISE_PORT")) {
+    auto parsed = port("LIBPROCESS_ADVERTISE_PORT", *text);
+    if (!parsed) return parsed.error();
+    if (*parsed == 0) {
+      return Error{"LIBPROCESS_ADVERTISE_PORT: 0 is not a port peers can reach; give the port "
+                   "they connect to (1-65535)"};
+    }
+    options.advertisePort = *parsed;
+  }
+  return options;
+}
+
 Runtime& Runtime::global() {
   static Runtime* runtime = [] {
-    Options options;
-    const char* ip = std::getenv("LIBPROCESS_IP");
-    options.ip = ip != nullptr && *ip != '\0' ? ip : hostAddress();
-    if (const char* port = std::getenv("LIBPROCESS_PORT"); port != nullptr && *port != '\0') {
-      auto parsed = Address::parse("0.0.0.0:" + std::string(port));
-      if (!parsed) {
-        std::cerr << "LIBPROCESS_PORT: " << parsed.error().message << std::endl;
-        std::exit(1);
-      }
-      options.port = parsed->port;
+    Options defaults;
+    defaults.ip = "";  // this host's address unless LIBPROCESS_IP says otherwise
+    auto options = withEnvironment(defaults);
+    if (!options) {
+      std::cerr << options.error().message << std::endl;
+      std::exit(1);
     }
-    auto created = create(options);
+    auto created = create(*options);
     if (!created) {
       std::cerr << "Cannot start the runtime: " << created.error().message
-                << " (set LIBPROCESS_IP / LIBPROCESS_PORT)" << std::endl;
+                << " (set LIBPROCESS_IP / LIBPROCESS_PORT / LIBPROCESS_ADVERTISE_IP / "
+                   "LIBPROCESS_ADVERTISE_PORT)"
+                << std::endl;
       std::exit(1);
     }
     return std::move(created).value().release();
@@ -132,32 +224,62 @@ Runtime& Runtime::global() {
   return *runtime;
 }
 
-std::string Runtime::hostAddress() {
-  char name[256];
-  if (gethostname(name, sizeof(name)) != 0) return "127.0.0.1";
-  name[sizeof(name) - 1] = '\0';
+namespace {
+
+bool isLoopback(uint32_t ip) { return (ip >> 24) == 127; }
+
+// The first non-loopback IPv4 address `name` resolves to, or 0.
+uint32_t resolveHostName(const char* name) {
   addrinfo hints{};
   hints.ai_family = AF_INET;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* result = nullptr;
-  if (getaddrinfo(name, nullptr, &hints, &result) != 0) return "127.0.0.1";
-  std::string chosen = "127.0.0.1";
-  for (addrinfo* a = result; a != nullptr; a = a->ai_next) {
-    auto* sin = reinterpret_cast<sockaddr_in*>(a->ai_addr);
-    uint32_t ip = ntohl(sin->sin_addr.s_addr);
-    if ((ip >> 24) != 127) {
-      chosen = Address{ip, 0}.ipString();
-      break;
-    }
+  if (getaddrinfo(name, nullptr, &hints, &result) != 0) return 0;
+  uint32_t chosen = 0;
+  for (addrinfo* a = result; a != nullptr && chosen == 0; a = a->ai_next) {
+    uint32_t ip = ntohl(reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr.s_addr);
+    if (ip != 0 && !isLoopback(ip)) chosen = ip;
   }
   freeaddrinfo(result);
   return chosen;
 }
 
+}  // namespace
+
+Runtime::HostAddress Runtime::hostAddress() {
+  char name[256] = {};
+  bool named = gethostname(name, sizeof(name) - 1) == 0 && name[0] != '\0';
+  if (named) {
+    if (uint32_t ip = resolveHostName(name); ip != 0) {
+      return {Address{ip, 0}.ipString(), "the address of host name '" + std::string(name) + "'"};
+    }
+  }
+  std::string why = named ? "host name '" + std::string(name) + "' resolves to no other address"
+                          : "this host has no name";
+  ifaddrs* interfaces = nullptr;
+  if (getifaddrs(&interfaces) == 0) {
+    for (ifaddrs* i = interfaces; i != nullptr; i = i->ifa_next) {
+      if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+      if ((i->ifa_flags & IFF_UP) == 0 || (i->ifa_flags & IFF_LOOPBACK) != 0) continue;
+      uint32_t ip = ntohl(reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr);
+      if (ip == 0 || isLoopback(ip)) continue;
+      HostAddress found{Address{ip, 0}.ipString(),
+                        "the address of interface " + std::string(i->ifa_name) + " (" + why + ")"};
+      freeifaddrs(interfaces);
+      return found;
+    }
+    freeifaddrs(interfaces);
+  }
+  return {"127.0.0.1", "the loopback address: " + why + " and no interface has a non-loopback "
+                       "one, so only this host can reach it"};
+}
+
 Runtime::~Runtime() {
   {
     std::lock_guard<std::mutex> lock(registryMutex);
-    registry().erase(address_);
+    if (auto it = registry().find(address_); it != registry().end() && it->second == this) {
+      registry().erase(it);
+    }
   }
   std::vector<std::shared_ptr<ActorCell>> remaining;
   {

@@ -9,6 +9,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -35,37 +36,73 @@ Actor* currentActor();
 class Runtime : public Transport::Handler {
  public:
   struct Options {
-    // Address to listen on and to advertise in UPIDs (a dotted IPv4 quad).
+    // Address to listen on, a dotted IPv4 quad: "0.0.0.0" listens on every
+    // interface; "" on this host's address (see hostAddress()).
     std::string ip = "127.0.0.1";
     uint16_t port = 0;  // 0: any free port
+    // The address peers are told to use, in every UPID of this runtime:
+    // for a wildcard `ip`, or for an address translated on the way (NAT, a
+    // container's published port). Unset: the address listened on, except
+    // that a wildcard `ip` advertises hostAddress().
+    std::optional<std::string> advertiseIp = std::nullopt;  // a dotted quad, not 0.0.0.0
+    std::optional<uint16_t> advertisePort = std::nullopt;   // 1-65535
     unsigned workers = 0;  // actor worker threads; 0: one per core
     size_t maxBodyBytes = 64 * 1024 * 1024;  // larger requests are refused
     Duration requestTimeout = std::chrono::seconds(60);  // for half-sent requests
     bool pauseClock = false;  // start with the clock paused (tests)
   };
 
-  // Starts a runtime listening on options.ip:options.port. Fails (with the
-  // reason) when the address is bad or cannot be bound.
+  // Starts a runtime listening on options.ip:options.port and advertising
+  // the address options choose. Logs the addresses when they differ or one
+  // was chosen (saying where from). Fails (with the reason) when an address
+  // is bad or cannot be bound, or when another runtime of this OS process
+  // advertises the same address. With an empty or wildcard ip it blocks on
+  // the resolver (hostAddress()).
   static Result<std::unique_ptr<Runtime>> create(Options options);
+
+  // `options` with the address fields set from the environment the way
+  // libprocess reads it: LIBPROCESS_IP, LIBPROCESS_PORT,
+  // LIBPROCESS_ADVERTISE_IP and LIBPROCESS_ADVERTISE_PORT (unset or empty
+  // variables change nothing). Fails with one line naming the variable and
+  // what to write instead.
+  static Result<Options> withEnvironment(Options options);
+
+  // Checks `value` as an IPv4 address to listen on (`advertised` false: the
+  // wildcard 0.0.0.0 is fine) or to advertise (`advertised` true: it is not,
+  // nobody can reach it). The error starts with `name` (a flag or a
+  // variable) and says what to write.
+  static Result<void> checkIp(const std::string& name, const std::string& value, bool advertised);
 
   // The OS process's shared runtime, started on first use and never
   // destroyed: what the scheduler and executor drivers use unless given a
-  // runtime. Like libprocess it listens on $LIBPROCESS_IP (default: this
-  // host's address, see hostAddress()) and $LIBPROCESS_PORT (default: any).
-  // Exits the process with a clear message if those are bad or the address
-  // cannot be bound.
+  // runtime. Configured by withEnvironment(), listening on this host's
+  // address when LIBPROCESS_IP is not set. Exits the process with one clear
+  // line if a variable is bad or the address cannot be bound.
   static Runtime& global();
 
-  // This host's IPv4 address as its name resolves (the first non-loopback
-  // one), or 127.0.0.1 when it resolves to nothing else. Blocks on the
-  // resolver: call it at start-up, not from an actor.
-  static std::string hostAddress();
+  // This host's IPv4 address for peers: the first non-loopback address its
+  // name resolves to; else the first non-loopback address of an interface
+  // that is up; else 127.0.0.1. `source` says which, for the log ("the
+  // address of host name 'db1'"). Blocks on the resolver: call it at
+  // start-up, not from an actor.
+  struct HostAddress {
+    std::string ip;
+    std::string source;
+  };
+  static HostAddress hostAddress();
+
   // Terminates any actor still running, closes every connection and joins
   // all threads. REQUIRES: every Spawned handle of this runtime is gone, and
   // the caller is not one of its actors.
   ~Runtime() override;
 
+  // The address this runtime advertises: the one in its actors' UPIDs, the
+  // one peers send to and the one it is known by in this OS process.
   const Address& address() const { return address_; }
+  // The address its socket is bound to (0.0.0.0 when listening on every
+  // interface); equal to address() unless an advertised address was given
+  // or chosen.
+  const Address& listenAddress() const { return listenAddress_; }
 
   // Starts `actor` (its initialize() runs as its first event). The returned
   // handle owns it: destroying the handle terminates the actor, waits for its
@@ -104,7 +141,9 @@ class Runtime : public Transport::Handler {
   // address.
   void send(const UPID& from, const UPID& to, const google::protobuf::Message& message);
 
-  // Runtime internals, used by Actor, Future and dispatch().
+  // Runtime internals, used by Actor, Future and dispatch(). A UPID is this
+  // runtime's when it carries the advertised address (the only one its
+  // actors' UPIDs, and so peers' replies, carry).
   bool isLocal(const UPID& pid) const { return pid.address == address_; }
   std::shared_ptr<ActorCell> find(const UPID& pid);
   bool enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event);
@@ -112,7 +151,7 @@ class Runtime : public Transport::Handler {
                    const std::string& name,
                    std::shared_ptr<const google::protobuf::Message> message, std::string body);
   void link(const UPID& linker, const UPID& pid);
-  // The runtime serving `address` in this OS process, if any.
+  // The runtime advertising `address` in this OS process, if any.
   static Runtime* at(const Address& address);
 
  private:
@@ -140,7 +179,8 @@ class Runtime : public Transport::Handler {
   void onHttp(http::Request&& request, const std::string& peer, const Responder& responder);
 
   Options options_;
-  Address address_;
+  Address address_;        // advertised
+  Address listenAddress_;  // bound
   Clock clock_;
   Hooks hooks_;
   std::unique_ptr<Transport> transport_;

@@ -114,9 +114,10 @@ Status MesosSchedulerDriver::start() {
     if (master) {
       process::Runtime& runtime = runtime_ != nullptr ? *runtime_ : process::Runtime::global();
       if (isLoopback(runtime.address().ip) && !isLoopback(master->address.ip)) {
-        LOG(WARNING) << "The scheduler driver listens on loopback address "
+        LOG(WARNING) << "The scheduler driver advertises loopback address "
                      << runtime.address() << ", which master " << *master
-                     << " cannot reach: set LIBPROCESS_IP to a routable address of this host";
+                     << " cannot reach: set LIBPROCESS_IP (or LIBPROCESS_ADVERTISE_IP) to a "
+                        "routable address of this host";
       }
       process_ = std::make_unique<process::Spawned<SchedulerProcess>>(
           runtime.spawn<SchedulerProcess>(this, scheduler_, framework_, *master,

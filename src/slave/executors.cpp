@@ -240,7 +240,12 @@ std::map<std::string, std::string> Slave::executorEnvironment(const Framework& f
     if (name.rfind("MESOS_", 0) == 0 || name.rfind("LIBPROCESS_", 0) == 0) continue;
     env[name] = text.substr(eq + 1);
   }
-  env["LIBPROCESS_IP"] = self().address.ipString();
+  // The executor listens where the slave does and, when that is not what
+  // the slave advertises, advertises the slave's address too.
+  env["LIBPROCESS_IP"] = runtime().listenAddress().ipString();
+  if (runtime().listenAddress().ip != self().address.ip) {
+    env["LIBPROCESS_ADVERTISE_IP"] = self().address.ipString();
+  }
   env["LIBPROCESS_PORT"] = "0";
   env["MESOS_SLAVE_PID"] = self().toString();
   env["MESOS_AGENT_PID"] = self().toString();

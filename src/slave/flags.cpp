@@ -8,6 +8,8 @@
 #include <climits>
 #include <sstream>
 
+#include "process/runtime.hpp"
+
 namespace mesos::internal::slave {
 
 using namespace std::chrono_literals;
@@ -63,9 +65,16 @@ Result<process::UPID> parseMaster(const std::string& text) {
 Flags::Flags() {
   add(&master, "master",
       "The master to register with: host:port or master@ip:port (required)");
-  add(&ip, "ip", "IP address to listen on and advertise (default: $LIBPROCESS_IP, else this "
-                 "host's address)");
+  add(&ip, "ip",
+      "IP address to listen on; 0.0.0.0 listens on every interface (default: $LIBPROCESS_IP, "
+      "else this host's address)");
   add(&port, "port", "Port to listen on", uint16_t{5051});
+  add(&advertise_ip, "advertise_ip",
+      "IP address to advertise in the slave's pid, for a master that reaches it through another "
+      "address (default: $LIBPROCESS_ADVERTISE_IP, else the --ip address; with --ip=0.0.0.0, "
+      "this host's address)");
+  add(&advertise_port, "advertise_port",
+      "Port to advertise in the slave's pid (default: $LIBPROCESS_ADVERTISE_PORT, else --port)");
   add(&hostname, "hostname",
       "Hostname the slave reports to the master (default: the machine's hostname)");
   add(&work_dir, "work_dir", "Directory for executor sandboxes and slave state",
@@ -98,6 +107,18 @@ Flags::Flags() {
 }
 
 Result<void> Flags::validate() const {
+  if (ip) {
+    if (auto ok = process::Runtime::checkIp("--ip", *ip, false); !ok) return ok.error();
+  }
+  if (advertise_ip) {
+    if (auto ok = process::Runtime::checkIp("--advertise_ip", *advertise_ip, true); !ok) {
+      return ok.error();
+    }
+  }
+  if (advertise_port && *advertise_port == 0) {
+    return Error{"--advertise_port: 0 is not a port the master can reach; give the port it "
+                 "connects to (1-65535)"};
+  }
   std::stringstream list(isolation);
   std::string item;
   while (std::getline(list, item, ',')) {

@@ -20,6 +20,8 @@ struct Flags : mesos::flags::FlagSet {
   std::optional<std::string> master;      // host:port, master@ip:port
   std::optional<std::string> ip;
   uint16_t port;
+  std::optional<std::string> advertise_ip;
+  std::optional<uint16_t> advertise_port;
   std::optional<std::string> hostname;
   std::string work_dir;
   std::optional<std::string> resources;

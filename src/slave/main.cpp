@@ -56,30 +56,27 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  std::string ip;
-  if (flags.ip) {
-    ip = *flags.ip;
-  } else if (const char* env = std::getenv("LIBPROCESS_IP"); env != nullptr && *env != '\0') {
-    ip = env;
-  } else {
-    ip = process::Runtime::hostAddress();
-  }
-  if (!process::Address::parseIp(ip)) {
-    std::cerr << program << ": --ip: '" << ip << "' is not a dotted IPv4 address" << std::endl;
+  // The flags win over LIBPROCESS_*; with neither, this host's address.
+  process::Runtime::Options defaults;
+  defaults.ip = "";
+  auto environment = process::Runtime::withEnvironment(defaults);
+  if (!environment) {
+    std::cerr << program << ": " << environment.error().message << std::endl;
     return 1;
   }
+  process::Runtime::Options options = std::move(environment).value();
+  if (flags.ip) options.ip = *flags.ip;
+  options.port = flags.port;
+  if (flags.advertise_ip) options.advertiseIp = flags.advertise_ip;
+  if (flags.advertise_port) options.advertisePort = flags.advertise_port;
 
   // Every thread the runtime starts inherits the blocked stop signals
   // (executors get a clean mask from the launcher).
   process::blockStopSignals();
 
-  process::Runtime::Options options;
-  options.ip = ip;
-  options.port = flags.port;
   auto runtime = process::Runtime::create(options);
   if (!runtime) {
-    std::cerr << program << ": cannot listen on " << ip << ":" << flags.port << ": "
-              << runtime.error().message << std::endl;
+    std::cerr << program << ": " << runtime.error().message << std::endl;
     return 1;
   }
 

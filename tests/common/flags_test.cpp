@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "common/flags.hpp"
+#include "master/flags.hpp"
+#include "slave/flags.hpp"
 
 namespace mesos::flags {
 namespace {
@@ -338,7 +341,7 @@ TEST(DurationTest, Format) {
   EXPECT_EQ("2hrs", formatDuration(2h));
   EXPECT_EQ("1.5days", formatDuration(36h));
   EXPECT_EQ("1weeks", formatDuration(7 * 24h));
-  EXPECT_EQ("0ns", formatDuration(Duration(0)));
+  EXPECT_EQ("0secs", formatDuration(Duration(0)));
   EXPECT_EQ("1ns", formatDuration(Duration(1)));
   EXPECT_EQ("1.001secs", formatDuration(1001ms));
   EXPECT_EQ("1000.001ms", formatDuration(Duration(1000001000)));
@@ -382,6 +385,25 @@ TEST(BoolTest, Parse) {
   EXPECT_FALSE(parseBool("0").value());
   EXPECT_FALSE(parseBool("TRUE").ok());
   EXPECT_FALSE(parseBool("").ok());
+}
+
+// The daemons' --help shows every default the way users write it: whole
+// seconds and minutes ("0secs", "15secs", "1mins"), never "0ns".
+TEST(DaemonFlagsTest, HelpShowsDefaultsAsUsersWriteThem) {
+  std::string master = mesos::internal::master::MasterFlags().usage("mesos-master");
+  std::string slave = mesos::internal::slave::Flags().usage("mesos-slave");
+  for (const char* shown : {"(default: 0secs)", "(default: 1secs)", "(default: 15secs)",
+                            "(default: 30secs)", "(default: 5secs)", "(default: 64MB)",
+                            "(default: 5050)"}) {
+    EXPECT_NE(std::string::npos, master.find(shown)) << shown << " in\n" << master;
+  }
+  for (const char* shown : {"(default: 1mins)", "(default: 5secs)", "(default: 1secs)",
+                            "(default: 5051)", "(default: true)"}) {
+    EXPECT_NE(std::string::npos, slave.find(shown)) << shown << " in\n" << slave;
+  }
+  const std::regex kOddUnit(R"(\(default: -?[0-9.]+(ns|us)\))");
+  EXPECT_FALSE(std::regex_search(master, kOddUnit)) << master;
+  EXPECT_FALSE(std::regex_search(slave, kOddUnit)) << slave;
 }
 
 }  // namespace

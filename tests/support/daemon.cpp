@@ -9,7 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <sstream>
 #include <thread>
+
+#include "support/net.hpp"
 
 extern char** environ;
 
@@ -29,19 +33,31 @@ uint16_t freePort() {
   return ntohs(sa.sin_port);
 }
 
-pid_t startDaemon(const std::vector<std::string>& args) {
+namespace {
+
+pid_t spawnWithOutput(const std::vector<std::string>& args, const char* output, int flags) {
   std::vector<char*> argv;
   for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  // Daemon logs would drown the test's output.
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, output, flags, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
   pid_t pid = 0;
   int error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   return error == 0 ? pid : -1;
+}
+
+}  // namespace
+
+pid_t startDaemon(const std::vector<std::string>& args) {
+  // Daemon logs would drown the test's output.
+  return spawnWithOutput(args, "/dev/null", O_WRONLY);
+}
+
+pid_t startDaemon(const std::vector<std::string>& args, const std::string& log) {
+  return spawnWithOutput(args, log.c_str(), O_WRONLY | O_CREAT | O_APPEND);
 }
 
 int waitForExit(pid_t pid, std::chrono::seconds bound) {
@@ -84,6 +100,20 @@ bool waitUntil(const std::function<bool()>& ready, std::chrono::seconds bound, p
     std::this_thread::sleep_for(50ms);  // real processes, polled with a bound
   }
   return false;
+}
+
+json::Value getJson(const process::Address& address, const std::string& path) {
+  std::string body;
+  if (!connectable(address) || httpGet(address, path, &body) != 200) return json::Value();
+  auto parsed = json::parse(body);
+  return parsed ? std::move(parsed).value() : json::Value();
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream contents;
+  contents << file.rdbuf();
+  return contents.str();
 }
 
 }  // namespace mesos::test

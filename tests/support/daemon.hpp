@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json.hpp"
 #include "process/upid.hpp"
 
 namespace mesos::test {
@@ -21,6 +22,9 @@ uint16_t freePort();
 // Starts `args` (args[0] an absolute path) in the background, its stdout and
 // stderr to /dev/null. The pid, or -1.
 pid_t startDaemon(const std::vector<std::string>& args);
+// As above, with stdout and stderr appended to the file `log` (for tests
+// that read what a daemon prints).
+pid_t startDaemon(const std::vector<std::string>& args, const std::string& log);
 
 // Waits at most `bound` for `pid` to exit: its exit status (128 + signal if
 // killed), or -1 after killing it with SIGKILL.
@@ -34,5 +38,12 @@ bool connectable(const process::Address& address);
 // into *exited when given).
 bool waitUntil(const std::function<bool()>& ready, std::chrono::seconds bound, pid_t pid = -1,
                int* exited = nullptr);
+
+// GETs `path` from `address` and parses the body: a Null value unless the
+// answer is 200 with JSON (or when nothing listens there).
+json::Value getJson(const process::Address& address, const std::string& path);
+
+// The contents of the file at `path` ("" when it cannot be read).
+std::string readFile(const std::string& path);
 
 }  // namespace mesos::test
