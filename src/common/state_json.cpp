@@ -1,5 +1,9 @@
 #include "common/state_json.hpp"
 
+#include <set>
+
+#include "common/build.hpp"
+
 namespace mesos::json {
 
 namespace {
@@ -27,15 +31,17 @@ std::string formatRanges(const mesos::Value::Ranges& ranges) {
 Value fromResources(const Resources& resources) {
   Object object;
   object["cpus"] = 0.0;
+  object["gpus"] = 0.0;
   object["mem"] = 0.0;
   object["disk"] = 0.0;
-  for (const Resource& resource : resources) {
+  // One entry per name: the roles merged.
+  for (const Resource& resource : resources.flatten()) {
     switch (resource.type()) {
       case mesos::Value::SCALAR:
-        object[resource.name()] = resources.scalar(resource.name());
+        object[resource.name()] = resource.scalar().value();
         break;
       case mesos::Value::RANGES:
-        object[resource.name()] = formatRanges(resources.ranges(resource.name()));
+        object[resource.name()] = formatRanges(resource.ranges());
         break;
       case mesos::Value::SET:
         object[resource.name()] = formatSet(resource.set());
@@ -44,6 +50,38 @@ Value fromResources(const Resources& resources) {
         break;
     }
   }
+  return object;
+}
+
+Value reservedResources(const Resources& resources) {
+  std::set<std::string> roles;
+  for (const Resource& resource : resources) {
+    if (resource.role() != "*") roles.insert(resource.role());
+  }
+  Object object;
+  for (const std::string& role : roles) object[role] = fromResources(resources.role(role));
+  return object;
+}
+
+Value unreservedResources(const Resources& resources) {
+  return fromResources(resources.role("*"));
+}
+
+Object versionInfo() {
+  Object object;
+  object["version"] = build::version();
+  object["build_date"] = build::date();
+  object["build_time"] = build::time();
+  object["build_user"] = build::user();
+  if (build::gitSha()) object["git_sha"] = *build::gitSha();
+  if (build::gitBranch()) object["git_branch"] = *build::gitBranch();
+  if (build::gitTag()) object["git_tag"] = *build::gitTag();
+  return object;
+}
+
+Object fromFlags(const flags::FlagSet& flags) {
+  Object object;
+  for (const auto& [name, value] : flags.values()) object[name] = value;
   return object;
 }
 

@@ -1,6 +1,9 @@
-// The master's HTTP endpoints: /master/state (also /state), /master/health,
-// /master/roles, and /metrics/snapshot (served by MetricsActor, which asks
-// the master and the allocator).
+// The master's HTTP endpoints: the route table, the small endpoints (/health,
+// /version, /flags, /roles), how entries render, the stepped rendering
+// that big documents use, and /metrics/snapshot (served by MetricsActor,
+// which asks the master and the allocator). The big documents are in
+// http_state.cpp (/state, /state-summary, /slaves, /frameworks) and
+// http_tasks.cpp (/tasks).
 #include <algorithm>
 #include <map>
 
@@ -20,7 +23,32 @@ using process::Future;
 using process::http::Request;
 using process::http::Response;
 
+void Master::installRoutes() {
+  route("/health", &Master::healthEndpoint);
+  route("/version", &Master::versionEndpoint);
+  route("/flags", &Master::flagsEndpoint);
+  route("/roles", &Master::rolesEndpoint);
+  route("/roles.json", &Master::rolesEndpoint);
+  route("/state", &Master::stateEndpoint);
+  route("/state.json", &Master::stateEndpoint);
+  route("/state-summary", &Master::stateSummaryEndpoint);
+  route("/slaves", &Master::slavesEndpoint);
+  route("/frameworks", &Master::frameworksEndpoint);
+  route("/tasks", &Master::tasksEndpoint);
+  route("/tasks.json", &Master::tasksEndpoint);
+}
+
 Future<Response> Master::healthEndpoint(const Request&) { return Response::ok("", "text/plain"); }
+
+Future<Response> Master::versionEndpoint(const Request&) {
+  return Response::ok(json::stringify(json::versionInfo()));
+}
+
+Future<Response> Master::flagsEndpoint(const Request&) {
+  Object body;
+  body["flags"] = json::fromFlags(flags_);
+  return Response::ok(json::stringify(body));
+}
 
 // /master/roles: every role configured by the allocation flags or used by a
 // registered framework, with its weight, priority and guarantee, its
@@ -74,127 +102,140 @@ Future<Response> Master::rolesEndpoint(const Request&) {
   return Response::ok(json::stringify(body));
 }
 
-// /state is rendered in steps of at most stateChunk_ slaves or frameworks,
-// each step an event of its own, so that for a large cluster the master
-// keeps handling messages in between. Entries that go away meanwhile are
-// skipped; the document is a consistent view of each entry, not of the
-// whole cluster at one instant (neither is Apache Mesos's, across actors).
-struct Master::StateRender {
-  process::Promise<Response> response;
-  std::string text;
-  std::vector<std::string> slaveIds;
-  std::vector<std::string> frameworkIds;
-  size_t next = 0;  // position in slaveIds, then in frameworkIds
-  bool first = true;
-  Resources total, used, offered;
+struct Master::Steps {
+  std::vector<Pass> passes;
+  size_t pass = 0;  // the current pass
+  size_t next = 0;  // the next id in it
+  std::function<void()> done;
 };
 
-Future<Response> Master::stateEndpoint(const Request&) {
-  auto render = std::make_shared<StateRender>();
-  Object head;
-  head["version"] = info_.version();
+void Master::renderInSteps(std::vector<Pass> passes, std::function<void()> done) {
+  auto steps = std::make_shared<Steps>();
+  steps->passes = std::move(passes);
+  steps->done = std::move(done);
+  runSteps(steps);
+}
+
+void Master::runSteps(const std::shared_ptr<Steps>& steps) {
+  size_t budget = std::max<size_t>(stateChunk_, 1);
+  while (steps->pass < steps->passes.size()) {
+    Pass& pass = steps->passes[steps->pass];
+    while (budget > 0 && steps->next < pass.ids.size()) {
+      if (pass.visit(pass.ids[steps->next++])) budget--;
+    }
+    if (steps->next < pass.ids.size()) {
+      process::dispatch(self(), [this, steps] { runSteps(steps); });
+      return;
+    }
+    steps->pass++;
+    steps->next = 0;
+  }
+  steps->done();
+}
+
+std::vector<std::string> Master::slaveIds() const {
+  std::vector<std::string> ids;
+  ids.reserve(slaves_.size());
+  for (const auto& [id, s] : slaves_) ids.push_back(id);
+  return ids;
+}
+
+std::vector<std::string> Master::frameworkIds() const {
+  std::vector<std::string> ids;
+  ids.reserve(frameworks_.size());
+  for (const auto& [id, f] : frameworks_) ids.push_back(id);
+  return ids;
+}
+
+std::vector<std::string> Master::completedFrameworkIds() const {
+  std::vector<std::string> ids;
+  ids.reserve(completedFrameworks_.size());
+  for (const auto& f : completedFrameworks_) ids.push_back(f->id.value());
+  return ids;
+}
+
+const Framework* Master::completedFramework(const std::string& id) const {
+  // At most --max_completed_frameworks entries.
+  for (const auto& f : completedFrameworks_) {
+    if (f->id.value() == id) return f.get();
+  }
+  return nullptr;
+}
+
+Object Master::stateHead() const {
+  Object head = json::versionInfo();
+  head["start_time"] = startTime_;
+  head["elected_time"] = electedTime_;
   head["id"] = info_.id();
   head["pid"] = self().toString();
   head["hostname"] = info_.hostname();
   head["leader"] = self().toString();
+  Object leader;
+  leader["id"] = info_.id();
+  leader["pid"] = info_.pid();
+  leader["port"] = info_.port();
+  leader["hostname"] = info_.hostname();
+  head["leader_info"] = std::move(leader);
   head["cluster"] = flags_.cluster;
-  head["start_time"] = 0.0;
   head["activated_slaves"] = static_cast<int64_t>(slaves_.size() - inactiveSlaves_);
   head["deactivated_slaves"] = static_cast<int64_t>(inactiveSlaves_);
-  Object flagValues;
-  for (const auto& [name, value] : flags_.values()) flagValues[name] = value;
-  head["flags"] = std::move(flagValues);
-  Array completed;
-  for (const auto& f : completedFrameworks_) completed.push_back(frameworkJson(*f));
-  head["completed_frameworks"] = std::move(completed);
-  head["orphan_tasks"] = Array();
-  head["unregistered_frameworks"] = Array();
-  render->text = json::stringify(head);
-  render->text.pop_back();  // reopen the object: slaves and frameworks follow
-  render->text += ",\"slaves\":[";
-  render->slaveIds.reserve(slaves_.size());
-  for (const auto& [id, s] : slaves_) render->slaveIds.push_back(id);
-  render->frameworkIds.reserve(frameworks_.size());
-  for (const auto& [id, f] : frameworks_) render->frameworkIds.push_back(id);
-  Future<Response> response = render->response.future();
-  renderState(render);
-  return response;
+  head["flags"] = json::fromFlags(flags_);
+  return head;
 }
 
-void Master::renderState(const std::shared_ptr<StateRender>& render) {
-  size_t budget = stateChunk_;
-  while (budget > 0 && render->next < render->slaveIds.size()) {
-    Slave* s = slave(render->slaveIds[render->next++]);
-    if (s == nullptr) continue;
-    budget--;
-    Resources slaveOffered;
-    for (const std::string& offerId : s->offers) {
-      auto it = offers_.find(offerId);
-      if (it != offers_.end()) slaveOffered += it->second.resources;
-    }
-    render->total += s->total;
-    render->used += s->used;
-    render->offered += slaveOffered;
-    Object object;
-    object["id"] = s->id.value();
-    object["pid"] = s->pid.toString();
-    object["hostname"] = s->info.hostname();
-    object["registered_time"] = s->registeredTime;
-    object["resources"] = json::fromResources(s->total);
-    object["used_resources"] = json::fromResources(s->used);
-    object["offered_resources"] = json::fromResources(slaveOffered);
-    object["attributes"] = json::fromAttributes(s->info.attributes());
-    object["active"] = s->active;
-    object["version"] = s->version;
-    if (!render->first) render->text += ",";
-    render->first = false;
-    render->text += json::stringify(object);
+Object Master::slaveJson(const Slave& s) const {
+  Resources offered;
+  for (const std::string& offerId : s.offers) {
+    auto it = offers_.find(offerId);
+    if (it != offers_.end()) offered += it->second.resources;
   }
-  size_t slaves = render->slaveIds.size();
-  if (render->next == slaves && budget > 0) {
-    // Between the two lists.
-    render->text += "],\"frameworks\":[";
-    render->first = true;
-    render->next++;
-  }
-  while (budget > 0 && render->next > slaves &&
-         render->next - slaves - 1 < render->frameworkIds.size()) {
-    Framework* f = framework(render->frameworkIds[render->next - slaves - 1]);
-    render->next++;
-    if (f == nullptr) continue;
-    budget--;
-    if (!render->first) render->text += ",";
-    render->first = false;
-    render->text += json::stringify(frameworkJson(*f));
-  }
-  if (render->next <= slaves + render->frameworkIds.size()) {
-    process::dispatch(self(), [this, render] { renderState(render); });
-    return;
-  }
-  render->text += "],\"total_resources\":" + json::stringify(json::fromResources(render->total));
-  render->text += ",\"used_resources\":" + json::stringify(json::fromResources(render->used));
-  render->text += ",\"offered_resources\":" + json::stringify(json::fromResources(render->offered));
-  render->text += "}";
-  render->response.set(Response::ok(std::move(render->text)));
+  Object object;
+  object["id"] = s.id.value();
+  object["pid"] = s.pid.toString();
+  object["hostname"] = s.info.hostname();
+  object["port"] = s.info.port();
+  object["registered_time"] = s.registeredTime;
+  object["resources"] = json::fromResources(s.total);
+  object["used_resources"] = json::fromResources(s.used);
+  object["offered_resources"] = json::fromResources(offered);
+  object["reserved_resources"] = json::reservedResources(s.total);
+  object["unreserved_resources"] = json::unreservedResources(s.total);
+  object["attributes"] = json::fromAttributes(s.info.attributes());
+  // False while its connection is broken (offered nothing until it
+  // re-registers).
+  object["active"] = s.active;
+  object["version"] = s.version;
+  return object;
 }
 
-json::Value Master::frameworkJson(const Framework& f) {
+Object Master::frameworkSummaryJson(const Framework& f) const {
   Object object;
   object["id"] = f.id.value();
   object["name"] = f.info.name();
-  object["user"] = f.info.user();
   object["pid"] = f.pid.toString();
+  object["used_resources"] = json::fromResources(f.used);
+  object["offered_resources"] = json::fromResources(f.offered);
+  Array capabilities;
+  for (const FrameworkInfo::Capability& capability : f.info.capabilities()) {
+    capabilities.push_back(FrameworkInfo::Capability::Type_Name(capability.type()));
+  }
+  object["capabilities"] = std::move(capabilities);
   object["hostname"] = f.info.hostname();
-  object["role"] = f.info.role();
   object["webui_url"] = f.info.webui_url();
+  object["active"] = f.active;
+  return object;
+}
+
+Object Master::frameworkJson(const Framework& f) const {
+  Object object = frameworkSummaryJson(f);
+  object["user"] = f.info.user();
+  object["role"] = f.info.role();
+  if (f.info.has_principal()) object["principal"] = f.info.principal();
   object["checkpoint"] = f.info.checkpoint();
   object["failover_timeout"] = f.info.failover_timeout();
-  object["active"] = f.active;
   object["registered_time"] = f.registeredTime;
   object["reregistered_time"] = f.reregisteredTime;
   object["unregistered_time"] = f.unregisteredTime;
-  object["used_resources"] = json::fromResources(f.used);
-  object["offered_resources"] = json::fromResources(f.offered);
   object["resources"] = json::fromResources(f.used + f.offered);
   Array tasks;
   for (const auto& [id, task] : f.tasks) tasks.push_back(json::fromTask(task->task));
@@ -219,13 +260,22 @@ json::Value Master::frameworkJson(const Framework& f) {
     for (const auto& [executorId, info] : byId) {
       Object executor;
       executor["executor_id"] = executorId;
+      executor["framework_id"] = f.id.value();
       executor["slave_id"] = slaveId;
       executor["name"] = info.name();
+      if (info.has_command()) executor["command"] = json::fromProto(info.command());
       executor["resources"] = json::fromResources(Resources(info.resources()));
       executors.push_back(std::move(executor));
     }
   }
   object["executors"] = std::move(executors);
+  if (f.info.has_labels()) object["labels"] = json::fromProto(f.info.labels())["labels"];
+  return object;
+}
+
+Object Master::completedFrameworkJson(const Framework& f) const {
+  Object object = frameworkJson(f);
+  object["active"] = false;
   return object;
 }
 

@@ -30,6 +30,8 @@ Master::Master(const MasterFlags& flags, std::unique_ptr<allocator::Allocator> a
 Master::~Master() = default;
 
 void Master::initialize() {
+  startTime_ = now();
+  electedTime_ = startTime_;  // no election yet: this master leads from the start
   info_.set_id(uuidToString(randomUuid()));
   info_.set_ip(htonl(self().address.ip));
   info_.set_port(self().address.port);
@@ -73,11 +75,8 @@ void Master::initialize() {
   handle(&Master::statusUpdate);
   handle(&Master::exitedExecutor);
   handle(&Master::executorToFramework);
-  // HTTP.
-  route("/state", &Master::stateEndpoint);
-  route("/state.json", &Master::stateEndpoint);
-  route("/health", &Master::healthEndpoint);
-  route("/roles", &Master::rolesEndpoint);
+  // HTTP (http.cpp).
+  installRoutes();
 
   process::Pid<Master> master(self());
   allocator_ = runtime().spawn(std::make_unique<allocator::AllocatorActor>(

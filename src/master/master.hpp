@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -124,8 +125,9 @@ class Master : public process::Actor {
   void revoke(const allocator::Revocation& revocation);
 
   const MasterInfo& info() const { return info_; }
-  // How many slaves or frameworks one step of /state rendering covers
-  // (tests make it small to exercise the steps).
+  // How many slaves or frameworks one step of rendering /state,
+  // /state-summary, /slaves, /frameworks or /tasks covers (tests make it
+  // small to exercise the steps).
   void setStateChunk(size_t entries) { stateChunk_ = entries; }
   // The allocator actor (tests use it to trigger allocation).
   const process::Pid<allocator::AllocatorActor>& allocatorPid() const { return allocator_.pid(); }
@@ -209,13 +211,61 @@ class Master : public process::Actor {
                         TaskState state, TaskStatus::Reason reason, const std::string& message,
                         const std::optional<ExecutorID>& executorId = std::nullopt);
 
-  // http.cpp
-  struct StateRender;
-  process::Future<process::http::Response> stateEndpoint(const process::http::Request& request);
-  void renderState(const std::shared_ptr<StateRender>& render);
-  json::Value frameworkJson(const Framework& framework);
-  process::Future<process::http::Response> healthEndpoint(const process::http::Request& request);
-  process::Future<process::http::Response> rolesEndpoint(const process::http::Request& request);
+  // http.cpp, http_state.cpp, http_tasks.cpp: the endpoints
+  // (docs/endpoints.md). Each answers at /master/<name> and, as the
+  // runtime's delegate, at /<name>.
+  void installRoutes();
+  process::Future<process::http::Response> healthEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> versionEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> flagsEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> rolesEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> stateEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> stateSummaryEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> slavesEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> frameworksEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> tasksEndpoint(
+      const process::http::Request& request);
+
+  // Rendering that may be big happens in steps, each an event of its own, so
+  // that the master handles other messages in between: a pass visits ids in
+  // turn; `visit` returns whether the entry was still there (one that went
+  // away meanwhile costs nothing). Each entry is rendered whole; the document
+  // is not one instant of the whole cluster.
+  struct Pass {
+    std::vector<std::string> ids;
+    std::function<bool(const std::string& id)> visit;
+  };
+  struct Steps;
+  // Runs the passes in order, at most stateChunk_ visited entries per event,
+  // then `done` (in the last step).
+  void renderInSteps(std::vector<Pass> passes, std::function<void()> done);
+  void runSteps(const std::shared_ptr<Steps>& steps);
+  std::vector<std::string> slaveIds() const;
+  std::vector<std::string> frameworkIds() const;
+  std::vector<std::string> completedFrameworkIds() const;
+  const Framework* completedFramework(const std::string& id) const;
+
+  // One slave as /state, /slaves and /state-summary show it.
+  json::Object slaveJson(const Slave& slave) const;
+  // A framework's summary (/state-summary) and its whole record (/state,
+  // /frameworks: the summary plus tasks, offers and executors).
+  json::Object frameworkSummaryJson(const Framework& framework) const;
+  json::Object frameworkJson(const Framework& framework) const;
+  // A completed framework's record: no longer active.
+  json::Object completedFrameworkJson(const Framework& framework) const;
+  // The master's own facts at the top of /state.
+  json::Object stateHead() const;
+
+  double startTime_ = 0;    // wall-clock seconds since the epoch, at initialize()
+  double electedTime_ = 0;  // when it became the leading master (so far: at start)
 
  public:
   // For the metrics actor (runs on this actor via dispatch; metrics.cpp).

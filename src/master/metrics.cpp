@@ -23,6 +23,8 @@ void Master::countTaskState(TaskState state, int delta) {
 // Cost: O(frameworks + task states); nothing here walks slaves or tasks.
 std::string Master::metricsJson() {
   Object metrics;
+  metrics["master/uptime_secs"] = now() - startTime_;
+  metrics["master/elected"] = 1;  // no standbys yet: this master leads
   int64_t active = 0, inactive = 0;
   for (const auto& [id, f] : frameworks_) (f->active ? active : inactive)++;
   metrics["master/frameworks_active"] = active;

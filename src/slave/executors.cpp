@@ -571,6 +571,7 @@ void Slave::executorTerminated(Framework* fw, Executor* executor, int status) {
   if (executor->shutdownTimer) cancel(*executor->shutdownTimer);
   executor->shutdownTimer.reset();
   executor->state = Executor::State::kTerminated;
+  metrics_.executorsTerminated++;
 
   if (!fw->terminating) {
     // Unfinished tasks: TASK_FAILED when the slave killed the executor or it
@@ -643,36 +644,48 @@ void Slave::removeFramework(Framework* fw) {
 }
 
 void Slave::schedulerMessage(const UPID& from, const FrameworkToExecutorMessage& message) {
-  if (!wellFormed(from, message)) return;
+  if (!wellFormed(from, message)) {
+    metrics_.invalidFrameworkMessages++;
+    return;
+  }
   Framework* fw = framework(message.framework_id().value());
   Executor* executor = fw == nullptr ? nullptr : fw->executor(message.executor_id().value());
   if (executor == nullptr) {
     LOG(WARNING) << "Dropping framework message for unknown executor "
                  << message.executor_id().value() << " of framework "
                  << message.framework_id().value();
+    metrics_.invalidFrameworkMessages++;
     return;
   }
   if (executor->state != Executor::State::kRunning) {
     LOG(WARNING) << "Dropping framework message for " << describeExecutor(*executor)
                  << ": it is not registered and running";
+    metrics_.invalidFrameworkMessages++;
     return;
   }
+  metrics_.validFrameworkMessages++;
   send(executor->pid, message);
 }
 
 void Slave::executorMessage(const UPID& from, const ExecutorToFrameworkMessage& message) {
-  if (!wellFormed(from, message)) return;
+  if (!wellFormed(from, message)) {
+    metrics_.invalidFrameworkMessages++;
+    return;
+  }
   Framework* fw = framework(message.framework_id().value());
   if (fw == nullptr) {
     LOG(WARNING) << "Dropping message from executor " << message.executor_id().value()
                  << " to unknown framework " << message.framework_id().value();
+    metrics_.invalidFrameworkMessages++;
     return;
   }
   if (fw->terminating) {
     LOG(WARNING) << "Dropping message from executor " << message.executor_id().value()
                  << ": framework " << fw->id.value() << " is shutting down";
+    metrics_.invalidFrameworkMessages++;
     return;
   }
+  metrics_.validFrameworkMessages++;
   ExecutorToFrameworkMessage out = message;
   *out.mutable_slave_id() = info_.id();
   // Straight to the scheduler when the master told us where it is.

@@ -1,9 +1,10 @@
-// The slave's HTTP endpoints: /slave(N)/state (also state.json) and
-// /slave(N)/health.
+// The slave's HTTP endpoints: /state (also state.json), /flags, /version,
+// /metrics/snapshot and /health.
 #include <glog/logging.h>
 
 #include "common/state_json.hpp"
 #include "slave/machine.hpp"
+#include "slave/protobufs.hpp"
 #include "slave/slave.hpp"
 
 namespace mesos::internal::slave {
@@ -82,21 +83,31 @@ json::Value frameworkModel(const Framework& framework) {
 
 }  // namespace
 
+void Slave::installRoutes() {
+  route("/state", &Slave::stateEndpoint);
+  route("/state.json", &Slave::stateEndpoint);
+  route("/flags", &Slave::flagsEndpoint);
+  route("/version", &Slave::versionEndpoint);
+  route("/metrics/snapshot", &Slave::metricsEndpoint);
+  route("/health", &Slave::healthEndpoint);
+}
+
 json::Value Slave::state() const {
-  json::Object object;
+  json::Object object = json::versionInfo();
   object["version"] = kVersion;
   object["id"] = info_.has_id() ? info_.id().value() : "";
   object["pid"] = self().toString();
   object["hostname"] = info_.hostname();
   object["start_time"] = startTime_;
-  object["resources"] = json::fromResources(Resources(info_.resources()));
+  Resources total(info_.resources());
+  object["resources"] = json::fromResources(total);
+  object["reserved_resources"] = json::reservedResources(total);
+  object["unreserved_resources"] = json::unreservedResources(total);
   object["attributes"] = json::fromAttributes(info_.attributes());
   object["master_hostname"] = master_ ? master_->address.ipString() : "";
   object["registered"] = state_ == State::kRunning;
 
-  json::Object flags;
-  for (const auto& [name, value] : flags_.values()) flags[name] = value;
-  object["flags"] = std::move(flags);
+  object["flags"] = json::fromFlags(flags_);
 
   json::Array frameworks;
   for (const auto& [id, framework] : frameworks_) frameworks.push_back(frameworkModel(*framework));
@@ -109,6 +120,81 @@ json::Value Slave::state() const {
 
 Future<Response> Slave::stateEndpoint(const Request&) {
   return Response::ok(json::stringify(state()));
+}
+
+Future<Response> Slave::flagsEndpoint(const Request&) {
+  json::Object body;
+  body["flags"] = json::fromFlags(flags_);
+  return Response::ok(json::stringify(body));
+}
+
+Future<Response> Slave::versionEndpoint(const Request&) {
+  return Response::ok(json::stringify(json::versionInfo()));
+}
+
+json::Object Slave::metrics() const {
+  uint64_t staging = 0, starting = 0, running = 0;
+  uint64_t registering = 0, runningExecutors = 0, terminating = 0;
+  Resources used;
+  for (const auto& [frameworkId, framework] : frameworks_) {
+    for (const auto& [executorId, executor] : framework->executors) {
+      switch (executor->state) {
+        case Executor::State::kRegistering: registering++; break;
+        case Executor::State::kRunning: runningExecutors++; break;
+        case Executor::State::kTerminating: terminating++; break;
+        case Executor::State::kTerminated: break;
+      }
+      if (executor->state != Executor::State::kTerminated) used += executor->resources();
+      staging += executor->queuedTasks.size();
+      for (const auto& [taskId, task] : executor->launchedTasks) {
+        switch (task.state()) {
+          case TASK_STAGING: staging++; break;
+          case TASK_STARTING: starting++; break;
+          case TASK_RUNNING: running++; break;
+          default: break;
+        }
+      }
+    }
+  }
+  uint64_t activeFrameworks = 0;
+  for (const auto& [id, framework] : frameworks_) {
+    if (!framework->terminating) activeFrameworks++;
+  }
+
+  json::Object metrics;
+  metrics["slave/registered"] = state_ == State::kRunning ? 1 : 0;
+  metrics["slave/uptime_secs"] = wallTime() - startTime_;
+  metrics["slave/frameworks_active"] = activeFrameworks;
+  metrics["slave/tasks_staging"] = staging;
+  metrics["slave/tasks_starting"] = starting;
+  metrics["slave/tasks_running"] = running;
+  metrics["slave/tasks_finished"] = metrics_.tasksFinished;
+  metrics["slave/tasks_failed"] = metrics_.tasksFailed;
+  metrics["slave/tasks_killed"] = metrics_.tasksKilled;
+  metrics["slave/tasks_lost"] = metrics_.tasksLost;
+  metrics["slave/tasks_error"] = metrics_.tasksError;
+  metrics["slave/executors_registering"] = registering;
+  metrics["slave/executors_running"] = runningExecutors;
+  metrics["slave/executors_terminating"] = terminating;
+  metrics["slave/executors_terminated"] = metrics_.executorsTerminated;
+  metrics["slave/valid_status_updates"] = metrics_.validStatusUpdates;
+  metrics["slave/invalid_status_updates"] = metrics_.invalidStatusUpdates;
+  metrics["slave/valid_framework_messages"] = metrics_.validFrameworkMessages;
+  metrics["slave/invalid_framework_messages"] = metrics_.invalidFrameworkMessages;
+  Resources total(info_.resources());
+  for (const char* name : {"cpus", "gpus", "mem", "disk"}) {
+    double totalValue = total.scalar(name);
+    double usedValue = used.scalar(name);
+    std::string prefix = std::string("slave/") + name;
+    metrics[prefix + "_total"] = totalValue;
+    metrics[prefix + "_used"] = usedValue;
+    metrics[prefix + "_percent"] = totalValue > 0 ? usedValue / totalValue : 0.0;
+  }
+  return metrics;
+}
+
+Future<Response> Slave::metricsEndpoint(const Request&) {
+  return Response::ok(json::stringify(metrics()));
 }
 
 Future<Response> Slave::healthEndpoint(const Request&) {

@@ -91,6 +91,8 @@ int main(int argc, char** argv) {
   }
   process::Spawned<Slave> spawned = (*runtime)->spawn(std::move(slave).value());
   process::UPID pid = spawned.pid();
+  // Bare paths (/state, /flags, /metrics/snapshot...) are the slave's.
+  (*runtime)->setDelegate(pid.id);
 
   std::thread([rt = runtime->get(), pid] {
     int signal = process::awaitStopSignal();

@@ -94,9 +94,7 @@ void Slave::initialize() {
   on(&Slave::statusUpdate);
   on(&Slave::statusUpdateAcknowledgement);
 
-  route("/state", &Slave::stateEndpoint);
-  route("/state.json", &Slave::stateEndpoint);
-  route("/health", &Slave::healthEndpoint);
+  installRoutes();
 
   startTime_ = wallTime();
   info_.set_port(self().address.port);

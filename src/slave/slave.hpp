@@ -23,6 +23,7 @@
 #include "slave/flags.hpp"
 #include "slave/launcher.hpp"
 #include "slave/machine.hpp"
+#include "slave/metrics.hpp"
 #include "slave/state.hpp"
 #include "slave/status_update_manager.hpp"
 
@@ -55,6 +56,8 @@ class Slave : public process::Actor {
 
   // The slave's /state document (see http.cpp). Call through dispatch().
   json::Value state() const;
+  // The slave's /metrics/snapshot (see http.cpp). Call through dispatch().
+  json::Object metrics() const;
   // This slave's SlaveInfo (id set once registered). Call through dispatch().
   SlaveInfo info() const { return info_; }
   // Status updates waiting for the master's acknowledgement.
@@ -125,8 +128,17 @@ class Slave : public process::Actor {
   void recordTaskState(Executor* executor, const TaskStatus& status);
   void forwardStatusUpdate(StatusUpdate update);
 
-  // http.cpp.
+  // Counts a task that just reached `state` here (terminal states only).
+  void countTerminalTask(TaskState state);
+
+  // http.cpp: /state (also state.json), /flags, /version, /metrics/snapshot
+  // and /health, at /slave(N)/<name> and, when the runtime delegates to this
+  // slave (mesos-slave), at /<name>.
+  void installRoutes();
   process::Future<process::http::Response> stateEndpoint(const process::http::Request& request);
+  process::Future<process::http::Response> flagsEndpoint(const process::http::Request& request);
+  process::Future<process::http::Response> versionEndpoint(const process::http::Request& request);
+  process::Future<process::http::Response> metricsEndpoint(const process::http::Request& request);
   process::Future<process::http::Response> healthEndpoint(const process::http::Request& request);
 
   Flags flags_;
@@ -142,6 +154,8 @@ class Slave : public process::Actor {
   std::optional<process::TimerId> registrationTimer_;
   std::optional<process::TimerId> pingTimer_;
   std::optional<process::Duration> pingTimeout_;
+
+  Metrics metrics_;
 
   std::map<std::string, std::unique_ptr<Framework>> frameworks_;
   std::deque<std::unique_ptr<Framework>> completedFrameworks_;

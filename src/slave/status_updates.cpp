@@ -13,7 +13,10 @@ namespace mesos::internal::slave {
 using process::UPID;
 
 void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
-  if (!wellFormed(from, message)) return;
+  if (!wellFormed(from, message)) {
+    metrics_.invalidStatusUpdates++;
+    return;
+  }
   StatusUpdate update = message.update();
   const std::string& taskId = update.status().task_id().value();
 
@@ -22,8 +25,10 @@ void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
     LOG(WARNING) << "Dropping status update " << TaskState_Name(update.status().state())
                  << " for task " << taskId << " from " << from << ": unknown framework "
                  << update.framework_id().value();
+    metrics_.invalidStatusUpdates++;
     return;
   }
+  metrics_.validStatusUpdates++;
   if (!isValidUuid(update.uuid())) {
     LOG(WARNING) << "Status update for task " << taskId << " from " << from
                  << " has no valid uuid; giving it one";
@@ -86,6 +91,7 @@ void Slave::recordTaskState(Executor* executor, const TaskStatus& status) {
     *task.add_statuses() = status;
     executor->queuedTasks.erase(it);
     if (terminal) {
+      countTerminalTask(status.state());
       executor->terminatedTasks[taskId] = std::move(task);
     } else {
       executor->launchedTasks[taskId] = std::move(task);
@@ -96,6 +102,7 @@ void Slave::recordTaskState(Executor* executor, const TaskStatus& status) {
     it->second.set_state(status.state());
     *it->second.add_statuses() = status;
     if (terminal) {
+      countTerminalTask(status.state());
       executor->terminatedTasks[taskId] = std::move(it->second);
       executor->launchedTasks.erase(it);
     }
@@ -106,16 +113,29 @@ void Slave::recordTaskState(Executor* executor, const TaskStatus& status) {
   }
 }
 
+void Slave::countTerminalTask(TaskState state) {
+  switch (state) {
+    case TASK_FINISHED: metrics_.tasksFinished++; break;
+    case TASK_FAILED: metrics_.tasksFailed++; break;
+    case TASK_KILLED: metrics_.tasksKilled++; break;
+    case TASK_LOST: metrics_.tasksLost++; break;
+    case TASK_ERROR: metrics_.tasksError++; break;
+    default: break;
+  }
+}
+
 void Slave::sendSlaveUpdate(const FrameworkID& frameworkId, const ExecutorID* executorId,
                             const TaskID& taskId, TaskState state,
                             std::optional<TaskStatus::Reason> reason, const std::string& message) {
   SlaveID slaveId = info_.id();
   StatusUpdate update =
       createStatusUpdate(frameworkId, slaveId, taskId, state, reason, message, executorId);
-  if (Framework* fw = framework(frameworkId.value())) {
-    if (Executor* executor = fw->executorOfTask(taskId.value())) {
-      recordTaskState(executor, update.status());
-    }
+  Framework* fw = framework(frameworkId.value());
+  Executor* executor = fw == nullptr ? nullptr : fw->executorOfTask(taskId.value());
+  if (executor != nullptr) {
+    recordTaskState(executor, update.status());
+  } else {
+    countTerminalTask(state);  // a task that never reached an executor
   }
   process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::update, update)
       .then(self(), [taskId](const Result<void>& result) {
