@@ -399,5 +399,48 @@ TEST(AllocationTest, StaticReservationsAreOfferedOnlyToTheirRole) {
   driverProd.join();
 }
 
+// --default_role=prod reserves everything the slave gives without a role,
+// detected resources included: only prod's framework is offered that slave.
+TEST(AllocationTest, DefaultRoleReservesTheSlavesResources) {
+  internal::master::MasterFlags flags;
+  flags.allocation_interval = 50ms;
+  TestCluster cluster(flags);
+
+  // Both hold their offers until the test answers them.
+  RecordingScheduler any, prod;
+  any.onOffers = prod.onOffers = [](SchedulerDriver*, const std::vector<Offer>&) {};
+  MesosSchedulerDriver driverAny(&any, frameworkInfo("any"), cluster.masterAddress(), true,
+                                 &cluster.runtime());
+  MesosSchedulerDriver driverProd(&prod, frameworkInfo("prod", "prod"), cluster.masterAddress(),
+                                  true, &cluster.runtime());
+  ASSERT_EQ(DRIVER_RUNNING, driverAny.start());
+  ASSERT_TRUE(any.awaitKind("registered"));
+  ASSERT_EQ(DRIVER_RUNNING, driverProd.start());
+  ASSERT_TRUE(prod.awaitKind("registered"));
+  cluster.startSlave("cpus:1;mem:256;disk:64", {"--default_role=prod"});
+
+  auto offered = nthOffers(prod, 1);
+  ASSERT_TRUE(offered);
+  ASSERT_EQ(1u, offered->offers.size());
+  Resources all(offered->offers[0].resources());
+  EXPECT_EQ(all.role("prod"), all) << all.toString();
+  EXPECT_EQ(1, all.scalar("cpus"));
+  EXPECT_GT(all.ranges("ports").range_size(), 0) << "detected ports take the default role too";
+  // prod turns the slave down for good; a plain slave comes, and that is
+  // what "any" is offered, never the reserved one.
+  driverProd.declineOffer(offered->offers[0].id(), refuseFor(1000));
+  cluster.startSlave("cpus:1;mem:256;disk:64");
+  auto anyOffer = nthOffers(any, 1);
+  ASSERT_TRUE(anyOffer);
+  for (const Offer& offer : allOffers(any)) {
+    EXPECT_FALSE(reserved(offer)) << Resources(offer.resources()).toString();
+  }
+
+  driverAny.stop();
+  driverProd.stop();
+  driverAny.join();
+  driverProd.join();
+}
+
 }  // namespace
 }  // namespace mesos::test
