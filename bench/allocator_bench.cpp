@@ -18,6 +18,10 @@
 //   add_slaves_ms_S              addSlave() of S slaves, F=200 frameworks present
 //   cycle_ms_lottery_SxF,        the plain cycle under the lottery and strict
 //   cycle_ms_priority_SxF        priority policies (frameworks in four roles)
+//   cycle_ms_reserved_SxF,       the plain cycle with static reservations: each
+//   offers_per_s_reserved_SxF    slave also has cpus:4;mem:16384 reserved for
+//                                one of four roles r0..r3, and the frameworks
+//                                are spread over "*" and r0..r3
 // Each cycle figure is the median of --cycles cycles; the time spent giving
 // offers back (recoverResources) is not counted. docs/benchmarks.md records
 // the figures.
@@ -52,7 +56,7 @@ DEFINE_bool(cpu_time, false,
             "programs run).");
 DEFINE_string(scenarios, "plain,filtered,suppressed",
               "Comma-separated scenarios of each combination to run: plain, filtered, "
-              "suppressed (to profile one at a time).");
+              "suppressed, reserved (to profile one at a time).");
 DEFINE_string(slave_resources, "cpus:16;mem:65536;disk:100000", "Each slave's resources.");
 
 namespace {
@@ -96,7 +100,8 @@ double clockSeconds() {
 // that have not been given back.
 class Cluster {
  public:
-  Cluster(Policy policy, Config config, size_t frameworks, size_t roles)
+  // Framework i has role roles[i % roles.size()].
+  Cluster(Policy policy, Config config, size_t frameworks, const std::vector<std::string>& roles)
       : allocator_(policy, std::move(config)) {
     Options options;
     options.now = [this] { return now_; };
@@ -111,23 +116,29 @@ class Cluster {
       FrameworkInfo info;
       info.set_user("bench");
       info.set_name(frameworkIds_[i].value());
-      info.set_role(roles <= 1 ? std::string("*") : "r" + std::to_string(i % roles));
+      info.set_role(roles[i % roles.size()]);
       allocator_.addFramework(frameworkIds_[i], info, {}, true);
     }
   }
 
-  // Adds `count` slaves h<i> with `resources`; returns the seconds it took.
-  double addSlaves(size_t count, const Resources& resources) {
+  // Adds `count` slaves h<i>, slave i with kinds[i % kinds.size()];
+  // returns the seconds it took.
+  double addSlaves(size_t count, const std::vector<Resources>& kinds) {
     std::vector<std::pair<SlaveID, SlaveInfo>> slaves(count);
     for (size_t i = 0; i < count; i++) {
       std::string name = "h" + std::to_string(i);
       slaves[i].first.set_value("S-" + name);
       slaves[i].second.set_hostname(name);
-      *slaves[i].second.mutable_resources() = resources.proto();
+      *slaves[i].second.mutable_resources() = kinds[i % kinds.size()].proto();
     }
     double start = clockSeconds();
-    for (const auto& [id, info] : slaves) allocator_.addSlave(id, info, resources, {});
+    for (size_t i = 0; i < count; i++) {
+      allocator_.addSlave(slaves[i].first, slaves[i].second, kinds[i % kinds.size()], {});
+    }
     return clockSeconds() - start;
+  }
+  double addSlaves(size_t count, const Resources& resources) {
+    return addSlaves(count, std::vector<Resources>{resources});
   }
 
   // One full allocate(): its duration in seconds and the offers it made.
@@ -199,11 +210,35 @@ bool scenario(const std::string& name) {
   return list.find("," + name + ",") != std::string::npos;
 }
 
-// Plain, filtered and suppressed cycles for one combination (DRF, role "*").
+// The plain cycle (DRF) with static reservations: slave i has, besides
+// `resources`, cpus:4;mem:16384 reserved for role r<i % 4>; the frameworks
+// are spread over roles "*", r0, r1, r2 and r3. A slave goes to one
+// framework, and its reservation to a second one when the first is not of
+// its role.
+void runReserved(size_t slaves, size_t frameworks, const Resources& resources) {
+  std::vector<Resources> kinds;
+  for (int r = 0; r < 4; r++) {
+    std::string role = "r" + std::to_string(r);
+    kinds.push_back(resources +
+                    Resources::parse("cpus(" + role + "):4;mem(" + role + "):16384").value());
+  }
+  Cluster cluster(Policy::kDrf, Config{}, frameworks, {"*", "r0", "r1", "r2", "r3"});
+  cluster.addSlaves(slaves, kinds);
+  auto [seconds, offers] = cluster.cycle();
+  CHECK_GE(offers, slaves) << "the first cycle should offer every slave";
+  (void)seconds;
+  Figure reserved = measure(cluster, [&] { cluster.recoverAll(); });
+  print("cycle_ms_reserved_" + combo(slaves, frameworks), reserved.ms, "ms");
+  print("offers_per_s_reserved_" + combo(slaves, frameworks), reserved.offersPerSecond,
+        "offers/s");
+}
+
+// Plain, filtered and suppressed cycles for one combination (DRF, role "*"),
+// and the reserved one when asked for.
 void runCombo(size_t slaves, size_t frameworks, const Resources& resources) {
   std::string name = combo(slaves, frameworks);
   if (scenario("plain") || scenario("filtered")) {
-    Cluster cluster(Policy::kDrf, Config{}, frameworks, 1);
+    Cluster cluster(Policy::kDrf, Config{}, frameworks, {"*"});
     cluster.addSlaves(slaves, resources);
     auto [seconds, offers] = cluster.cycle();
     CHECK_EQ(slaves, offers) << "the first cycle should offer every slave";
@@ -223,7 +258,7 @@ void runCombo(size_t slaves, size_t frameworks, const Resources& resources) {
     }
   }
   if (scenario("suppressed")) {
-    Cluster cluster(Policy::kDrf, Config{}, frameworks, 1);
+    Cluster cluster(Policy::kDrf, Config{}, frameworks, {"*"});
     for (size_t i = 0; i < frameworks; i += 2) cluster.suppress(i);
     cluster.addSlaves(slaves, resources);
     cluster.cycle();
@@ -231,6 +266,7 @@ void runCombo(size_t slaves, size_t frameworks, const Resources& resources) {
     print("cycle_ms_suppressed_" + name, suppressed.ms, "ms");
     print("offers_per_s_suppressed_" + name, suppressed.offersPerSecond, "offers/s");
   }
+  if (scenario("reserved")) runReserved(slaves, frameworks, resources);
 }
 
 // The plain cycle under another policy, the frameworks spread over four
@@ -245,7 +281,7 @@ void runPolicy(Policy policy, const std::string& label, size_t slaves, size_t fr
     config.weights[role] = r + 1;
   }
   config.seed = 1;
-  Cluster cluster(policy, config, frameworks, 4);
+  Cluster cluster(policy, config, frameworks, {"r0", "r1", "r2", "r3"});
   cluster.addSlaves(slaves, resources);
   cluster.cycle();
   Figure plain = measure(cluster, [&] { cluster.recoverAll(); });
@@ -318,10 +354,11 @@ int main(int argc, char** argv) {
 
   size_t big = FLAGS_quick ? 10000 : 50000;
   {
-    Cluster cluster(Policy::kDrf, Config{}, 200, 1);
+    Cluster cluster(Policy::kDrf, Config{}, 200, {"*"});
     print("add_slaves_ms_" + std::to_string(big), cluster.addSlaves(big, *resources) * 1e3, "ms");
   }
   runPolicy(Policy::kLottery, "lottery", big, 200, *resources);
   runPolicy(Policy::kPriority, "priority", big, 200, *resources);
+  if (!scenario("reserved")) runReserved(big, 200, *resources);
   return 0;
 }

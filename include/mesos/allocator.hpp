@@ -78,7 +78,10 @@ struct Options {
   // The current time on the master's clock (paused in tests). Filters
   // expire by it.
   std::function<TimePoint()> now;
-  // Called with every batch of offers for one framework.
+  // Called with every batch of offers for one framework. An offer holds only
+  // unreserved resources (role "*") and resources reserved for the
+  // framework's role (FrameworkInfo.role), with their roles as the slave
+  // gave them (docs/allocation-modules.md, "Roles and reservations").
   std::function<void(const FrameworkID&, std::vector<SlaveResources>)> offer;
   // Called for every revocation the policy decides on (may be empty for
   // policies that never revoke).

@@ -17,6 +17,34 @@ constexpr double kEpsilon = 1e-9;
 
 const std::string kDefaultRole = "*";
 
+// What of `resources` a framework of `role` may be offered: the unreserved
+// ones and its role's own.
+Resources usableBy(const Resources& resources, const std::string& role) {
+  Resources usable = resources.role(kDefaultRole);
+  if (role != kDefaultRole) usable += resources.role(role);
+  return usable;
+}
+
+// The sum of the scalars named `name` of `resources` that a framework of
+// `role` may be offered.
+double scalarFor(const Resources& resources, const std::string& name, const std::string& role) {
+  double sum = 0;
+  for (const Resource& resource : resources) {
+    if (resource.type() == Value::SCALAR && resource.name() == name &&
+        (resource.role() == kDefaultRole || resource.role() == role)) {
+      sum += resource.scalar().value();
+    }
+  }
+  return sum;
+}
+
+bool hasReservation(const Resources& resources) {
+  for (const Resource& resource : resources) {
+    if (resource.role() != kDefaultRole) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool allocatable(const Resources& resources) {
@@ -138,6 +166,7 @@ void HierarchicalAllocator::addSlave(const SlaveID& slaveId, const SlaveInfo& in
   slave.id = id;
   slave.info = info;
   slave.total = total;
+  slave.reserved = hasReservation(total);
   for (const Resource& minimum : config_.minOfferSize) {
     double have = total.scalar(minimum.name());
     if (have > 0) slave.threshold.emplace_back(minimum.name(), std::min(have, minimum.scalar().value()));
@@ -281,6 +310,8 @@ void HierarchicalAllocator::setFree(Slave& slave, Resources free) {
 
 bool HierarchicalAllocator::offerable(const Slave& slave) const {
   if (!slave.live || !slave.active || (slave.freeCpus < kMinCpus && slave.freeMem < kMinMemMb)) return false;
+  // Per role, by allocateReserved().
+  if (slave.reserved) return true;
   for (const auto& [name, minimum] : slave.threshold) {
     if (slave.free.scalar(name) + kEpsilon < minimum) return false;
   }
@@ -294,14 +325,18 @@ void HierarchicalAllocator::markFree(uint32_t index) {
   withFree_.emplace_back(index, slave.generation);
 }
 
-bool HierarchicalAllocator::eligible(Framework& framework, uint32_t index, const Slave& slave) {
+// Whether `framework` takes what it would be offered on `slave`, which
+// `offer()` returns (called only when a filter needs it).
+template <typename Offer>
+bool HierarchicalAllocator::eligible(Framework& framework, uint32_t index, const Slave& slave,
+                                     Offer&& offer) {
   if (!framework.added || !framework.active || framework.suppressed) return false;
   if (!framework.filters.empty()) {
     auto it = framework.filters.find(index);
     if (it != framework.filters.end()) {
       if (now_ >= it->second.expires) {
         framework.filters.erase(it);
-      } else if (it->second.resources.contains(slave.free)) {
+      } else if (it->second.resources.contains(offer())) {
         return false;
       }
     }
@@ -312,32 +347,32 @@ bool HierarchicalAllocator::eligible(Framework& framework, uint32_t index, const
         !standing.slaves.count(slave.info.hostname())) {
       return false;
     }
-    if (!standing.minFree.empty() && !slave.free.flatten().contains(standing.minFree)) {
+    if (!standing.minFree.empty() && !offer().flatten().contains(standing.minFree)) {
       return false;
     }
   }
   return true;
 }
 
-std::optional<HierarchicalAllocator::Seq> HierarchicalAllocator::choose(uint32_t index,
-                                                                        Slave& slave) {
-  auto ok = [&](Seq seq) {
-    auto it = frameworks_.find(seq);
-    return it != frameworks_.end() && eligible(it->second, index, slave);
-  };
-  if (slave.reservedFor) {
-    Seq reserved = *slave.reservedFor;
-    bool current = now_ < slave.reservedUntil;
-    if (current && ok(reserved)) {
-      slave.reservedFor.reset();
-      return reserved;
+// The framework `slave` goes to among those for which `ok(seq)` holds,
+// looking only at roles for which `roleOk(role)` holds: the one a
+// revocation freed it for, else the policy's choice.
+template <typename Ok, typename RoleOk>
+std::optional<HierarchicalAllocator::Seq> HierarchicalAllocator::choose(Slave& slave, Ok&& ok,
+                                                                        RoleOk&& roleOk) {
+  if (slave.promisedTo) {
+    Seq promised = *slave.promisedTo;
+    bool current = now_ < slave.promisedUntil;
+    if (current && ok(promised)) {
+      slave.promisedTo.reset();
+      return promised;
     }
-    if (!current) slave.reservedFor.reset();
+    if (!current) slave.promisedTo.reset();
   }
   if (policy_ == Policy::kLottery) {
     if (auto drawn = lottery_.draw(ok)) return drawn;
   }
-  return sorter_.pick(ok);
+  return sorter_.pick(roleOk, ok);
 }
 
 void HierarchicalAllocator::give(Seq seq, uint32_t index, Slave& slave,
@@ -365,17 +400,116 @@ void HierarchicalAllocator::forget(Framework& framework, Seq seq, Slave&) {
   }
 }
 
+void HierarchicalAllocator::offer(Seq seq, uint32_t index, Slave& slave, Resources resources,
+                                  Offers& offers) {
+  give(seq, index, slave, resources);
+  SlaveResources& entry = offers[seq].emplace_back();
+  entry.slaveId.set_value(slave.id);
+  entry.resources = std::move(resources);
+}
+
 void HierarchicalAllocator::allocateSlave(uint32_t index, Offers& offers) {
   Slave& slave = slaves_[index];
   if (!offerable(slave)) return;
-  auto chosen = choose(index, slave);
+  if (slave.reserved) {
+    allocateReserved(index, offers);
+    return;
+  }
+  auto whole = [&]() -> const Resources& { return slave.free; };
+  auto ok = [&](Seq seq) {
+    auto it = frameworks_.find(seq);
+    return it != frameworks_.end() && eligible(it->second, index, slave, whole);
+  };
+  auto chosen = choose(slave, ok, [](const std::string&) { return true; });
   if (!chosen) return;
   Resources offered = std::move(slave.free);
   setFree(slave, Resources());
-  give(*chosen, index, slave, offered);
-  SlaveResources& entry = offers[*chosen].emplace_back();
-  entry.slaveId.set_value(slave.id);
-  entry.resources = std::move(offered);
+  offer(*chosen, index, slave, std::move(offered), offers);
+}
+
+// Whether the part of `slave`'s free resources a framework of `role` may be
+// offered holds --min_offer_size, capped at what that role could ever get
+// there (the unreserved total and the role's reservation).
+bool HierarchicalAllocator::bigEnough(const Slave& slave, const std::string& role) const {
+  for (const Resource& minimum : config_.minOfferSize) {
+    double cap = scalarFor(slave.total, minimum.name(), role);
+    if (cap <= 0) continue;
+    double wanted = std::min(cap, minimum.scalar().value());
+    if (scalarFor(slave.free, minimum.name(), role) + kEpsilon < wanted) return false;
+  }
+  return true;
+}
+
+// A slave with reservations. The chosen framework takes the unreserved free
+// resources and its role's; what is left (other roles' reservations) goes to
+// the next choice, in the same cycle. Each pick empties the chosen role's
+// part, so there are at most as many picks as roles with resources here,
+// plus one. Who may take what is decided on free cpus and memory per role,
+// counted without copying resources; resources are split only for the
+// chosen framework (and for a filter that needs the framework's part).
+void HierarchicalAllocator::allocateReserved(uint32_t index, Offers& offers) {
+  Slave& slave = slaves_[index];
+  while (offerable(slave)) {
+    // Points into slave.free, which stays as it is until the choice is made.
+    roleFree_.clear();
+    for (const Resource& resource : slave.free) {
+      RoleFree* entry = nullptr;
+      for (RoleFree& known : roleFree_) {
+        if (*known.role == resource.role()) {
+          entry = &known;
+          break;
+        }
+      }
+      if (entry == nullptr) entry = &roleFree_.emplace_back(RoleFree{&resource.role(), 0, 0});
+      if (resource.type() != Value::SCALAR) continue;
+      if (resource.name() == "cpus") entry->cpus += resource.scalar().value();
+      if (resource.name() == "mem") entry->mem += resource.scalar().value();
+    }
+    auto find = [&](const std::string& role) -> const RoleFree* {
+      for (const RoleFree& known : roleFree_) {
+        if (*known.role == role) return &known;
+      }
+      return nullptr;
+    };
+    const RoleFree* unreserved = find(kDefaultRole);
+    auto worthOffering = [&](const std::string& role) {
+      const RoleFree* own = role == kDefaultRole ? nullptr : find(role);
+      double cpus = (unreserved ? unreserved->cpus : 0) + (own ? own->cpus : 0);
+      double mem = (unreserved ? unreserved->mem : 0) + (own ? own->mem : 0);
+      if (cpus < kMinCpus && mem < kMinMemMb) return false;
+      return config_.minOfferSize.empty() || bigEnough(slave, role);
+    };
+    std::optional<Resources> part;  // the last framework's part, if a filter asked for it
+    const std::string* partRole = nullptr;
+    auto ok = [&](Seq seq) {
+      auto it = frameworks_.find(seq);
+      if (it == frameworks_.end() || !it->second.added) return false;
+      const std::string& role = it->second.role;
+      auto offer = [&]() -> const Resources& {
+        if (!part || *partRole != role) {
+          part = usableBy(slave.free, role);
+          partRole = &role;
+        }
+        return *part;
+      };
+      return worthOffering(role) && eligible(it->second, index, slave, offer);
+    };
+    auto chosen = choose(slave, ok, worthOffering);
+    if (!chosen) return;
+
+    // Other roles' reservations are copied out; the rest is offered in
+    // place (free's list is usually not shared: no copy).
+    const std::string& role = frameworks_[*chosen].role;
+    Resources left;
+    for (const RoleFree& known : roleFree_) {
+      if (*known.role != kDefaultRole && *known.role != role) left += slave.free.role(*known.role);
+    }
+    Resources offered = std::move(slave.free);
+    if (!left.empty()) offered -= left;
+    roleFree_.clear();
+    setFree(slave, std::move(left));
+    offer(*chosen, index, slave, std::move(offered), offers);
+  }
 }
 
 void HierarchicalAllocator::send(Offers& offers) {
@@ -599,7 +733,11 @@ void HierarchicalAllocator::revokeFor(Framework& beneficiary, Seq beneficiarySeq
         Slave& slave = slaves_[index];
         auto allocated = slave.allocated.find(victimSeq);
         if (allocated == slave.allocated.end()) continue;
-        std::vector<double> there = vector(allocated->second);
+        // Only what the beneficiary could be offered there helps it: not
+        // resources reserved for another role.
+        std::vector<double> there =
+            vector(slave.reserved ? usableBy(allocated->second, beneficiary.role)
+                                  : allocated->second);
         std::vector<double> amount(deficit.size(), 0.0);
         std::vector<double> limit(there.size(), 0.0);
         bool helps = false;
@@ -620,8 +758,8 @@ void HierarchicalAllocator::revokeFor(Framework& beneficiary, Seq beneficiarySeq
         revocation.limit = resources(limit);
         revocation.beneficiary.set_value(beneficiary.id);
         // What the revocation frees goes to the beneficiary first.
-        slave.reservedFor = beneficiarySeq;
-        slave.reservedUntil = now + config_.revocationTimeout;
+        slave.promisedTo = beneficiarySeq;
+        slave.promisedUntil = now + config_.revocationTimeout;
         LOG(INFO) << "Revoking " << revocation.amount.toString() << " (at most "
                   << revocation.limit.toString() << ") of framework " << victim.id
                   << " on slave " << slave.id << " for framework " << beneficiary.id

@@ -9,13 +9,25 @@
 //   lottery   a random framework, with probability proportional to its
 //             tickets (its role's weight or guarantee, split among the
 //             role's frameworks).
-// A slave is offered only when at least --min_offer_size is free on it. With
-// --guarantees, a framework below its role's guarantee that has waited
+// A slave is offered only when at least --min_offer_size is free on it.
+//
+// Static reservations: resources of a role other than "*" (the slave's
+// --resources 'cpus(prod):1') are offered only to frameworks of that role.
+// A framework is offered, on a slave, the unreserved free resources plus
+// those reserved for its own role; filters, standing filters and the
+// minimum offer size judge that part. What the chosen framework cannot take
+// (another role's reservation) goes, in the same cycle, to the next
+// framework in order that can. Slaves without reservations take none of
+// these steps.
+//
+// With --guarantees, a framework below its role's guarantee that has waited
 // --revocation_timeout for an offer gets resources revoked for it from roles
-// above their guarantees (see checkRevocations()).
+// above their guarantees (see checkRevocations()), counting only what it
+// could be offered.
 //
 // Cost: a cycle visits only slaves with free resources, and per slave asks
 // the sorter once (or draws once); the sorter keeps its order incrementally.
+// A slave with reservations is asked about once per framework it goes to.
 // Nothing scans every slave except a full cycle.
 #pragma once
 
@@ -100,6 +112,10 @@ class HierarchicalAllocator : public Allocator {
     std::string id;
     SlaveInfo info;
     Resources total;
+    // Some of `total` is reserved for a role: offers are made per role
+    // (allocateReserved()). Otherwise the whole free set goes to one
+    // framework.
+    bool reserved = false;
     Resources free;
     double freeCpus = 0;  // free.scalar("cpus"), "mem": kept for the hot path
     double freeMem = 0;
@@ -109,18 +125,29 @@ class HierarchicalAllocator : public Allocator {
     bool active = true;  // false while its connection to the master is broken
     bool listed = false;  // in withFree_
     uint32_t generation = 0;
-    std::optional<Seq> reservedFor;  // freed by a revocation for this framework
-    TimePoint reservedUntil{};
+    std::optional<Seq> promisedTo;  // freed by a revocation for this framework
+    TimePoint promisedUntil{};
   };
   using Offers = std::unordered_map<Seq, std::vector<SlaveResources>>;
 
   Seq frameworkSeq(const std::string& id);
   Framework* find(const std::string& id);
   void ensureRole(const std::string& role);
+  // Free cpus and memory of one role on a slave (allocateReserved()).
+  struct RoleFree {
+    const std::string* role;
+    double cpus;
+    double mem;
+  };
   void allocateSlave(uint32_t index, Offers& offers);
+  void allocateReserved(uint32_t index, Offers& offers);
+  bool bigEnough(const Slave& slave, const std::string& role) const;
   bool offerable(const Slave& slave) const;
-  bool eligible(Framework& framework, uint32_t index, const Slave& slave);
-  std::optional<Seq> choose(uint32_t index, Slave& slave);
+  template <typename Offer>
+  bool eligible(Framework& framework, uint32_t index, const Slave& slave, Offer&& offer);
+  template <typename Ok, typename RoleOk>
+  std::optional<Seq> choose(Slave& slave, Ok&& ok, RoleOk&& roleOk);
+  void offer(Seq seq, uint32_t index, Slave& slave, Resources resources, Offers& offers);
   void give(Seq seq, uint32_t index, Slave& slave, const Resources& resources);
   void setFree(Slave& slave, Resources free);
   void forget(Framework& framework, Seq seq, Slave& slave);
@@ -153,6 +180,7 @@ class HierarchicalAllocator : public Allocator {
   std::unordered_map<std::string, uint32_t> slaveIndex_;
   // Slaves that may have offerable free resources, with their generation.
   std::vector<std::pair<uint32_t, uint32_t>> withFree_;
+  std::vector<RoleFree> roleFree_;  // scratch of allocateReserved()
 };
 
 // Whether `resources` are worth offering: some cpus or memory (Apache Mesos's

@@ -82,6 +82,10 @@ Flags::Flags() {
   add(&resources, "resources",
       "Total resources, e.g. 'cpus:4;mem:2048;disk:10000;ports:[31000-32000]'; resources not "
       "named are detected from the machine");
+  add(&default_role, "default_role",
+      "Role of the resources --resources gives without one, and of the detected ones; '*' "
+      "(the default) leaves them unreserved, any other role reserves them for its frameworks",
+      std::string("*"));
   add(&attributes, "attributes", "Attributes of the machine, e.g. 'rack:a;zone:b'");
   add(&isolation, "isolation", "Isolation mechanism; only 'posix' (process groups) for now",
       std::string("posix"));

@@ -25,6 +25,7 @@ struct Flags : mesos::flags::FlagSet {
   std::optional<std::string> hostname;
   std::string work_dir;
   std::optional<std::string> resources;
+  std::string default_role;
   std::optional<std::string> attributes;
   std::string isolation;
   std::string containerizers;

@@ -73,6 +73,22 @@ Result<Value::Ranges> parseRanges(const std::string& name, const std::string& te
   return ranges;
 }
 
+// Apache Mesos's rules for a role name, and no parentheses (they delimit
+// the role in --resources).
+Result<void> validateRole(const std::string& role) {
+  if (role.empty()) return Error{"a role may not be empty (the default is '*')"};
+  if (role == "." || role == "..") return Error{"'" + role + "' is not a valid role"};
+  if (role.front() == '-') return Error{"role '" + role + "' may not start with '-'"};
+  for (char c : role) {
+    auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u == 0x7f || c == '/' || c == '\\' || c == '(' || c == ')') {
+      return Error{"role '" + role + "' may not contain spaces, control characters, '/', '\\', "
+                   "'(' or ')'"};
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 MachineFacts measureMachine(const std::string& workDir) {
@@ -116,13 +132,21 @@ MachineFacts measureMachine(const std::string& workDir) {
   return facts;
 }
 
-Result<Resources> slaveResources(const std::optional<std::string>& flag,
-                                 const MachineFacts& facts) {
+Result<Resources> slaveResources(const std::optional<std::string>& flag, const MachineFacts& facts,
+                                 const std::string& defaultRole) {
+  if (auto valid = validateRole(defaultRole); !valid) {
+    return Error{"--default_role: " + valid.error().message};
+  }
   Resources given;
   if (flag && !trim(*flag).empty()) {
-    auto parsed = Resources::parse(*flag);
+    auto parsed = Resources::parse(*flag, defaultRole);
     if (!parsed) return Error{"--resources: " + parsed.error().message};
     given = *parsed;
+    for (const Resource& resource : given) {
+      if (auto valid = validateRole(resource.role()); !valid) {
+        return Error{"--resources: " + resource.name() + ": " + valid.error().message};
+      }
+    }
   }
 
   auto named = [&](const std::string& name) {
@@ -155,7 +179,7 @@ Result<Resources> slaveResources(const std::optional<std::string>& flag,
   }
   if (!named("ports")) append(std::string("ports:") + kDefaultPorts);
 
-  auto defaults = Resources::parse(detected);
+  auto defaults = Resources::parse(detected, defaultRole);
   if (!defaults) return Error{"detected resources '" + detected + "': " + defaults.error().message};
   return given + *defaults;
 }

@@ -28,8 +28,13 @@ MachineFacts measureMachine(const std::string& workDir);
 
 // The slave's total resources: those `flag` names, plus cpus, mem, disk and
 // ports for any of those it leaves out (memory and disk less a reserve for
-// the system, as Apache Mesos does). Fails with the parse error of `flag`.
-Result<Resources> slaveResources(const std::optional<std::string>& flag, const MachineFacts& facts);
+// the system, as Apache Mesos does). Resources `flag` gives without a role
+// ("cpus:2", not "cpus(prod):2") and the detected ones are reserved for
+// `defaultRole` (--default_role; "*" is unreserved). A resource named in
+// `flag` under any role is not detected. Fails with the parse error of
+// `flag`, or a message naming the flag of an invalid role.
+Result<Resources> slaveResources(const std::optional<std::string>& flag, const MachineFacts& facts,
+                                 const std::string& defaultRole = "*");
 
 // Parses --attributes: "name:value;name:value" where a value is a scalar
 // ("2.5"), ranges ("[1-5,8-9]"), a set ("{a,b}") or text ("rack-1").

@@ -27,7 +27,7 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
   if (auto valid = flags.validate(); !valid) return valid.error();
 
   MachineFacts facts = options.machine ? *options.machine : measureMachine(flags.work_dir);
-  auto resources = slaveResources(flags.resources, facts);
+  auto resources = slaveResources(flags.resources, facts, flags.default_role);
   if (!resources) return resources.error();
 
   SlaveInfo info;

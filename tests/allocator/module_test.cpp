@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -63,10 +64,11 @@ class FifoModuleTest : public ::testing::Test {
     allocator_->initialize(options);
   }
 
-  void addFramework(const std::string& id) {
+  void addFramework(const std::string& id, const std::string& role = "*") {
     FrameworkInfo info;
     info.set_user("u");
     info.set_name(id);
+    info.set_role(role);
     allocator_->addFramework(framework(id), info, {}, true);
   }
 
@@ -230,6 +232,37 @@ TEST_F(FifoModuleTest, OnlyTheNamedSlavesAreAllocated) {
   allocator_->allocate({slave("s2")});
   ASSERT_EQ(1u, offers_.size());
   EXPECT_EQ("s2", offers_[0].slave);
+}
+
+// A slave's resources reserved for a role go only to a framework of that
+// role, even one added later; refusals judge what the framework would get.
+TEST_F(FifoModuleTest, ReservedResourcesGoOnlyToTheirRole) {
+  addFramework("any", "*");
+  addFramework("prod", "prod");
+  addSlave("s1", "cpus:2;cpus(prod):1;mem:1024");
+  std::map<std::string, Made> made;
+  for (Made& m : allocate()) made[m.framework] = m;
+  ASSERT_EQ(2u, made.size());
+  EXPECT_EQ(Resources::parse("cpus:2;mem:1024").value(), made["any"].resources);
+  EXPECT_EQ(Resources::parse("cpus(prod):1").value(), made["prod"].resources);
+  // "any" refuses its part; prod stops asking and frees its reservation.
+  // The slave is all free, yet all "any" would get is what it refused.
+  decline(made["any"], refuseFor(10));
+  allocator_->suppressOffers(framework("prod"));
+  decline(made["prod"]);
+  EXPECT_TRUE(allocate().empty());
+  now_ += 10s;
+  auto unreserved = allocate();
+  ASSERT_EQ(1u, unreserved.size());
+  EXPECT_EQ("any", unreserved[0].framework);
+  EXPECT_EQ(Resources::parse("cpus:2;mem:1024").value(), unreserved[0].resources);
+  // The reservation waits for its role, which is not "any"'s.
+  EXPECT_TRUE(allocate().empty());
+  allocator_->reviveOffers(framework("prod"));
+  auto reserved = allocate();
+  ASSERT_EQ(1u, reserved.size());
+  EXPECT_EQ("prod", reserved[0].framework);
+  EXPECT_EQ(Resources::parse("cpus(prod):1").value(), reserved[0].resources);
 }
 
 TEST(AllocatorModuleTest, CreateAllocatorLoadsTheModuleFromTheMastersFlags) {

@@ -719,6 +719,168 @@ TEST_F(PoliciesTest, AFairShareRevocationNeverTakesARoleBelowItsFairShare) {
   EXPECT_TRUE(revocations_.empty());
 }
 
+// Static reservations: a slave's resources of a role other than "*" go only
+// to frameworks of that role; a framework is offered the unreserved free
+// resources and its role's own, and the rest goes to others in the same
+// cycle.
+class ReservationsTest : public PoliciesTest {
+ protected:
+  static bool reservedIn(const Resources& resources) {
+    for (const Resource& resource : resources) {
+      if (resource.role() != "*") return true;
+    }
+    return false;
+  }
+  // The offers a cycle makes, by framework (at most one per framework here).
+  std::map<std::string, Resources> offered() {
+    allocator_->allocate();
+    std::map<std::string, Resources> byFramework;
+    for (const Made& made : take()) byFramework[made.framework] += made.resources;
+    return byFramework;
+  }
+};
+
+TEST_F(ReservationsTest, TheReservationGoesToItsRoleInTheSameCycle) {
+  start(Policy::kDrf);
+  // Equal shares: role "*" comes before "prod" in DRF order.
+  addFramework("any", "*");
+  addFramework("prod", "prod");
+  addSlave("s", "cpus:2;cpus(prod):1;mem:1024");
+  auto made = offered();
+  ASSERT_EQ(2u, made.size());
+  EXPECT_EQ(resources("cpus:2;mem:1024"), made["any"]);
+  EXPECT_FALSE(reservedIn(made["any"])) << made["any"].toString();
+  EXPECT_EQ(resources("cpus(prod):1"), made["prod"]);
+  EXPECT_TRUE(allocator_->free(slave("s")).empty());
+  // The reservation counts towards prod's share like any resource.
+  EXPECT_NEAR(1.0 / 3, allocator_->share(framework("prod")), 1e-9);
+  EXPECT_NEAR(1.0, allocator_->share(framework("any")), 1e-9);
+}
+
+TEST_F(ReservationsTest, AFrameworkOfTheRoleGetsItsReservationAndTheUnreserved) {
+  start(Policy::kDrf);
+  addFramework("prod", "prod");
+  addSlave("s", "cpus:2;cpus(prod):1;mem:1024");
+  auto made = offered();
+  ASSERT_EQ(1u, made.size());
+  EXPECT_EQ(resources("cpus:2;cpus(prod):1;mem:1024"), made["prod"]);
+  // A framework of "*" alone is offered what is unreserved, and the
+  // reservation stays free, offered to nobody, cycle after cycle.
+  allocator_->recoverResources(framework("prod"), slave("s"), made["prod"], std::nullopt);
+  allocator_->deactivateFramework(framework("prod"));
+  addFramework("any", "*");
+  made = offered();
+  ASSERT_EQ(1u, made.size());
+  EXPECT_EQ(resources("cpus:2;mem:1024"), made["any"]);
+  EXPECT_EQ(resources("cpus(prod):1"), allocator_->free(slave("s")));
+  EXPECT_TRUE(offered().empty());
+  // Another role's framework is not offered prod's reservation either.
+  addFramework("batch", "batch");
+  EXPECT_TRUE(offered().empty());
+  allocator_->activateFramework(framework("prod"));
+  made = offered();
+  ASSERT_EQ(1u, made.size());
+  EXPECT_EQ(resources("cpus(prod):1"), made["prod"]);
+}
+
+TEST_F(ReservationsTest, EveryRoleGetsItsOwnReservation) {
+  for (Policy policy : {Policy::kDrf, Policy::kPriority, Policy::kLottery}) {
+    start(policy, parse({{"seed", "3"}, {"priorities", "a=2,b=1"}}));
+    addFramework("any", "*");
+    addFramework("fa", "a");
+    addFramework("fb", "b");
+    addSlave("s", "cpus:1;cpus(a):2;cpus(b):4;mem:1024;mem(b):512");
+    auto made = offered();
+    SCOPED_TRACE(static_cast<int>(policy));
+    EXPECT_FALSE(reservedIn(made["any"])) << made["any"].toString();
+    EXPECT_TRUE(made["fa"].contains(resources("cpus(a):2"))) << made["fa"].toString();
+    EXPECT_TRUE(made["fb"].contains(resources("cpus(b):4;mem(b):512"))) << made["fb"].toString();
+    EXPECT_TRUE(made["fa"].role("b").empty());
+    EXPECT_TRUE(made["fb"].role("a").empty());
+    // Everything was offered, once.
+    EXPECT_EQ(resources("cpus:1;cpus(a):2;cpus(b):4;mem:1024;mem(b):512"),
+              made["any"] + made["fa"] + made["fb"]);
+  }
+}
+
+TEST_F(ReservationsTest, RefusalsJudgeWhatTheFrameworkWouldBeOffered) {
+  start(Policy::kDrf);
+  addFramework("any", "*");
+  addFramework("prod", "prod");
+  addSlave("s", "cpus:2;cpus(prod):1;mem:1024");
+  auto made = offered();
+  ASSERT_EQ(2u, made.size());
+  Filters refuse;
+  refuse.set_refuse_seconds(10);
+  recover("any", "s", made["any"], refuse);
+  allocator_->suppressOffers(framework("prod"));
+  recover("prod", "s", made["prod"]);
+  // The whole slave is free, more than "any" refused, but all it would be
+  // offered is what it refused.
+  EXPECT_TRUE(offered().empty());
+  now_ += 10s;
+  made = offered();
+  ASSERT_EQ(1u, made.size());
+  EXPECT_EQ(resources("cpus:2;mem:1024"), made["any"]);
+}
+
+TEST_F(ReservationsTest, StandingFiltersJudgeWhatTheFrameworkWouldBeOffered) {
+  start(Policy::kDrf);
+  addFramework("any", "*");
+  Filters filters;
+  filters.set_refuse_seconds(0);
+  for (const Resource& r : resources("cpus:3")) {
+    filters.mutable_offer_filters()->add_min_free()->CopyFrom(r);
+  }
+  recover("any", "nowhere", Resources(), filters);
+  // 3 cpus are free, but only 2 of them could be offered to "any".
+  addSlave("reserved", "cpus:2;cpus(prod):1;mem:1024");
+  addSlave("plain", "cpus:3;mem:1024");
+  allocator_->allocate();
+  auto made = take();
+  ASSERT_EQ(1u, made.size());
+  EXPECT_EQ("plain", made[0].slave);
+}
+
+TEST_F(ReservationsTest, MinimumOfferSizeIsCappedAtWhatTheRoleCouldGet) {
+  start(Policy::kDrf, parse({{"min_offer_size", "cpus:3"}}));
+  addFramework("any", "*");
+  addFramework("prod", "prod");
+  addSlave("s", "cpus:2;cpus(prod):1;mem:1024");
+  // "any" can never have more than 2 cpus here: 2 is enough. prod could
+  // have 3, and 1 is not.
+  auto made = offered();
+  ASSERT_EQ(1u, made.size());
+  EXPECT_EQ(resources("cpus:2;mem:1024"), made["any"]);
+  EXPECT_EQ(resources("cpus(prod):1"), allocator_->free(slave("s")));
+  // "any" keeps one cpu: neither role has its minimum free.
+  recover("any", "s", resources("cpus:1;mem:1024"));
+  EXPECT_TRUE(offered().empty());
+  // All free: prod (offered least recently) gets all 3 cpus.
+  recover("any", "s", resources("cpus:1"));
+  made = offered();
+  ASSERT_EQ(1u, made.size());
+  EXPECT_EQ(resources("cpus:2;cpus(prod):1;mem:1024"), made["prod"]);
+}
+
+TEST_F(ReservationsTest, RevocationTakesNothingTheBeneficiaryCouldNotBeOffered) {
+  start(Policy::kDrf, parse({{"guarantees", "a:cpus:3"}, {"revocation_timeout", "10"}}));
+  addFramework("b1", "b");
+  addSlave("reserved", "cpus(b):4;mem(b):4096");
+  addSlave("plain", "cpus:2;mem:2048");
+  allocator_->allocate();
+  ASSERT_EQ(2u, take().size());
+  addFramework("a1", "a");
+  allocator_->checkRevocations();
+  now_ += 10s;
+  allocator_->checkRevocations();
+  // a lacks 3 cpus, but b1's 4 cpus reserved for b are useless to a: only
+  // the plain slave's 2 count.
+  ASSERT_EQ(1u, revocations_.size());
+  EXPECT_EQ("plain", revocations_[0].slaveId.value());
+  EXPECT_EQ(2, revocations_[0].amount.scalar("cpus"));
+}
+
 TEST(AllocatorConfigTest, ParsesEveryFlag) {
   auto config = allocator::parseConfig(flags({{"roles", "a,b"}, {"weights", "a=2.5,b=1"}, {"priorities", "a=10,b=-1"}, {"guarantees", "a:cpus:4;mem:8192,b:cpus:1"}, {"min_offer_size", "cpus:1;mem:512"}, {"revocation_timeout", "30"}, {"seed", std::to_string(42)}, {"lottery_tickets", "guarantees"}}));
   ASSERT_TRUE(config.ok()) << config.error().message;

@@ -289,5 +289,158 @@ TEST(AllocationTest, StrictPriorityServesTheHigherRoleFirst) {
   driverLo.join();
 }
 
+// Whether any resource of `offer` is reserved for a role.
+bool reserved(const Offer& offer) {
+  for (const Resource& resource : offer.resources()) {
+    if (resource.role() != "*") return true;
+  }
+  return false;
+}
+
+// The n-th (from 1) "offers" event of `scheduler`, waiting for it.
+std::optional<RecordingScheduler::Event> nthOffers(RecordingScheduler& scheduler, int n) {
+  int seen = 0;
+  return scheduler.await([&](const RecordingScheduler::Event& e) {
+    return e.kind == "offers" && ++seen == n;
+  });
+}
+
+// Every offer `scheduler` has received so far.
+std::vector<Offer> allOffers(RecordingScheduler& scheduler) {
+  std::vector<Offer> offers;
+  scheduler.await(
+      [&](const RecordingScheduler::Event& e) {
+        if (e.kind == "offers") offers.insert(offers.end(), e.offers.begin(), e.offers.end());
+        return false;
+      },
+      0ms);
+  return offers;
+}
+
+// Static reservations (a slave's --resources with roles): the reserved cpus
+// and memory go only to the framework of role prod, in the same allocation
+// as the unreserved ones go to the framework of role "*", and a task uses
+// them only by naming the role: cpus(prod).
+TEST(AllocationTest, StaticReservationsAreOfferedOnlyToTheirRole) {
+  internal::master::MasterFlags flags;
+  flags.allocation_interval = 50ms;
+  TestCluster cluster(flags);
+
+  // Both hold their offers until the test answers them.
+  RecordingScheduler any, prod;
+  any.onOffers = prod.onOffers = [](SchedulerDriver*, const std::vector<Offer>&) {};
+  MesosSchedulerDriver driverAny(&any, frameworkInfo("any"), cluster.masterAddress(), true,
+                                 &cluster.runtime());
+  MesosSchedulerDriver driverProd(&prod, frameworkInfo("prod", "prod"), cluster.masterAddress(),
+                                  true, &cluster.runtime());
+  ASSERT_EQ(DRIVER_RUNNING, driverAny.start());
+  ASSERT_TRUE(any.awaitKind("registered"));
+  ASSERT_EQ(DRIVER_RUNNING, driverProd.start());
+  ASSERT_TRUE(prod.awaitKind("registered"));
+  cluster.startSlave("cpus:2;cpus(prod):1;mem:512;mem(prod):256;disk:64");
+
+  // Equal shares: role "*" is served first and takes what is unreserved;
+  // prod still gets its reservation, at once.
+  auto first = nthOffers(any, 1);
+  ASSERT_TRUE(first);
+  ASSERT_EQ(1u, first->offers.size());
+  const Offer& offerAny = first->offers[0];
+  EXPECT_FALSE(reserved(offerAny)) << Resources(offerAny.resources()).toString();
+  EXPECT_EQ(2, Resources(offerAny.resources()).scalar("cpus"));
+  auto firstProd = nthOffers(prod, 1);
+  ASSERT_TRUE(firstProd);
+  ASSERT_EQ(1u, firstProd->offers.size());
+  const Offer& offerProd = firstProd->offers[0];
+  EXPECT_EQ(Resources::parse("cpus(prod):1;mem(prod):256").value(),
+            Resources(offerProd.resources()));
+
+  // The master checks resources with their roles: "any" cannot use prod's
+  // cpus, and prod cannot use its reserved cpus as unreserved ones.
+  driverAny.launchTasks(offerAny.id(),
+                        {commandTask(offerAny, "any0", "sleep 1000", "cpus(prod):1;mem:32")},
+                        refuseFor(0));
+  auto anyError = any.awaitStatus("any0", TASK_ERROR);
+  ASSERT_TRUE(anyError);
+  EXPECT_EQ(TaskStatus::REASON_TASK_INVALID, anyError->status.reason());
+  driverProd.launchTasks(offerProd.id(),
+                         {commandTask(offerProd, "prod0", "sleep 1000", "cpus:1;mem(prod):32")},
+                         refuseFor(0));
+  auto prodError = prod.awaitStatus("prod0", TASK_ERROR);
+  ASSERT_TRUE(prodError);
+  EXPECT_EQ(TaskStatus::REASON_TASK_INVALID, prodError->status.reason());
+
+  // Named with its role, the reservation runs prod's task.
+  auto again = nthOffers(prod, 2);
+  ASSERT_TRUE(again);
+  ASSERT_EQ(1u, again->offers.size());
+  const Offer& offerProd2 = again->offers[0];
+  Resources task = Resources::parse("cpus(prod):1;mem(prod):32").value();
+  ASSERT_TRUE(Resources(offerProd2.resources()).contains(task))
+      << Resources(offerProd2.resources()).toString();
+  driverProd.launchTasks(offerProd2.id(),
+                         {commandTask(offerProd2, "prod1", "sleep 1000", task.toString())},
+                         refuseFor(0));
+  EXPECT_TRUE(prod.awaitStatus("prod1", TASK_RUNNING));
+
+  // "any" has been offered the unreserved resources again; never a
+  // reserved one.
+  ASSERT_TRUE(nthOffers(any, 2));
+  for (const Offer& offer : allOffers(any)) {
+    EXPECT_FALSE(reserved(offer)) << Resources(offer.resources()).toString();
+  }
+
+  TaskID prod1;
+  prod1.set_value("prod1");
+  driverProd.killTask(prod1);
+  EXPECT_TRUE(prod.awaitStatus("prod1", TASK_KILLED));
+  driverAny.stop();
+  driverProd.stop();
+  driverAny.join();
+  driverProd.join();
+}
+
+// --default_role=prod reserves everything the slave gives without a role,
+// detected resources included: only prod's framework is offered that slave.
+TEST(AllocationTest, DefaultRoleReservesTheSlavesResources) {
+  internal::master::MasterFlags flags;
+  flags.allocation_interval = 50ms;
+  TestCluster cluster(flags);
+
+  // Both hold their offers until the test answers them.
+  RecordingScheduler any, prod;
+  any.onOffers = prod.onOffers = [](SchedulerDriver*, const std::vector<Offer>&) {};
+  MesosSchedulerDriver driverAny(&any, frameworkInfo("any"), cluster.masterAddress(), true,
+                                 &cluster.runtime());
+  MesosSchedulerDriver driverProd(&prod, frameworkInfo("prod", "prod"), cluster.masterAddress(),
+                                  true, &cluster.runtime());
+  ASSERT_EQ(DRIVER_RUNNING, driverAny.start());
+  ASSERT_TRUE(any.awaitKind("registered"));
+  ASSERT_EQ(DRIVER_RUNNING, driverProd.start());
+  ASSERT_TRUE(prod.awaitKind("registered"));
+  cluster.startSlave("cpus:1;mem:256;disk:64", {"--default_role=prod"});
+
+  auto offered = nthOffers(prod, 1);
+  ASSERT_TRUE(offered);
+  ASSERT_EQ(1u, offered->offers.size());
+  Resources all(offered->offers[0].resources());
+  EXPECT_EQ(all.role("prod"), all) << all.toString();
+  EXPECT_EQ(1, all.scalar("cpus"));
+  EXPECT_GT(all.ranges("ports").range_size(), 0) << "detected ports take the default role too";
+  // prod turns the slave down for good; a plain slave comes, and that is
+  // what "any" is offered, never the reserved one.
+  driverProd.declineOffer(offered->offers[0].id(), refuseFor(1000));
+  cluster.startSlave("cpus:1;mem:256;disk:64");
+  auto anyOffer = nthOffers(any, 1);
+  ASSERT_TRUE(anyOffer);
+  for (const Offer& offer : allOffers(any)) {
+    EXPECT_FALSE(reserved(offer)) << Resources(offer.resources()).toString();
+  }
+
+  driverAny.stop();
+  driverProd.stop();
+  driverAny.join();
+  driverProd.join();
+}
+
 }  // namespace
 }  // namespace mesos::test

@@ -52,6 +52,37 @@ TEST(MachineTest, DetectsWhatTheResourcesFlagLeavesOut) {
   EXPECT_FALSE(slaveResources(std::string("cpus:lots"), facts).ok());
 }
 
+TEST(MachineTest, ResourcesKeepTheirRolesAndTheDefaultRoleTakesTheRest) {
+  MachineFacts facts{8, 16384, 200000};
+  auto given = slaveResources(std::string("cpus:2;cpus(prod):1;mem:1024"), facts);
+  ASSERT_TRUE(given.ok()) << given.error().message;
+  EXPECT_EQ(2, given->role("*").scalar("cpus"));
+  EXPECT_EQ(1, given->role("prod").scalar("cpus"));
+  EXPECT_EQ(1024, given->role("*").scalar("mem"));
+  // cpus are named (under a role): not detected on top.
+  EXPECT_EQ(3, given->scalar("cpus"));
+
+  // --default_role: resources without a role, and detected ones, are
+  // reserved for it; those with a role keep theirs.
+  auto reserved = slaveResources(std::string("cpus:2;mem(*):512"), facts, "prod");
+  ASSERT_TRUE(reserved.ok()) << reserved.error().message;
+  EXPECT_EQ(2, reserved->role("prod").scalar("cpus"));
+  EXPECT_EQ(512, reserved->role("*").scalar("mem"));
+  EXPECT_EQ(0, reserved->role("prod").scalar("mem"));
+  EXPECT_EQ(200000 - 5120, reserved->role("prod").scalar("disk"));
+  EXPECT_EQ(1, reserved->role("prod").ranges("ports").range_size());
+
+  // Invalid roles name the flag.
+  for (const char* role : {"", ".", "-x", "a b", "a/b", "a(b"}) {
+    auto bad = slaveResources(std::nullopt, facts, role);
+    ASSERT_FALSE(bad.ok()) << "'" << role << "'";
+    EXPECT_EQ(0u, bad.error().message.find("--default_role: ")) << bad.error().message;
+  }
+  auto badGiven = slaveResources(std::string("cpus(..):1"), facts);
+  ASSERT_FALSE(badGiven.ok());
+  EXPECT_EQ(0u, badGiven.error().message.find("--resources: ")) << badGiven.error().message;
+}
+
 TEST(MachineTest, MeasuresThisMachine) {
   MachineFacts facts = measureMachine("/tmp/does/not/exist/yet");
   EXPECT_GE(facts.cpus, 1);

@@ -61,11 +61,14 @@ class DrfSorter {
   void addTotal(const Resources& resources);
   void removeTotal(const Resources& resources);
 
-  // The first client in order for which `eligible(client)` is true.
-  template <typename F>
-  std::optional<Client> pick(F&& eligible) {
+  // The first client in order for which `eligible(client)` is true, among
+  // the roles for which `roleEligible(name)` is true (a role it rules out
+  // costs one call, whatever its number of clients).
+  template <typename R, typename F>
+  std::optional<Client> pick(R&& roleEligible, F&& eligible) {
     refresh();
     for (const RoleKey& key : roleOrder_) {
+      if (key.role->order.empty() || !roleEligible(key.role->name)) continue;
       for (const ClientKey& client : key.role->order) {
         if (eligible(std::get<2>(client))) return std::get<2>(client);
       }

@@ -1,16 +1,22 @@
 // The fifo allocator: an example allocator module (docs/allocation-modules.md),
 // loaded with --allocator=/path/to/libmesos_fifo_allocator.so.
 //
-// Policy, first come first served: each slave's free resources go, whole, to
-// the earliest-added framework that is active, not suppressed and not
-// refusing that slave. Later frameworks get a slave only when every earlier
-// one is inactive, suppressed or refusing it.
+// Policy, first come first served: each slave's free resources go to the
+// earliest-added framework that is active, not suppressed and not refusing
+// them. Later frameworks get a slave only when every earlier one is
+// inactive, suppressed or refusing it.
+//
+// Static reservations are respected: a framework is offered only the
+// unreserved free resources (role "*") and those reserved for its own role
+// (FrameworkInfo.role). What it cannot take, another role's reservation,
+// goes on down the list, in the same call, to the first eligible framework
+// of that role.
 //
 // A refusal (Filters.refuse_seconds when resources are declined) applies to
-// one slave while the slave's free resources are within what was refused,
-// until it expires on the master's clock; reviveOffers() drops a framework's
-// refusals. Roles, weights and priorities are ignored; --guarantees cannot be
-// honoured, so the factory refuses a configuration that has them.
+// one slave while what the framework would be offered there is within what
+// was refused, until it expires on the master's clock; reviveOffers() drops
+// a framework's refusals. Weights and priorities are ignored; --guarantees
+// cannot be honoured, so the factory refuses a configuration that has them.
 //
 // The module links neither mesos_proto nor mesos_common: Resources and the
 // protobuf classes come from the host executable (mesos-master, mesos-local,
@@ -46,16 +52,25 @@ bool worthOffering(const Resources& free) {
   return free.scalar("cpus") >= 0.01 || free.scalar("mem") >= 32;
 }
 
+// What of `free` a framework of `role` may be offered: the unreserved
+// resources and those reserved for its role.
+Resources offerableTo(const Resources& free, const std::string& role) {
+  Resources offerable = free.role("*");
+  if (role != "*") offerable += free.role(role);
+  return offerable;
+}
+
 class FifoAllocator : public Allocator {
  public:
   void initialize(const Options& options) override { options_ = options; }
 
-  void addFramework(const FrameworkID& frameworkId, const FrameworkInfo&,
+  void addFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
                     const std::unordered_map<std::string, Resources>& used,
                     bool active) override {
     if (find(frameworkId.value()) != nullptr) return;
     Framework& framework = frameworks_.emplace_back();
     framework.id = frameworkId.value();
+    framework.role = info.role().empty() ? "*" : info.role();
     framework.active = active;
     // Its tasks' resources were taken out of the slaves' free resources when
     // the slaves were added; remember them as its allocation.
@@ -173,6 +188,7 @@ class FifoAllocator : public Allocator {
   };
   struct Framework {
     std::string id;
+    std::string role;
     bool active = true;
     bool suppressed = false;
     std::map<std::string, Refusal> refusals;  // by slave id
@@ -192,32 +208,35 @@ class FifoAllocator : public Allocator {
     return nullptr;
   }
 
-  bool refuses(Framework& framework, const std::string& slaveId, const Slave& slave) {
+  // Whether `framework` refuses `offer` on the slave.
+  bool refuses(Framework& framework, const std::string& slaveId, const Resources& offer) {
     auto refusal = framework.refusals.find(slaveId);
     if (refusal == framework.refusals.end()) return false;
     if (options_.now() >= refusal->second.expires) {
       framework.refusals.erase(refusal);
       return false;
     }
-    return refusal->second.resources.contains(slave.free);
+    return refusal->second.resources.contains(offer);
   }
 
   void allocateSlave(const std::string& slaveId, Slave& slave, Offers& offers) {
-    if (!slave.active || !worthOffering(slave.free)) return;
-    // frameworks_ is in the order they were added: the first eligible wins.
+    if (!slave.active) return;
+    // frameworks_ is in the order they were added: the first eligible one
+    // takes what it may; reservations it may not take stay for the next.
     for (Framework& framework : frameworks_) {
-      if (!framework.active || framework.suppressed || refuses(framework, slaveId, slave)) {
-        continue;
-      }
+      if (!worthOffering(slave.free)) return;
+      if (!framework.active || framework.suppressed) continue;
+      Resources offerable = offerableTo(slave.free, framework.role);
+      if (!worthOffering(offerable) || refuses(framework, slaveId, offerable)) continue;
+      slave.free -= offerable;
+      slave.allocated[framework.id] += offerable;
       SlaveResources offer;
       offer.slaveId.set_value(slaveId);
-      offer.resources = std::exchange(slave.free, Resources());
-      slave.allocated[framework.id] += offer.resources;
+      offer.resources = std::move(offerable);
       auto batch = std::find_if(offers.begin(), offers.end(),
                                 [&](const auto& entry) { return entry.first == framework.id; });
       if (batch == offers.end()) batch = offers.insert(offers.end(), {framework.id, {}});
       batch->second.push_back(std::move(offer));
-      return;
     }
   }
 
