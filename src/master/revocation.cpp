@@ -68,8 +68,20 @@ void Master::revoke(const allocator::Revocation& revocation) {
             << " on slave " << slaveId << " for framework "
             << revocation.beneficiary.value();
 
-  // What this revocation frees, and what it takes from the victim in all
-  // (the limit keeps the victim's role at or above its own guarantee).
+  // What this revocation frees for the beneficiary (only unreserved
+  // resources and those reserved for its role count: another role's
+  // reservation is never offered to it), and what it takes from the victim
+  // in all (the limit keeps the victim's role at or above its own
+  // guarantee).
+  std::string role = "*";
+  if (Framework* beneficiary = framework(revocation.beneficiary.value())) {
+    role = beneficiary->info.role();
+  }
+  auto usable = [&role](const Resources& resources) {
+    Resources out = resources.role("*");
+    if (role != "*") out += resources.role(role);
+    return out;
+  };
   Resources freed;
   Resources taken;
 
@@ -77,13 +89,14 @@ void Master::revoke(const allocator::Revocation& revocation) {
   std::vector<std::string> offers;
   for (const std::string& offerId : s->offers) {
     auto it = offers_.find(offerId);
-    if (it != offers_.end() && it->second.offer.framework_id().value() == frameworkId) {
+    if (it != offers_.end() && it->second.offer.framework_id().value() == frameworkId &&
+        !usable(it->second.resources).empty()) {
       offers.push_back(offerId);
     }
   }
   for (const std::string& offerId : offers) {
     const Resources& resources = offers_[offerId].resources;
-    freed += resources;
+    freed += usable(resources);
     taken += resources;
     LOG(INFO) << "Rescinding offer " << offerId << " (" << resources.toString()
               << ") of framework " << frameworkId << " for the revocation";
@@ -97,7 +110,7 @@ void Master::revoke(const allocator::Revocation& revocation) {
     for (auto& [taskId, task] : byFramework->second) {
       if (task->recovered || isTerminalState(task->task.state())) continue;
       if (task->revoked) {
-        freed += task->resources;
+        freed += usable(task->resources);
         taken += task->resources;
         continue;
       }
@@ -111,9 +124,9 @@ void Master::revoke(const allocator::Revocation& revocation) {
   std::vector<std::pair<std::string, uint64_t>> revoked;
   for (TaskRecord* task : candidates) {
     if (covers(freed, revocation.amount)) break;
-    if (!helps(freed, task->resources, revocation.amount)) continue;
+    if (!helps(freed, usable(task->resources), revocation.amount)) continue;
     if (!within(taken, task->resources, revocation.limit)) continue;
-    freed += task->resources;
+    freed += usable(task->resources);
     taken += task->resources;
     revokeTask(*task, "framework " + revocation.beneficiary.value());
     revoked.emplace_back(task->task.task_id().value(), task->launchOrder);

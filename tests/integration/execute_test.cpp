@@ -140,7 +140,7 @@ TEST_F(ExecuteTest, EnvReachesTheTask) {
   EXPECT_TRUE(without.exitedWith(1)) << without.describe();
 }
 
-TEST_F(ExecuteTest, RoleFrameworkNameAndCheckpointReachTheMaster) {
+TEST_F(ExecuteTest, RoleFrameworkNameCheckpointAndPrincipalReachTheMaster) {
   // 2.5 cpus: the reserved one and 1.5 unreserved.
   ChildResult run = execute({"--name=report", "--command=true", "--role=analytics",
                              "--framework_name=nightly reports", "--checkpoint",
@@ -152,6 +152,7 @@ TEST_F(ExecuteTest, RoleFrameworkNameAndCheckpointReachTheMaster) {
   EXPECT_EQ(json::Value("analytics"), framework["role"]);
   EXPECT_EQ(json::Value("nightly reports"), framework["name"]);
   EXPECT_EQ(json::Value(true), framework["checkpoint"]);
+  EXPECT_EQ(json::Value("ops"), framework["principal"]);
 }
 
 TEST_F(ExecuteTest, DefaultsAreApaches) {

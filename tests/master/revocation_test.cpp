@@ -149,6 +149,29 @@ TEST_F(MasterRevocationTest, YoungestTasksOfAFrameworkAboveItsGuaranteeAreRevoke
   EXPECT_EQ(1, metrics["allocator/revocations"].integer());
 }
 
+// Tasks on resources reserved for the victim's role free nothing the
+// beneficiary could be offered: the youngest tasks on unreserved resources
+// go instead, however young the reserved ones are.
+TEST_F(MasterRevocationTest, TasksOnAnotherRolesReservationAreNotRevokedForIt) {
+  start();
+  Peer& agent = slave("slave(1)");
+  Peer& b = scheduler("scheduler(b)");
+  Peer& a = scheduler("scheduler(a)");
+  SlaveID slaveId = registerSlave(agent, "cpus:2;cpus(b):2;mem:4096");
+  FrameworkID bId = registerFramework(b, "b");
+  launch(b, bId,
+         {commandTask("b1", slaveId), commandTask("b2", slaveId),
+          commandTask("b3", slaveId, "cpus(b):1;mem:1024"),
+          commandTask("b4", slaveId, "cpus(b):1;mem:1024")});
+  ASSERT_EQ(4u, agent.count<RunTaskMessage>());
+  for (const char* task : {"b1", "b2", "b3", "b4"}) {
+    report(agent, bId, slaveId, task, TASK_RUNNING);
+  }
+  registerFramework(a, "a");
+  for (int i = 0; i < 13 && agent.count<KillTaskMessage>() == 0; ++i) advance(1s);
+  EXPECT_EQ((std::vector<std::string>{"b1", "b2"}), killed(agent));
+}
+
 // A framework whose role holds no more than its guarantee is never a victim.
 TEST_F(MasterRevocationTest, FrameworkWithinItsGuaranteeIsNeverAVictim) {
   flags_.guarantees = "a:cpus:2,b:cpus:4";
