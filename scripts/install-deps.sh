@@ -12,6 +12,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   golang-go golang-github-mesos-mesos-go-dev golang-goprotobuf-dev
+  python3
 )
 
 missing=()
