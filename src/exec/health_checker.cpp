@@ -19,6 +19,7 @@
 
 #include <glog/logging.h>
 
+#include "common/fd.hpp"
 #include "exec/spawn.hpp"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
@@ -38,21 +39,6 @@ ProbeOutcome failure(const HealthCheckSpec& spec, const std::string& why) {
 }
 
 std::string errnoText(int error) { return std::strerror(error); }
-
-// Closes a descriptor when it goes.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 enum class Wait { kReady, kAborted, kError };
 

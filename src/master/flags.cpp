@@ -109,17 +109,8 @@ Result<std::unique_ptr<allocator::Allocator>> createAllocator(const MasterFlags&
 }
 
 Result<void> MasterFlags::validate() const {
-  if (ip) {
-    if (auto ok = process::Runtime::checkIp("--ip", *ip, false); !ok) return ok.error();
-  }
-  if (advertise_ip) {
-    if (auto ok = process::Runtime::checkIp("--advertise_ip", *advertise_ip, true); !ok) {
-      return ok.error();
-    }
-  }
-  if (advertise_port && *advertise_port == 0) {
-    return Error{"--advertise_port: 0 is not a port peers can reach; give the port they connect "
-                 "to (1-65535)"};
+  if (auto ok = process::Runtime::checkAddressFlags(ip, advertise_ip, advertise_port); !ok) {
+    return ok.error();
   }
   if (allocation_interval <= flags::Duration::zero()) {
     return Error{"--allocation_interval must be positive"};

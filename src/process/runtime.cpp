@@ -164,6 +164,22 @@ Result<void> Runtime::checkIp(const std::string& name, const std::string& value,
   return {};
 }
 
+Result<void> Runtime::checkAddressFlags(const std::optional<std::string>& ip,
+                                        const std::optional<std::string>& advertiseIp,
+                                        const std::optional<uint16_t>& advertisePort) {
+  if (ip) {
+    if (auto ok = checkIp("--ip", *ip, false); !ok) return ok.error();
+  }
+  if (advertiseIp) {
+    if (auto ok = checkIp("--advertise_ip", *advertiseIp, true); !ok) return ok.error();
+  }
+  if (advertisePort && *advertisePort == 0) {
+    return Error{"--advertise_port: 0 is not a port peers can reach; give the port they connect "
+                 "to (1-65535)"};
+  }
+  return {};
+}
+
 Result<Runtime::Options> Runtime::withEnvironment(Options options) {
   auto variable = [](const char* name) -> std::optional<std::string> {
     const char* value = std::getenv(name);

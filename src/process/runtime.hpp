@@ -72,6 +72,11 @@ class Runtime : public Transport::Handler {
   // nobody can reach it). The error starts with `name` (a flag or a
   // variable) and says what to write.
   static Result<void> checkIp(const std::string& name, const std::string& value, bool advertised);
+  // The daemons' address flags together: --ip (any address), --advertise_ip
+  // (not the wildcard) and --advertise_port (not 0), each when given.
+  static Result<void> checkAddressFlags(const std::optional<std::string>& ip,
+                                        const std::optional<std::string>& advertiseIp,
+                                        const std::optional<uint16_t>& advertisePort);
 
   // The OS process's shared runtime, started on first use and never
   // destroyed: what the scheduler and executor drivers use unless given a

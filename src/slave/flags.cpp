@@ -111,17 +111,8 @@ Flags::Flags() {
 }
 
 Result<void> Flags::validate() const {
-  if (ip) {
-    if (auto ok = process::Runtime::checkIp("--ip", *ip, false); !ok) return ok.error();
-  }
-  if (advertise_ip) {
-    if (auto ok = process::Runtime::checkIp("--advertise_ip", *advertise_ip, true); !ok) {
-      return ok.error();
-    }
-  }
-  if (advertise_port && *advertise_port == 0) {
-    return Error{"--advertise_port: 0 is not a port the master can reach; give the port it "
-                 "connects to (1-65535)"};
+  if (auto ok = process::Runtime::checkAddressFlags(ip, advertise_ip, advertise_port); !ok) {
+    return ok.error();
   }
   std::stringstream list(isolation);
   std::string item;

@@ -18,24 +18,11 @@
 
 #include <glog/logging.h>
 
+#include "common/fd.hpp"
+
 namespace mesos::internal::slave {
 
 namespace {
-
-// Owns a file descriptor.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // Frees posix_spawn's attribute and file-action objects.
 struct SpawnState {

@@ -88,6 +88,15 @@ class PoliciesTest : public ::testing::Test {
                std::optional<Filters> filters = std::nullopt) {
     allocator_->recoverResources(framework(f), slave(s), r, filters);
   }
+  // The framework's standing filter: only slaves with `minFree` free.
+  void standingMinFree(const std::string& f, const std::string& minFree) {
+    Filters filters;
+    filters.set_refuse_seconds(0);
+    for (const Resource& r : resources(minFree)) {
+      filters.mutable_offer_filters()->add_min_free()->CopyFrom(r);
+    }
+    recover(f, "nowhere", Resources(), filters);
+  }
 
   struct Made {
     std::string framework;
@@ -450,12 +459,7 @@ TEST_F(PoliciesTest, StandingFilterAtLeastThisMuchFree) {
   start(Policy::kDrf);
   addFramework("big");
   addFramework("small");
-  Filters filters;
-  filters.set_refuse_seconds(0);
-  for (const Resource& r : resources("cpus:4")) {
-    filters.mutable_offer_filters()->add_min_free()->CopyFrom(r);
-  }
-  recover("big", "nowhere", Resources(), filters);
+  standingMinFree("big", "cpus:4");
   addSlave("s1", "cpus:2;mem:1024");
   addSlave("s2", "cpus:4;mem:1024");
   allocator_->allocate();
@@ -827,12 +831,7 @@ TEST_F(ReservationsTest, RefusalsJudgeWhatTheFrameworkWouldBeOffered) {
 TEST_F(ReservationsTest, StandingFiltersJudgeWhatTheFrameworkWouldBeOffered) {
   start(Policy::kDrf);
   addFramework("any", "*");
-  Filters filters;
-  filters.set_refuse_seconds(0);
-  for (const Resource& r : resources("cpus:3")) {
-    filters.mutable_offer_filters()->add_min_free()->CopyFrom(r);
-  }
-  recover("any", "nowhere", Resources(), filters);
+  standingMinFree("any", "cpus:3");
   // 3 cpus are free, but only 2 of them could be offered to "any".
   addSlave("reserved", "cpus:2;cpus(prod):1;mem:1024");
   addSlave("plain", "cpus:3;mem:1024");

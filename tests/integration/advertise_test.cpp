@@ -28,34 +28,15 @@ const process::Address kLoopback{0x7f000001, 0};
 
 process::Address loopback(uint16_t port) { return {kLoopback.ip, port}; }
 
-class AdvertiseTest : public ::testing::Test {
+class AdvertiseTest : public DaemonsFixture {
  protected:
-  void SetUp() override {
-    for (const char* binary : {MESOS_MASTER_PATH, MESOS_SLAVE_PATH, MESOS_EXECUTE_PATH}) {
-      if (!std::filesystem::exists(binary)) GTEST_SKIP() << binary << " is not built";
-    }
-    char dir[] = "/tmp/mesos-advertise-XXXXXX";
-    ASSERT_NE(nullptr, mkdtemp(dir));
-    dir_ = dir;
-  }
-
-  void TearDown() override {
-    for (auto it = daemons_.rbegin(); it != daemons_.rend(); ++it) {
-      kill(*it, SIGTERM);
-      EXPECT_EQ(0, waitForExit(*it, 30s)) << "a daemon did not stop cleanly on SIGTERM";
-    }
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
-  }
-
   // Starts mesos-master on a free port with `flags`, its output in
   // <dir>/master.log, and waits until /master/state answers on loopback.
   uint16_t startMaster(const std::vector<std::string>& flags) {
     uint16_t port = freePort();
     std::vector<std::string> args = {MESOS_MASTER_PATH, "--port=" + std::to_string(port)};
     args.insert(args.end(), flags.begin(), flags.end());
-    pid_t pid = startDaemon(args, dir_ + "/master.log");
-    EXPECT_GT(pid, 0);
-    daemons_.push_back(pid);
+    pid_t pid = start(args, "master");
     bool up = waitUntil([&] { return state(port).isObject(); }, 30s, pid);
     EXPECT_TRUE(up) << "the master did not answer /master/state within 30 s:\n" << log("master");
     return port;
@@ -74,9 +55,7 @@ class AdvertiseTest : public ::testing::Test {
         "--port=" + std::to_string(port), "--work_dir=" + dir_ + "/" + name,
         "--resources=cpus:2;mem:512;disk:512;" + name + ":1", "--launcher_dir=" + launcherDir};
     args.insert(args.end(), flags.begin(), flags.end());
-    pid_t pid = startDaemon(args, dir_ + "/" + name + ".log");
-    EXPECT_GT(pid, 0);
-    daemons_.push_back(pid);
+    start(args, name);
     return port;
   }
 
@@ -93,9 +72,6 @@ class AdvertiseTest : public ::testing::Test {
   }
 
   std::string log(const std::string& name) { return readFile(dir_ + "/" + name + ".log"); }
-
-  std::string dir_;
-  std::vector<pid_t> daemons_;
 };
 
 std::string pidOf(const json::Value& object) {

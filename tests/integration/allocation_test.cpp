@@ -97,15 +97,20 @@ void killAll(SchedulerDriver& driver, RecordingScheduler& scheduler, OneTaskPerO
   }
 }
 
-int offersReceived(RecordingScheduler& scheduler) {
-  int count = 0;
+// Every offer `scheduler` has received so far.
+std::vector<Offer> allOffers(RecordingScheduler& scheduler) {
+  std::vector<Offer> offers;
   scheduler.await(
       [&](const RecordingScheduler::Event& e) {
-        if (e.kind == "offers") count += static_cast<int>(e.offers.size());
+        if (e.kind == "offers") offers.insert(offers.end(), e.offers.begin(), e.offers.end());
         return false;
       },
       0ms);
-  return count;
+  return offers;
+}
+
+int offersReceived(RecordingScheduler& scheduler) {
+  return static_cast<int>(allOffers(scheduler).size());
 }
 
 // The DRF paper's example (section 4.1): a cluster of <9 CPUs, 18 GB>, A's
@@ -305,38 +310,45 @@ std::optional<RecordingScheduler::Event> nthOffers(RecordingScheduler& scheduler
   });
 }
 
-// Every offer `scheduler` has received so far.
-std::vector<Offer> allOffers(RecordingScheduler& scheduler) {
-  std::vector<Offer> offers;
-  scheduler.await(
-      [&](const RecordingScheduler::Event& e) {
-        if (e.kind == "offers") offers.insert(offers.end(), e.offers.begin(), e.offers.end());
-        return false;
-      },
-      0ms);
-  return offers;
-}
+// Two frameworks on one cluster, registered before any slave: "any" of
+// role "*" and "prod" of role prod. Both hold their offers until the test
+// answers them.
+class ReservationsClusterTest : public ::testing::Test {
+ protected:
+  static internal::master::MasterFlags flags() {
+    internal::master::MasterFlags flags;
+    flags.allocation_interval = 50ms;
+    return flags;
+  }
+
+  void SetUp() override {
+    any.onOffers = prod.onOffers = [](SchedulerDriver*, const std::vector<Offer>&) {};
+    ASSERT_EQ(DRIVER_RUNNING, driverAny.start());
+    ASSERT_TRUE(any.awaitKind("registered"));
+    ASSERT_EQ(DRIVER_RUNNING, driverProd.start());
+    ASSERT_TRUE(prod.awaitKind("registered"));
+  }
+
+  void TearDown() override {
+    driverAny.stop();
+    driverProd.stop();
+    driverAny.join();
+    driverProd.join();
+  }
+
+  TestCluster cluster{flags()};
+  RecordingScheduler any, prod;
+  MesosSchedulerDriver driverAny{&any, frameworkInfo("any"), cluster.masterAddress(), true,
+                                 &cluster.runtime()};
+  MesosSchedulerDriver driverProd{&prod, frameworkInfo("prod", "prod"), cluster.masterAddress(),
+                                  true, &cluster.runtime()};
+};
 
 // Static reservations (a slave's --resources with roles): the reserved cpus
 // and memory go only to the framework of role prod, in the same allocation
 // as the unreserved ones go to the framework of role "*", and a task uses
 // them only by naming the role: cpus(prod).
-TEST(AllocationTest, StaticReservationsAreOfferedOnlyToTheirRole) {
-  internal::master::MasterFlags flags;
-  flags.allocation_interval = 50ms;
-  TestCluster cluster(flags);
-
-  // Both hold their offers until the test answers them.
-  RecordingScheduler any, prod;
-  any.onOffers = prod.onOffers = [](SchedulerDriver*, const std::vector<Offer>&) {};
-  MesosSchedulerDriver driverAny(&any, frameworkInfo("any"), cluster.masterAddress(), true,
-                                 &cluster.runtime());
-  MesosSchedulerDriver driverProd(&prod, frameworkInfo("prod", "prod"), cluster.masterAddress(),
-                                  true, &cluster.runtime());
-  ASSERT_EQ(DRIVER_RUNNING, driverAny.start());
-  ASSERT_TRUE(any.awaitKind("registered"));
-  ASSERT_EQ(DRIVER_RUNNING, driverProd.start());
-  ASSERT_TRUE(prod.awaitKind("registered"));
+TEST_F(ReservationsClusterTest, StaticReservationsAreOfferedOnlyToTheirRole) {
   cluster.startSlave("cpus:2;cpus(prod):1;mem:512;mem(prod):256;disk:64");
 
   // Equal shares: role "*" is served first and takes what is unreserved;
@@ -393,30 +405,11 @@ TEST(AllocationTest, StaticReservationsAreOfferedOnlyToTheirRole) {
   prod1.set_value("prod1");
   driverProd.killTask(prod1);
   EXPECT_TRUE(prod.awaitStatus("prod1", TASK_KILLED));
-  driverAny.stop();
-  driverProd.stop();
-  driverAny.join();
-  driverProd.join();
 }
 
 // --default_role=prod reserves everything the slave gives without a role,
 // detected resources included: only prod's framework is offered that slave.
-TEST(AllocationTest, DefaultRoleReservesTheSlavesResources) {
-  internal::master::MasterFlags flags;
-  flags.allocation_interval = 50ms;
-  TestCluster cluster(flags);
-
-  // Both hold their offers until the test answers them.
-  RecordingScheduler any, prod;
-  any.onOffers = prod.onOffers = [](SchedulerDriver*, const std::vector<Offer>&) {};
-  MesosSchedulerDriver driverAny(&any, frameworkInfo("any"), cluster.masterAddress(), true,
-                                 &cluster.runtime());
-  MesosSchedulerDriver driverProd(&prod, frameworkInfo("prod", "prod"), cluster.masterAddress(),
-                                  true, &cluster.runtime());
-  ASSERT_EQ(DRIVER_RUNNING, driverAny.start());
-  ASSERT_TRUE(any.awaitKind("registered"));
-  ASSERT_EQ(DRIVER_RUNNING, driverProd.start());
-  ASSERT_TRUE(prod.awaitKind("registered"));
+TEST_F(ReservationsClusterTest, DefaultRoleReservesTheSlavesResources) {
   cluster.startSlave("cpus:1;mem:256;disk:64", {"--default_role=prod"});
 
   auto offered = nthOffers(prod, 1);
@@ -436,10 +429,6 @@ TEST(AllocationTest, DefaultRoleReservesTheSlavesResources) {
     EXPECT_FALSE(reserved(offer)) << Resources(offer.resources()).toString();
   }
 
-  driverAny.stop();
-  driverProd.stop();
-  driverAny.join();
-  driverProd.join();
 }
 
 }  // namespace

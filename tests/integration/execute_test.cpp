@@ -29,46 +29,19 @@ size_t count(const std::string& text, const std::string& what) {
 
 // A master and one slave with cpus:2;mem:512;disk:512 and one cpu reserved
 // for role "analytics".
-class ExecuteTest : public ::testing::Test {
+class ExecuteTest : public DaemonsFixture {
  protected:
   void SetUp() override {
-    for (const char* binary : {MESOS_MASTER_PATH, MESOS_SLAVE_PATH, MESOS_EXECUTE_PATH}) {
-      if (!std::filesystem::exists(binary)) GTEST_SKIP() << binary << " is not built";
-    }
-    char dir[] = "/tmp/mesos-execute-XXXXXX";
-    ASSERT_NE(nullptr, mkdtemp(dir));
-    dir_ = dir;
-    uint16_t port = freePort();
-    master_ = {0x7f000001, port};
-    masterFlag_ = "--master=127.0.0.1:" + std::to_string(port);
-    pids_.push_back(startDaemon({MESOS_MASTER_PATH, "--ip=127.0.0.1",
-                                 "--port=" + std::to_string(port),
-                                 "--allocation_interval=100ms"}));
-    std::string launcherDir = std::filesystem::path(MESOS_EXECUTOR_PATH).parent_path().string();
-    pids_.push_back(startDaemon({MESOS_SLAVE_PATH, masterFlag_, "--ip=127.0.0.1",
-                                 "--port=" + std::to_string(freePort()),
-                                 "--work_dir=" + dir_ + "/slave",
-                                 "--resources=cpus(analytics):1;cpus:2;mem:512;disk:512",
-                                 "--launcher_dir=" + launcherDir}));
-    for (pid_t pid : pids_) ASSERT_GT(pid, 0);
-    bool registered = waitUntil(
-        [&] { return metric("master/slaves_active") == 1; }, 30s);
+    DaemonsFixture::SetUp();
+    if (IsSkipped()) return;
+    master_ = startMaster({"--allocation_interval=100ms"});
+    masterFlag_ = "--master=" + master_.toString();
+    startSlave(master_, "slave", {"--resources=cpus(analytics):1;cpus:2;mem:512;disk:512"});
+    bool registered = waitUntil([&] { return metric("master/slaves_active") == 1; }, 30s);
     ASSERT_TRUE(registered) << "the slave did not register within 30 s";
   }
 
-  void TearDown() override {
-    for (auto it = pids_.rbegin(); it != pids_.rend(); ++it) {
-      if (*it <= 0) continue;
-      kill(*it, SIGTERM);
-      EXPECT_EQ(0, waitForExit(*it, 30s)) << "a daemon did not stop cleanly on SIGTERM";
-    }
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
-  }
-
-  int64_t metric(const std::string& name) {
-    json::Value value = getJson(master_, "/metrics/snapshot")[name];
-    return value.isNumber() ? value.integer() : -1;
-  }
+  int64_t metric(const std::string& name) { return DaemonsFixture::metric(master_, name); }
 
   ChildResult execute(const std::vector<std::string>& flags) {
     std::vector<std::string> args = {MESOS_EXECUTE_PATH, masterFlag_};
@@ -83,10 +56,8 @@ class ExecuteTest : public ::testing::Test {
     return completed.array()[0];
   }
 
-  std::string dir_;
   process::Address master_;
   std::string masterFlag_;
-  std::vector<pid_t> pids_;
 };
 
 TEST_F(ExecuteTest, ATaskThatFitsNoOfferIsReportedOnceNamingTheLargestOffer) {

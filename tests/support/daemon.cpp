@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -114,6 +116,73 @@ std::string readFile(const std::string& path) {
   std::stringstream contents;
   contents << file.rdbuf();
   return contents.str();
+}
+
+void DaemonsFixture::SetUp() {
+  for (const char* binary : {MESOS_MASTER_PATH, MESOS_SLAVE_PATH, MESOS_EXECUTE_PATH}) {
+    if (!std::filesystem::exists(binary)) GTEST_SKIP() << binary << " is not built";
+  }
+  char dir[] = "/tmp/mesos-daemons-XXXXXX";
+  ASSERT_NE(nullptr, mkdtemp(dir));
+  dir_ = dir;
+}
+
+void DaemonsFixture::TearDown() {
+  for (auto it = daemons_.rbegin(); it != daemons_.rend(); ++it) {
+    if (*it <= 0) continue;
+    kill(*it, SIGTERM);
+    EXPECT_EQ(0, waitForExit(*it, 30s)) << "a daemon did not stop cleanly on SIGTERM";
+  }
+  if (!dir_.empty()) std::filesystem::remove_all(dir_);
+}
+
+pid_t DaemonsFixture::start(const std::vector<std::string>& args, const std::string& log) {
+  pid_t pid = log.empty() ? startDaemon(args) : startDaemon(args, dir_ + "/" + log + ".log");
+  EXPECT_GT(pid, 0) << args[0];
+  daemons_.push_back(pid);
+  return pid;
+}
+
+void DaemonsFixture::reaped(pid_t pid) { std::erase(daemons_, pid); }
+
+namespace {
+
+// `flags`, after --ip=127.0.0.1 unless they give an --ip of their own.
+std::vector<std::string> onLoopbackUnlessSaid(const std::vector<std::string>& flags) {
+  bool ip = std::any_of(flags.begin(), flags.end(),
+                        [](const std::string& flag) { return flag.starts_with("--ip="); });
+  std::vector<std::string> out;
+  if (!ip) out.push_back("--ip=127.0.0.1");
+  out.insert(out.end(), flags.begin(), flags.end());
+  return out;
+}
+
+}  // namespace
+
+process::Address DaemonsFixture::startMaster(const std::vector<std::string>& flags) {
+  process::Address address{0x7f000001, freePort()};
+  std::vector<std::string> args = {MESOS_MASTER_PATH, "--port=" + std::to_string(address.port)};
+  for (const std::string& flag : onLoopbackUnlessSaid(flags)) args.push_back(flag);
+  pid_t pid = start(args, "master");
+  bool up = waitUntil([&] { return connectable(address); }, 30s, pid);
+  EXPECT_TRUE(up) << "the master did not listen within 30 s:\n" << readFile(dir_ + "/master.log");
+  return address;
+}
+
+pid_t DaemonsFixture::startSlave(const process::Address& master, const std::string& name,
+                                 const std::vector<std::string>& flags, uint16_t port) {
+  std::string launcherDir = std::filesystem::path(MESOS_EXECUTOR_PATH).parent_path().string();
+  std::vector<std::string> args = {
+      MESOS_SLAVE_PATH, "--master=" + master.toString(),
+      "--port=" + std::to_string(port != 0 ? port : freePort()), "--work_dir=" + dir_ + "/" + name,
+      "--launcher_dir=" + launcherDir};
+  for (const std::string& flag : onLoopbackUnlessSaid(flags)) args.push_back(flag);
+  return start(args, name);
+}
+
+int64_t DaemonsFixture::metric(const process::Address& master, const std::string& name) {
+  json::Value value = getJson(master, "/metrics/snapshot")[name];
+  return value.isNumber() ? value.integer() : -1;
 }
 
 }  // namespace mesos::test

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "common/json.hpp"
 #include "process/upid.hpp"
 
@@ -45,5 +47,39 @@ json::Value getJson(const process::Address& address, const std::string& path);
 
 // The contents of the file at `path` ("" when it cannot be read).
 std::string readFile(const std::string& path);
+
+// The fixture of tests that run the daemons as processes: it skips the test
+// when mesos-master, mesos-slave or mesos-execute is not built, gives it a
+// scratch directory (dir_, removed afterwards), and at the end stops every
+// daemon started through start() with SIGTERM, expecting each to exit
+// cleanly (status 0) within 30 s.
+class DaemonsFixture : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // Starts `args` like startDaemon(), its output to <dir>/<log>.log when
+  // `log` is given, and stops it at the end of the test. The pid, or -1.
+  pid_t start(const std::vector<std::string>& args, const std::string& log = "");
+  // A daemon the test ended and reaped itself (not stopped at the end).
+  void reaped(pid_t pid);
+
+  // Starts mesos-master on a free port with `flags` (on 127.0.0.1 unless
+  // they give --ip), its output in <dir>/master.log, and waits until it
+  // listens. Its loopback address.
+  process::Address startMaster(const std::vector<std::string>& flags = {});
+  // Starts mesos-slave on a free port (or `port`), on 127.0.0.1 unless
+  // `flags` give --ip, registering with the master at `master`, with its
+  // work directory <dir>/<name>, its output in <dir>/<name>.log, the built
+  // mesos-executor, and `flags`. Its pid.
+  pid_t startSlave(const process::Address& master, const std::string& name,
+                   const std::vector<std::string>& flags = {}, uint16_t port = 0);
+
+  // The master's counter `name` in /metrics/snapshot (-1 when unreadable).
+  static int64_t metric(const process::Address& master, const std::string& name);
+
+  std::string dir_;
+  std::vector<pid_t> daemons_;
+};
 
 }  // namespace mesos::test
