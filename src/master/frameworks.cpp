@@ -113,13 +113,11 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
     return;
   }
   const std::string& id = info.id().value();
-  for (const auto& completed : completedFrameworks_) {
-    if (completed->id.value() == id) {
-      FrameworkErrorMessage reply;
-      reply.set_message("Framework " + id + " was removed; register as a new framework");
-      send(from, std::move(reply));
-      return;
-    }
+  if (registry_.completedFramework(id) != nullptr) {
+    FrameworkErrorMessage reply;
+    reply.set_message("Framework " + id + " was removed; register as a new framework");
+    send(from, std::move(reply));
+    return;
   }
   Framework* f = framework(id);
   if (f == nullptr) {
@@ -131,7 +129,7 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
   } else {
     LOG(INFO) << "Framework " << id << " at " << from << " re-registered";
     if (!f->active) {
-      f->active = true;
+      registry_.setActive(*f, true);
       dispatch(allocator_.pid(), &AllocatorActor::activateFramework, f->id);
     }
     if (f->failoverTimer) {
@@ -139,7 +137,7 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
       f->failoverTimer.reset();
     }
   }
-  f->reregisteredTime = now();
+  registry_.setReregistered(*f, now());
   FrameworkReregisteredMessage reply;
   reply.mutable_framework_id()->CopyFrom(f->id);
   reply.mutable_master_info()->CopyFrom(info_);
@@ -147,45 +145,16 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
   send(from, std::move(reply));
 }
 
+// Tasks and executors that slaves reported before the framework came back
+// are its own from now on (the registry kept them under its id).
 Framework* Master::addFramework(const FrameworkInfo& info, const UPID& pid) {
-  auto owned = std::make_unique<Framework>();
-  Framework* f = owned.get();
-  f->id = info.id();
-  f->info = info;
-  f->pid = pid;
-  f->registeredTime = now();
-  frameworks_[f->id.value()] = std::move(owned);
-  frameworkPids_[pid] = f->id.value();
+  Framework& f = registry_.registerFramework(info, pid, now());
+  frameworkPids_[pid] = f.id.value();
   link(pid);
   metrics_.frameworksRegistered++;
-
-  // Tasks that slaves reported before the framework came back.
-  std::unordered_set<std::string> adopt;
-  if (auto it = orphans_.find(f->id.value()); it != orphans_.end()) {
-    adopt = std::move(it->second);
-    orphans_.erase(it);
-  }
-  for (const std::string& slaveId : adopt) {
-    Slave* s = slave(slaveId);
-    if (s == nullptr) continue;
-    auto tasks = s->tasks.find(f->id.value());
-    if (tasks != s->tasks.end()) {
-      for (auto& [taskId, task] : tasks->second) {
-        f->tasks[taskId] = task.get();
-        if (!task->recovered) f->used += task->resources;
-      }
-    }
-    auto executors = s->executors.find(f->id.value());
-    if (executors != s->executors.end()) {
-      for (auto& [executorId, executor] : executors->second) {
-        f->executors[slaveId][executorId] = executor;
-        f->used += Resources(executor.resources());
-      }
-    }
-  }
-  dispatch(allocator_.pid(), &AllocatorActor::addFramework, f->id, f->info,
+  dispatch(allocator_.pid(), &AllocatorActor::addFramework, f.id, f.info,
            std::unordered_map<std::string, Resources>{}, true);
-  return f;
+  return &f;
 }
 
 void Master::failoverFramework(Framework& f, const UPID& newPid) {
@@ -196,7 +165,7 @@ void Master::failoverFramework(Framework& f, const UPID& newPid) {
     send(f.pid, std::move(error));
   }
   frameworkPids_.erase(f.pid);
-  f.pid = newPid;
+  registry_.setPid(f, newPid);
   frameworkPids_[newPid] = f.id.value();
   link(newPid);
   if (f.failoverTimer) {
@@ -207,7 +176,7 @@ void Master::failoverFramework(Framework& f, const UPID& newPid) {
   std::vector<std::string> offers(f.offers.begin(), f.offers.end());
   for (const std::string& offerId : offers) recoverOffer(offerId);
   if (!f.active) {
-    f.active = true;
+    registry_.setActive(f, true);
     dispatch(allocator_.pid(), &AllocatorActor::activateFramework, f.id);
   }
 }
@@ -223,7 +192,7 @@ void Master::deactivateFramework(const UPID& from, const DeactivateFrameworkMess
   Framework* f = frameworkFrom(from, message.framework_id(), "DeactivateFrameworkMessage");
   if (f == nullptr || !f->active) return;
   LOG(INFO) << "Deactivating framework " << f->id.value();
-  f->active = false;
+  registry_.setActive(*f, false);
   dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f->id);
   std::vector<std::string> offers(f->offers.begin(), f->offers.end());
   for (const std::string& offerId : offers) rescindOffer(offerId, true);
@@ -231,7 +200,7 @@ void Master::deactivateFramework(const UPID& from, const DeactivateFrameworkMess
 
 void Master::disconnectFramework(Framework& f) {
   if (f.active) {
-    f.active = false;
+    registry_.setActive(f, false);
     dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f.id);
     // Nobody is listening for rescinds.
     std::vector<std::string> offers(f.offers.begin(), f.offers.end());
@@ -266,8 +235,8 @@ void Master::removeFramework(Framework& f) {
 
   // Every slave running its executors or tasks shuts them down.
   std::unordered_set<std::string> slaveIds;
-  for (const auto& [taskId, task] : f.tasks) slaveIds.insert(task->task.slave_id().value());
-  for (const auto& [slaveId, executors] : f.executors) slaveIds.insert(slaveId);
+  for (const auto& [taskId, task] : f.tasks) slaveIds.insert(task->slave->id.value());
+  for (const auto& [slaveId, count] : f.executorSlaves) slaveIds.insert(slaveId);
   for (const std::string& slaveId : slaveIds) {
     Slave* s = slave(slaveId);
     if (s == nullptr) continue;
@@ -276,7 +245,7 @@ void Master::removeFramework(Framework& f) {
     send(s->pid, std::move(shutdown));
   }
   std::vector<TaskRecord*> tasks;
-  for (const auto& [taskId, task] : f.tasks) tasks.push_back(task);
+  for (const auto& [taskId, task] : f.tasks) tasks.push_back(task.get());
   for (TaskRecord* task : tasks) {
     // Tasks that ended already keep their state (updateTask() ignores
     // this for them).
@@ -290,24 +259,19 @@ void Master::removeFramework(Framework& f) {
     updateTask(*task, killed);
     removeTask(*task);
   }
-  auto executors = f.executors;
-  for (const auto& [slaveId, byId] : executors) {
+  for (const std::string& slaveId : slaveIds) {
     Slave* s = slave(slaveId);
     if (s == nullptr) continue;
-    for (const auto& [executorId, info] : byId) removeExecutor(*s, f.id, info.executor_id());
+    auto executors = s->executors.find(id);
+    if (executors == s->executors.end()) continue;
+    std::vector<ExecutorID> ids;
+    for (const auto& [executorId, info] : executors->second) ids.push_back(info.executor_id());
+    for (const ExecutorID& executorId : ids) removeExecutor(*s, f.id, executorId);
   }
   dispatch(allocator_.pid(), &AllocatorActor::removeFramework, f.id);
   frameworkPids_.erase(f.pid);
-  f.unregisteredTime = now();
   metrics_.frameworksRemoved++;
-
-  auto owned = std::move(frameworks_[id]);
-  frameworks_.erase(id);
-  owned->tasks.clear();
-  completedFrameworks_.push_back(std::move(owned));
-  while (completedFrameworks_.size() > flags_.max_completed_frameworks) {
-    completedFrameworks_.pop_front();
-  }
+  registry_.unregisterFramework(f, now());
 }
 
 void Master::resourceRequest(const UPID& from, const ResourceRequestMessage& message) {

@@ -6,6 +6,7 @@
 // http_tasks.cpp (/tasks).
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include <glog/logging.h>
 
@@ -63,11 +64,11 @@ Future<Response> Master::rolesEndpoint(const Request&) {
   for (const auto& [role, weight] : config_.weights) roles[role];
   for (const auto& [role, priority] : config_.priorities) roles[role];
   for (const auto& [role, guarantee] : config_.guarantees) roles[role];
-  for (const auto& [id, f] : frameworks_) {
-    Role& role = roles[f->info.role()];
-    role.frameworks.push_back(id);
-    role.resources += f->used + f->offered;
-  }
+  registry_.forEachFramework([&](const Framework& f) {
+    Role& role = roles[f.info.role()];
+    role.frameworks.push_back(f.id.value());
+    role.resources += f.used + f.offered;
+  });
   Array array;
   for (auto& [name, role] : roles) {
     Object object;
@@ -96,8 +97,9 @@ Future<Response> Master::rolesEndpoint(const Request&) {
   // Whether the cluster as it stands can meet every guarantee at once.
   Object guarantees;
   guarantees["total"] = json::fromResources(guaranteed_);
-  guarantees["cluster"] = json::fromResources(clusterTotal_.flatten());
-  guarantees["satisfiable"] = clusterTotal_.flatten().contains(guaranteed_);
+  Resources cluster = registry_.clusterTotal().flatten();
+  guarantees["cluster"] = json::fromResources(cluster);
+  guarantees["satisfiable"] = cluster.contains(guaranteed_);
   body["guarantees"] = std::move(guarantees);
   return Response::ok(json::stringify(body));
 }
@@ -120,6 +122,7 @@ void Master::runSteps(const std::shared_ptr<Steps>& steps) {
   size_t budget = std::max<size_t>(stateChunk_, 1);
   while (steps->pass < steps->passes.size()) {
     Pass& pass = steps->passes[steps->pass];
+    if (pass.start) std::exchange(pass.start, nullptr)();
     while (budget > 0 && steps->next < pass.ids.size()) {
       if (pass.visit(pass.ids[steps->next++])) budget--;
     }
@@ -131,35 +134,6 @@ void Master::runSteps(const std::shared_ptr<Steps>& steps) {
     steps->next = 0;
   }
   steps->done();
-}
-
-std::vector<std::string> Master::slaveIds() const {
-  std::vector<std::string> ids;
-  ids.reserve(slaves_.size());
-  for (const auto& [id, s] : slaves_) ids.push_back(id);
-  return ids;
-}
-
-std::vector<std::string> Master::frameworkIds() const {
-  std::vector<std::string> ids;
-  ids.reserve(frameworks_.size());
-  for (const auto& [id, f] : frameworks_) ids.push_back(id);
-  return ids;
-}
-
-std::vector<std::string> Master::completedFrameworkIds() const {
-  std::vector<std::string> ids;
-  ids.reserve(completedFrameworks_.size());
-  for (const auto& f : completedFrameworks_) ids.push_back(f->id.value());
-  return ids;
-}
-
-const Framework* Master::completedFramework(const std::string& id) const {
-  // At most --max_completed_frameworks entries.
-  for (const auto& f : completedFrameworks_) {
-    if (f->id.value() == id) return f.get();
-  }
-  return nullptr;
 }
 
 Object Master::stateHead() const {
@@ -177,106 +151,11 @@ Object Master::stateHead() const {
   leader["hostname"] = info_.hostname();
   head["leader_info"] = std::move(leader);
   head["cluster"] = flags_.cluster;
-  head["activated_slaves"] = static_cast<int64_t>(slaves_.size() - inactiveSlaves_);
-  head["deactivated_slaves"] = static_cast<int64_t>(inactiveSlaves_);
+  head["activated_slaves"] =
+      static_cast<int64_t>(registry_.slaveCount() - registry_.inactiveSlaveCount());
+  head["deactivated_slaves"] = static_cast<int64_t>(registry_.inactiveSlaveCount());
   head["flags"] = json::fromFlags(flags_);
   return head;
-}
-
-Object Master::slaveJson(const Slave& s) const {
-  Resources offered;
-  for (const std::string& offerId : s.offers) {
-    auto it = offers_.find(offerId);
-    if (it != offers_.end()) offered += it->second.resources;
-  }
-  Object object;
-  object["id"] = s.id.value();
-  object["pid"] = s.pid.toString();
-  object["hostname"] = s.info.hostname();
-  object["port"] = s.info.port();
-  object["registered_time"] = s.registeredTime;
-  object["resources"] = json::fromResources(s.total);
-  object["used_resources"] = json::fromResources(s.used);
-  object["offered_resources"] = json::fromResources(offered);
-  object["reserved_resources"] = json::reservedResources(s.total);
-  object["unreserved_resources"] = json::unreservedResources(s.total);
-  object["attributes"] = json::fromAttributes(s.info.attributes());
-  // False while its connection is broken (offered nothing until it
-  // re-registers).
-  object["active"] = s.active;
-  object["version"] = s.version;
-  return object;
-}
-
-Object Master::frameworkSummaryJson(const Framework& f) const {
-  Object object;
-  object["id"] = f.id.value();
-  object["name"] = f.info.name();
-  object["pid"] = f.pid.toString();
-  object["used_resources"] = json::fromResources(f.used);
-  object["offered_resources"] = json::fromResources(f.offered);
-  Array capabilities;
-  for (const FrameworkInfo::Capability& capability : f.info.capabilities()) {
-    capabilities.push_back(FrameworkInfo::Capability::Type_Name(capability.type()));
-  }
-  object["capabilities"] = std::move(capabilities);
-  object["hostname"] = f.info.hostname();
-  object["webui_url"] = f.info.webui_url();
-  object["active"] = f.active;
-  return object;
-}
-
-Object Master::frameworkJson(const Framework& f) const {
-  Object object = frameworkSummaryJson(f);
-  object["user"] = f.info.user();
-  object["role"] = f.info.role();
-  if (f.info.has_principal()) object["principal"] = f.info.principal();
-  object["checkpoint"] = f.info.checkpoint();
-  object["failover_timeout"] = f.info.failover_timeout();
-  object["registered_time"] = f.registeredTime;
-  object["reregistered_time"] = f.reregisteredTime;
-  object["unregistered_time"] = f.unregisteredTime;
-  object["resources"] = json::fromResources(f.used + f.offered);
-  Array tasks;
-  for (const auto& [id, task] : f.tasks) tasks.push_back(json::fromTask(task->task));
-  object["tasks"] = std::move(tasks);
-  Array completed;
-  for (const Task& task : f.completedTasks) completed.push_back(json::fromTask(task));
-  object["completed_tasks"] = std::move(completed);
-  Array offers;
-  for (const std::string& offerId : f.offers) {
-    auto it = offers_.find(offerId);
-    if (it == offers_.end()) continue;
-    Object offer;
-    offer["id"] = offerId;
-    offer["framework_id"] = f.id.value();
-    offer["slave_id"] = it->second.offer.slave_id().value();
-    offer["resources"] = json::fromResources(it->second.resources);
-    offers.push_back(std::move(offer));
-  }
-  object["offers"] = std::move(offers);
-  Array executors;
-  for (const auto& [slaveId, byId] : f.executors) {
-    for (const auto& [executorId, info] : byId) {
-      Object executor;
-      executor["executor_id"] = executorId;
-      executor["framework_id"] = f.id.value();
-      executor["slave_id"] = slaveId;
-      executor["name"] = info.name();
-      if (info.has_command()) executor["command"] = json::fromProto(info.command());
-      executor["resources"] = json::fromResources(Resources(info.resources()));
-      executors.push_back(std::move(executor));
-    }
-  }
-  object["executors"] = std::move(executors);
-  if (f.info.has_labels()) object["labels"] = json::fromProto(f.info.labels())["labels"];
-  return object;
-}
-
-Object Master::completedFrameworkJson(const Framework& f) const {
-  Object object = frameworkJson(f);
-  object["active"] = false;
-  return object;
 }
 
 }  // namespace mesos::internal::master

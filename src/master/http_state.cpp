@@ -1,7 +1,12 @@
 // The master's documents about the whole cluster: /state, /state-summary,
-// /slaves and /frameworks. Each is rendered in steps (renderInSteps), a
-// bounded number of slaves or frameworks per event, so that a cluster of
-// tens of thousands of slaves does not hold the master up.
+// /slaves and /frameworks.
+//
+// /state, /slaves and /frameworks are assembled from the registry's JSON
+// fragments (each entity's, rendered once per change of it and shared), in
+// steps of stateChunk_ entries between other events: the master's work per
+// request is a pass over the entities' shared fragments, not a rendering.
+// Requests for /state that arrive while one renders share its result, and
+// one that arrives when nothing changed since the last gets that.
 #include <algorithm>
 #include <array>
 #include <unordered_map>
@@ -20,33 +25,57 @@ using process::http::Response;
 
 namespace {
 
-// A JSON array built element by element, as its text.
-struct ArrayText {
-  std::string text;  // the elements, separated by commas
+Fragment text(std::string value) { return std::make_shared<const std::string>(std::move(value)); }
 
-  void add(const json::Value& value) {
-    if (!text.empty()) text += ',';
-    text += json::stringify(value);
+// A JSON document under assembly, as pieces.
+class Document {
+ public:
+  void add(Fragment piece) { pieces_.push_back(std::move(piece)); }
+  void add(std::string piece) { pieces_.push_back(text(std::move(piece))); }
+  // An element of the list being written: a comma before all but the first.
+  void element(Fragment piece) {
+    if (!first_) pieces_.push_back(comma());
+    first_ = false;
+    pieces_.push_back(std::move(piece));
   }
+  // Starts an element made of several pieces (added next).
+  void next() {
+    if (!first_) pieces_.push_back(comma());
+    first_ = false;
+  }
+  // The next element will be a list's first.
+  void startList() { first_ = true; }
+  std::vector<Fragment>& pieces() { return pieces_; }
+
+  // An answer whose body is the pieces in order.
+  Response response() const {
+    size_t size = 0;
+    for (const Fragment& piece : pieces_) size += piece->size();
+    std::string body;
+    body.reserve(size);
+    for (const Fragment& piece : pieces_) body += *piece;
+    return Response::ok(std::move(body));
+  }
+
+ private:
+  static const Fragment& comma() {
+    static const Fragment instance = text(",");
+    return instance;
+  }
+
+  std::vector<Fragment> pieces_;
+  bool first_ = true;
 };
 
-// `head`, with the arrays as further members: the text of the object
-// {head..., "name": [elements], ...}.
-std::string withArrays(const Object& head,
-                       const std::vector<std::pair<const char*, const ArrayText*>>& arrays) {
-  std::string text = json::stringify(head);
-  text.pop_back();  // the closing brace
-  bool first = head.empty();
-  for (const auto& [name, array] : arrays) {
-    if (!first) text += ',';
-    first = false;
-    text += json::stringify(json::Value(name));
-    text += ":[";
-    text += array->text;
-    text += ']';
-  }
-  text += '}';
-  return text;
+// `object`'s members without the braces ("a":1,"b":2), to continue an
+// object whose first members are already written.
+std::string members(const Object& object) {
+  std::string out = json::stringify(object);
+  return out.substr(1, out.size() - 2);
+}
+
+std::string idList(const std::vector<std::string>& ids) {
+  return json::stringify(json::Array(ids.begin(), ids.end()));
 }
 
 // How many tasks are in each state: the TASK_* counts of /state-summary.
@@ -87,105 +116,129 @@ json::Array sortedArray(const std::unordered_set<std::string>& ids) {
 
 }  // namespace
 
+struct Master::StateRender {
+  uint64_t version = 0;  // the registry's when the render started
+  std::vector<std::shared_ptr<process::Promise<Response>>> waiting;
+  Document document;
+};
+
 Future<Response> Master::stateEndpoint(const Request&) {
-  struct Render {
-    process::Promise<Response> response;
-    Object head;
-    ArrayText slaves, frameworks, completed;
-    Resources total, used, offered;
-  };
-  auto render = std::make_shared<Render>();
-  render->head = stateHead();
+  if (lastState_ && lastState_->first == registry_.version() && stateCaching_) {
+    return lastState_->second;
+  }
+  auto promise = std::make_shared<process::Promise<Response>>();
+  Future<Response> future = promise->future();
+  if (stateRender_) {
+    stateRender_->waiting.push_back(std::move(promise));
+    return future;
+  }
+  auto render = std::make_shared<StateRender>();
+  stateRender_ = render;
+  render->version = registry_.version();
+  render->waiting.push_back(std::move(promise));
+  render->document.add(std::string("{\"slaves\":["));
+
   std::vector<Pass> passes;
-  passes.push_back({slaveIds(), [this, render](const std::string& id) {
-                      Slave* s = slave(id);
+  passes.push_back({registry_.slaveIds(), [this, render](const std::string& id) {
+                      const Slave* s = slave(id);
                       if (s == nullptr) return false;
-                      Object object = slaveJson(*s);
-                      render->total += s->total;
-                      render->used += s->used;
-                      for (const std::string& offerId : s->offers) {
-                        auto it = offers_.find(offerId);
-                        if (it != offers_.end()) render->offered += it->second.resources;
-                      }
-                      render->slaves.add(object);
+                      render->document.element(registry_.slaveJson(*s));
                       return true;
                     }});
-  passes.push_back({frameworkIds(), [this, render](const std::string& id) {
-                      Framework* f = framework(id);
+  passes.push_back({registry_.frameworkIds(), [this, render](const std::string& id) {
+                      const Framework* f = framework(id);
                       if (f == nullptr) return false;
-                      render->frameworks.add(frameworkJson(*f));
+                      render->document.next();
+                      registry_.frameworkPieces(*f, &render->document.pieces());
                       return true;
                     }});
-  passes.push_back({completedFrameworkIds(), [this, render](const std::string& id) {
-                      const Framework* f = completedFramework(id);
+  passes.back().start = [render] {
+    render->document.add(std::string("],\"frameworks\":["));
+    render->document.startList();
+  };
+  passes.push_back({registry_.completedFrameworkIds(), [this, render](const std::string& id) {
+                      const Framework* f = registry_.completedFramework(id);
                       if (f == nullptr) return false;
-                      render->completed.add(completedFrameworkJson(*f));
+                      render->document.next();
+                      registry_.frameworkPieces(*f, &render->document.pieces());
                       return true;
                     }});
-  renderInSteps(std::move(passes), [render] {
-    render->head["total_resources"] = json::fromResources(render->total);
-    render->head["used_resources"] = json::fromResources(render->used);
-    render->head["offered_resources"] = json::fromResources(render->offered);
-    ArrayText none;
-    render->response.set(Response::ok(withArrays(render->head,
-                                                 {{"slaves", &render->slaves},
-                                                  {"recovered_slaves", &none},
-                                                  {"frameworks", &render->frameworks},
-                                                  {"completed_frameworks", &render->completed},
-                                                  {"orphan_tasks", &none},
-                                                  {"unregistered_frameworks", &none}})));
+  passes.back().start = [render] {
+    render->document.add(std::string("],\"completed_frameworks\":["));
+    render->document.startList();
+  };
+  renderInSteps(std::move(passes), [this, render] {
+    // Tasks of frameworks that have not re-registered since a failover.
+    std::vector<std::string> unregistered = registry_.unregisteredFrameworkIds();
+    render->document.add(std::string("],\"orphan_tasks\":["));
+    render->document.startList();
+    for (const std::string& id : unregistered) {
+      for (const auto& [taskId, task] : registry_.unregisteredTasks(id)) {
+        render->document.element(registry_.taskJson(*task));
+      }
+    }
+    render->document.add("],\"unregistered_frameworks\":" + idList(unregistered) +
+                         ",\"recovered_slaves\":[],");
+    Object head = stateHead();
+    head["total_resources"] = json::fromResources(registry_.clusterTotal());
+    head["used_resources"] = json::fromResources(registry_.usedTotal());
+    head["offered_resources"] = json::fromResources(registry_.offeredTotal());
+    render->document.add(members(head) + "}");
+    Response response = render->document.response();
+    lastState_.emplace(render->version, response);
+    if (stateRender_ == render) stateRender_.reset();
+    for (auto& waiting : render->waiting) waiting->set(response);
   });
-  return render->response.future();
+  return future;
 }
 
 Future<Response> Master::slavesEndpoint(const Request&) {
-  struct Render {
-    process::Promise<Response> response;
-    ArrayText slaves;
-  };
-  auto render = std::make_shared<Render>();
+  auto document = std::make_shared<Document>();
+  document->add(std::string("{\"slaves\":["));
   std::vector<Pass> passes;
-  passes.push_back({slaveIds(), [this, render](const std::string& id) {
-                      Slave* s = slave(id);
+  passes.push_back({registry_.slaveIds(), [this, document](const std::string& id) {
+                      const Slave* s = slave(id);
                       if (s == nullptr) return false;
-                      render->slaves.add(slaveJson(*s));
+                      document->element(registry_.slaveJson(*s));
                       return true;
                     }});
-  renderInSteps(std::move(passes), [render] {
-    ArrayText none;
-    render->response.set(Response::ok(
-        withArrays(Object(), {{"slaves", &render->slaves}, {"recovered_slaves", &none}})));
+  auto promise = std::make_shared<process::Promise<Response>>();
+  renderInSteps(std::move(passes), [document, promise] {
+    document->add(std::string("],\"recovered_slaves\":[]}"));
+    promise->set(document->response());
   });
-  return render->response.future();
+  return promise->future();
 }
 
 Future<Response> Master::frameworksEndpoint(const Request&) {
-  struct Render {
-    process::Promise<Response> response;
-    ArrayText frameworks, completed;
-  };
-  auto render = std::make_shared<Render>();
+  auto document = std::make_shared<Document>();
+  document->add(std::string("{\"frameworks\":["));
   std::vector<Pass> passes;
-  passes.push_back({frameworkIds(), [this, render](const std::string& id) {
-                      Framework* f = framework(id);
+  passes.push_back({registry_.frameworkIds(), [this, document](const std::string& id) {
+                      const Framework* f = framework(id);
                       if (f == nullptr) return false;
-                      render->frameworks.add(frameworkJson(*f));
+                      document->next();
+                      registry_.frameworkPieces(*f, &document->pieces());
                       return true;
                     }});
-  passes.push_back({completedFrameworkIds(), [this, render](const std::string& id) {
-                      const Framework* f = completedFramework(id);
+  passes.push_back({registry_.completedFrameworkIds(), [this, document](const std::string& id) {
+                      const Framework* f = registry_.completedFramework(id);
                       if (f == nullptr) return false;
-                      render->completed.add(completedFrameworkJson(*f));
+                      document->next();
+                      registry_.frameworkPieces(*f, &document->pieces());
                       return true;
                     }});
-  renderInSteps(std::move(passes), [render] {
-    ArrayText none;
-    render->response.set(Response::ok(withArrays(Object(),
-                                                 {{"frameworks", &render->frameworks},
-                                                  {"completed_frameworks", &render->completed},
-                                                  {"unregistered_frameworks", &none}})));
+  passes.back().start = [document] {
+    document->add(std::string("],\"completed_frameworks\":["));
+    document->startList();
+  };
+  auto promise = std::make_shared<process::Promise<Response>>();
+  renderInSteps(std::move(passes), [this, document, promise] {
+    document->add("],\"unregistered_frameworks\":" + idList(registry_.unregisteredFrameworkIds()) +
+                  "}");
+    promise->set(document->response());
   });
-  return render->response.future();
+  return promise->future();
 }
 
 // /state-summary: counts, not lists. Two passes, neither rendering a task:
@@ -197,38 +250,35 @@ Future<Response> Master::frameworksEndpoint(const Request&) {
 Future<Response> Master::stateSummaryEndpoint(const Request&) {
   struct Render {
     process::Promise<Response> response;
-    Object head;
-    ArrayText slaves, frameworks;
+    Document slaves, frameworks;
     std::unordered_map<std::string, SlaveSummary> completedBySlave;
   };
   auto render = std::make_shared<Render>();
-  render->head["hostname"] = info_.hostname();
-  render->head["cluster"] = flags_.cluster;
   std::vector<Pass> passes;
-  passes.push_back({frameworkIds(), [this, render](const std::string& id) {
-                      Framework* f = framework(id);
+  passes.push_back({registry_.frameworkIds(), [this, render](const std::string& id) {
+                      const Framework* f = framework(id);
                       if (f == nullptr) return false;
                       TaskCounts counts;
                       std::unordered_set<std::string> slaves;
                       for (const auto& [taskId, task] : f->tasks) {
                         counts.count(task->task.state());
-                        slaves.insert(task->task.slave_id().value());
+                        slaves.insert(task->slave->id.value());
                       }
-                      for (const Task& task : f->completedTasks) {
-                        counts.count(task.state());
-                        slaves.insert(task.slave_id().value());
-                        SlaveSummary& summary = render->completedBySlave[task.slave_id().value()];
-                        summary.tasks.count(task.state());
+                      for (const CompletedTask& task : f->completed) {
+                        counts.count(task.state);
+                        slaves.insert(task.slaveId);
+                        SlaveSummary& summary = render->completedBySlave[task.slaveId];
+                        summary.tasks.count(task.state);
                         summary.frameworkIds.insert(id);
                       }
-                      Object object = frameworkSummaryJson(*f);
+                      Object object = registry_.frameworkSummaryObject(*f);
                       counts.render(object);
                       object["slave_ids"] = sortedArray(slaves);
-                      render->frameworks.add(object);
+                      render->frameworks.element(text(json::stringify(object)));
                       return true;
                     }});
-  passes.push_back({slaveIds(), [this, render](const std::string& id) {
-                      Slave* s = slave(id);
+  passes.push_back({registry_.slaveIds(), [this, render](const std::string& id) {
+                      const Slave* s = slave(id);
                       if (s == nullptr) return false;
                       TaskCounts counts;
                       std::unordered_set<std::string> frameworks;
@@ -238,21 +288,29 @@ Future<Response> Master::stateSummaryEndpoint(const Request&) {
                         frameworks = std::move(it->second.frameworkIds);
                         render->completedBySlave.erase(it);
                       }
-                      for (const auto& [frameworkId, tasks] : s->tasks) {
+                      for (const TaskRecord* task : s->tasks) {
                         // Only registered frameworks' tasks, as in their own entries.
-                        if (tasks.empty() || frameworks_.count(frameworkId) == 0) continue;
-                        frameworks.insert(frameworkId);
-                        for (const auto& [taskId, task] : tasks) counts.count(task->task.state());
+                        if (!task->framework->registered) continue;
+                        frameworks.insert(task->framework->id.value());
+                        counts.count(task->task.state());
                       }
-                      Object object = slaveJson(*s);
+                      Object object = registry_.slaveObject(*s);
                       counts.render(object);
                       object["framework_ids"] = sortedArray(frameworks);
-                      render->slaves.add(object);
+                      render->slaves.element(text(json::stringify(object)));
                       return true;
                     }});
-  renderInSteps(std::move(passes), [render] {
-    render->response.set(Response::ok(withArrays(
-        render->head, {{"slaves", &render->slaves}, {"frameworks", &render->frameworks}})));
+  renderInSteps(std::move(passes), [this, render] {
+    Object head;
+    head["hostname"] = info_.hostname();
+    head["cluster"] = flags_.cluster;
+    Document document;
+    document.add("{" + members(head) + ",\"slaves\":[");
+    for (Fragment& piece : render->slaves.pieces()) document.add(std::move(piece));
+    document.add(std::string("],\"frameworks\":["));
+    for (Fragment& piece : render->frameworks.pieces()) document.add(std::move(piece));
+    document.add(std::string("]}"));
+    render->response.set(document.response());
   });
   return render->response.future();
 }

@@ -57,6 +57,14 @@ TaskKey keyOf(const Task& task, uint64_t launchOrder) {
   return key;
 }
 
+TaskKey keyOf(const CompletedTask& task, const std::string& frameworkId) {
+  TaskKey key;
+  key.start = task.start;
+  key.frameworkId = frameworkId;
+  key.taskId = task.id;
+  return key;
+}
+
 // The tasks of a page being gathered: the first `wanted` in the order.
 class Page {
  public:
@@ -64,19 +72,20 @@ class Page {
       : ascending_(ascending), wanted_(wanted), taskId_(std::move(taskId)),
         kept_(Later{ascending}) {}
 
-  void consider(const Task& task, uint64_t launchOrder) {
+  // `json` is only asked for when the task is kept.
+  template <typename Json>
+  void consider(TaskKey key, Json json) {
     if (wanted_ == 0) return;
-    if (taskId_ && task.task_id().value() != *taskId_) return;
-    TaskKey key = keyOf(task, launchOrder);
+    if (taskId_ && key.taskId != *taskId_) return;
     if (kept_.size() == wanted_) {
       if (!before(ascending_, key, kept_.top().key)) return;
       kept_.pop();
     }
-    kept_.push(Entry{std::move(key), task});
+    kept_.push(Entry{std::move(key), json()});
   }
 
-  // Those from `offset` on, in order.
-  json::Array render(uint64_t offset) {
+  // {"tasks": [those from `offset` on, in order]}
+  std::string render(uint64_t offset) {
     std::vector<Entry> entries;
     entries.reserve(kept_.size());
     while (!kept_.empty()) {
@@ -84,17 +93,18 @@ class Page {
       kept_.pop();
     }
     std::reverse(entries.begin(), entries.end());  // the heap gave the last first
-    json::Array tasks;
+    std::string out = "{\"tasks\":[";
     for (size_t i = offset; i < entries.size(); ++i) {
-      tasks.push_back(json::fromTask(entries[i].task));
+      if (i > offset) out += ',';
+      out += *entries[i].json;
     }
-    return tasks;
+    return out + "]}";
   }
 
  private:
   struct Entry {
     TaskKey key;
-    Task task;
+    Fragment json;
   };
   static bool before(bool ascending, const TaskKey& a, const TaskKey& b) {
     return ascending ? a.tie() < b.tie() : b.tie() < a.tie();
@@ -157,20 +167,27 @@ Future<Response> Master::tasksEndpoint(const Request& request) {
   auto render = std::make_shared<Render>();
   render->page.emplace(ascending, *limit == 0 ? 0 : wanted, taskId);
 
+  auto live = [this, render](const TaskRecord& task) {
+    render->page->consider(keyOf(task.task, task.launchOrder),
+                           [this, &task] { return registry_.taskJson(task); });
+  };
+  auto completed = [render](const Framework& f) {
+    for (const CompletedTask& task : f.completed) {
+      render->page->consider(keyOf(task, f.id.value()), [&task] { return task.json; });
+    }
+  };
   // A live framework's tasks: what it runs and what it completed.
-  auto visitFramework = [this, render](const std::string& id) {
+  auto visitFramework = [this, live, completed](const std::string& id) {
     Framework* f = framework(id);
     if (f == nullptr) return false;
-    for (const auto& [taskId, task] : f->tasks) {
-      render->page->consider(task->task, task->launchOrder);
-    }
-    for (const Task& task : f->completedTasks) render->page->consider(task, 0);
+    for (const auto& [taskId, task] : f->tasks) live(*task);
+    completed(*f);
     return true;
   };
-  auto visitCompletedFramework = [this, render](const std::string& id) {
-    const Framework* f = completedFramework(id);
+  auto visitCompletedFramework = [this, completed](const std::string& id) {
+    const Framework* f = registry_.completedFramework(id);
     if (f == nullptr) return false;
-    for (const Task& task : f->completedTasks) render->page->consider(task, 0);
+    completed(*f);
     return true;
   };
 
@@ -183,30 +200,25 @@ Future<Response> Master::tasksEndpoint(const Request& request) {
   } else {
     // Live tasks slave by slave (bounded work per visit), then what the
     // frameworks completed.
-    passes.push_back({slaveIds(), [this, render](const std::string& id) {
+    passes.push_back({registry_.slaveIds(), [this, live](const std::string& id) {
                         Slave* s = slave(id);
                         if (s == nullptr) return false;
-                        for (const auto& [frameworkId, tasks] : s->tasks) {
-                          if (frameworks_.count(frameworkId) == 0) continue;
-                          for (const auto& [taskId, task] : tasks) {
-                            render->page->consider(task->task, task->launchOrder);
-                          }
+                        for (const TaskRecord* task : s->tasks) {
+                          if (task->framework->registered) live(*task);
                         }
                         return true;
                       }});
-    passes.push_back({frameworkIds(), [this, render](const std::string& id) {
+    passes.push_back({registry_.frameworkIds(), [this, completed](const std::string& id) {
                         Framework* f = framework(id);
                         if (f == nullptr) return false;
-                        for (const Task& task : f->completedTasks) render->page->consider(task, 0);
+                        completed(*f);
                         return true;
                       }});
-    passes.push_back({completedFrameworkIds(), visitCompletedFramework});
+    passes.push_back({registry_.completedFrameworkIds(), visitCompletedFramework});
   }
   uint64_t from = *offset;
   renderInSteps(std::move(passes), [render, from] {
-    json::Object body;
-    body["tasks"] = render->page->render(from);
-    render->response.set(Response::ok(json::stringify(body)));
+    render->response.set(Response::ok(render->page->render(from)));
   });
   return render->response.future();
 }

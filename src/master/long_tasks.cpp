@@ -86,23 +86,22 @@ void Master::untrackTask(TaskRecord& task) {
   }
   if (task.countedLong) {
     task.countedLong = false;
-    if (Slave* s = slave(task.task.slave_id().value())) s->longUsed -= task.resources;
+    task.slave->longUsed -= task.resources;
   }
 }
 
 void Master::shortTaskExpired(const SlaveID& slaveId, const FrameworkID& frameworkId,
                               const std::string& taskId, uint64_t launchOrder) {
-  // Looked up through the slave, which owns its tasks even when their
-  // framework has not re-registered since a master failover.
-  Slave* s = slave(slaveId.value());
-  if (s == nullptr) return;
-  auto byFramework = s->tasks.find(frameworkId.value());
-  if (byFramework == s->tasks.end()) return;
-  auto it = byFramework->second.find(taskId);
-  if (it == byFramework->second.end() || it->second->launchOrder != launchOrder) return;
-  TaskRecord& task = *it->second;
+  // Found under its framework id even when the framework has not
+  // re-registered since a master failover.
+  TaskRecord* found = registry_.task(frameworkId.value(), taskId);
+  if (found == nullptr || found->slave->id.value() != slaveId.value() ||
+      found->launchOrder != launchOrder) {
+    return;
+  }
+  TaskRecord& task = *found;
   task.expiry.reset();
-  if (task.recovered || task.revoked || isTerminalState(task.task.state())) return;
+  if (task.released || task.revoked || isTerminalState(task.task.state())) return;
   if (protectedByGuarantee(frameworkId, task.resources)) {
     LOG(INFO) << "Task " << taskId << " of framework " << frameworkId.value()
               << " ran past --short_task_max_duration but stays: without it its role would "
@@ -130,9 +129,9 @@ bool Master::protectedByGuarantee(const FrameworkID& frameworkId, const Resource
   auto guarantee = config_.guarantees.find(f->info.role());
   if (guarantee == config_.guarantees.end()) return false;
   Resources held;
-  for (const auto& [id, other] : frameworks_) {
-    if (other->info.role() == f->info.role()) held += other->used + other->offered;
-  }
+  registry_.forEachFramework([&](const Framework& other) {
+    if (other.info.role() == f->info.role()) held += other.used + other.offered;
+  });
   return !(held - resources).flatten().contains(guarantee->second);
 }
 

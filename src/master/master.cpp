@@ -18,7 +18,10 @@ constexpr const char* kVersion = "1.0.0";
 }  // namespace
 
 Master::Master(const MasterFlags& flags, std::unique_ptr<allocator::Allocator> allocator)
-    : Actor("master"), flags_(flags), policy_(std::move(allocator)) {
+    : Actor("master"),
+      flags_(flags),
+      policy_(std::move(allocator)),
+      registry_(flags.max_completed_frameworks, flags.max_completed_tasks_per_framework) {
   // The flags were validated when loaded; flags built in code are checked
   // here.
   auto config = flags_.allocatorConfig();
@@ -107,11 +110,9 @@ void Master::exited(const UPID& pid) {
     frameworkPids_.erase(it);
     return;
   }
-  if (auto it = slavePids_.find(pid); it != slavePids_.end()) {
-    // A slave's connection broke. It is removed only after missing its pings
-    // (it may come back and re-register); meanwhile nothing is offered on it.
-    if (Slave* s = slave(it->second); s != nullptr && s->pid == pid) deactivateSlave(*s);
-  }
+  // A slave's connection broke. It is removed only after missing its pings
+  // (it may come back and re-register); meanwhile nothing is offered on it.
+  if (Slave* s = registry_.slaveAt(pid)) deactivateSlave(*s);
 }
 
 double Master::now() const {
@@ -130,16 +131,6 @@ std::string Master::nextId(const char* kind) {
     std::snprintf(buffer, sizeof(buffer), "-O%llu", static_cast<unsigned long long>(nextOfferId_++));
   }
   return info_.id() + buffer;
-}
-
-Framework* Master::framework(const std::string& id) {
-  auto it = frameworks_.find(id);
-  return it == frameworks_.end() ? nullptr : it->second.get();
-}
-
-Slave* Master::slave(const std::string& id) {
-  auto it = slaves_.find(id);
-  return it == slaves_.end() ? nullptr : it->second.get();
 }
 
 }  // namespace mesos::internal::master

@@ -8,8 +8,11 @@
 // back the same way.
 //
 // The handler table in initialize() is the protocol's table of contents. The
-// implementation is split by subject: frameworks.cpp, slaves.cpp, offers.cpp,
-// tasks.cpp, revocation.cpp, long_tasks.cpp, http.cpp.
+// state is owned by the Registry (registry.hpp), which states its
+// invariants; the master changes it only through the registry's operations.
+// The implementation is split by subject: frameworks.cpp, slaves.cpp,
+// offers.cpp, tasks.cpp, revocation.cpp, long_tasks.cpp, http*.cpp,
+// metrics.cpp.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +34,7 @@
 #include "master/flags.hpp"
 #include "master/metrics.hpp"
 #include "master/metrics_actor.hpp"
+#include "master/registry.hpp"
 #include "messages.pb.h"
 #include "scheduler.pb.h"
 #include "process/actor.hpp"
@@ -40,77 +44,10 @@ namespace mesos::internal::master {
 
 using process::UPID;
 
-struct Framework;
-struct Slave;
-
 // long_tasks.cpp: a task is long when its TaskInfo.labels hold a label with
 // this key and the value "true" (docs/allocation.md, "Long tasks").
 inline constexpr char kLongTaskLabel[] = "long";
 bool isLongTask(const Labels& labels);
-
-// A task the master knows of. Owned by its Slave; its Framework points at it.
-struct TaskRecord {
-  Task task;  // the wire form (state, resources, latest status)
-  Resources resources;
-  TaskStatus latest;  // the latest status seen (for reconciliation)
-  bool recovered = false;  // its resources went back to the allocator
-  uint64_t launchOrder = 0;  // larger: launched later (revocation takes the youngest)
-  bool revoked = false;      // killed by a revocation (revocation.cpp)
-  bool isLong = false;       // labelled long=true (long_tasks.cpp)
-  bool countedLong = false;  // its resources are in its Slave's longUsed
-  // A short task's --short_task_max_duration timer, until it fires or the
-  // task's resources are released (long_tasks.cpp).
-  std::optional<process::TimerId> expiry;
-};
-
-struct OfferRecord {
-  Offer offer;
-  Resources resources;
-  std::optional<process::TimerId> timeout;
-};
-
-struct Framework {
-  FrameworkID id;
-  FrameworkInfo info;
-  UPID pid;
-  bool active = true;
-  double registeredTime = 0;
-  double reregisteredTime = 0;
-  double unregisteredTime = 0;
-  std::unordered_map<std::string, TaskRecord*> tasks;  // by task id
-  std::unordered_set<std::string> offers;               // offer ids
-  Resources used;                                        // tasks and executors
-  Resources offered;
-  // Executors by slave id, then executor id.
-  std::unordered_map<std::string, std::unordered_map<std::string, ExecutorInfo>> executors;
-  std::optional<process::TimerId> failoverTimer;
-  std::deque<Task> completedTasks;  // for /state
-};
-
-struct Slave {
-  SlaveID id;
-  SlaveInfo info;
-  UPID pid;
-  std::string version;
-  Resources total;
-  Resources used;  // tasks and executors of all frameworks
-  double registeredTime = 0;
-  // Tasks by framework id, then task id (owned here).
-  std::unordered_map<std::string, std::unordered_map<std::string, std::unique_ptr<TaskRecord>>>
-      tasks;
-  // Executors by framework id, then executor id.
-  std::unordered_map<std::string, std::unordered_map<std::string, ExecutorInfo>> executors;
-  std::unordered_set<std::string> offers;
-  // False from the moment its connection to the master breaks until it
-  // re-registers: an inactive slave keeps its tasks but is offered nothing
-  // (slaves.cpp deactivateSlave()).
-  bool active = true;
-  uint32_t missedPings = 0;
-  bool pongPending = false;
-  // What the long tasks here whose resources are not released hold
-  // (long_tasks.cpp): what --long_task_share caps.
-  Resources longUsed;
-};
 
 class Master : public process::Actor {
  public:
@@ -129,6 +66,13 @@ class Master : public process::Actor {
   // /state-summary, /slaves, /frameworks or /tasks covers (tests make it
   // small to exercise the steps).
   void setStateChunk(size_t entries) { stateChunk_ = entries; }
+  // Whether documents are assembled from cached fragments and a /state
+  // unchanged since the last is served again (the default), or rendered
+  // anew (tests compare the two). Call while the master is idle.
+  void setStateCaching(bool caching) {
+    registry_.setCaching(caching);
+    stateCaching_ = caching;
+  }
   // The allocator actor (tests use it to trigger allocation).
   const process::Pid<allocator::AllocatorActor>& allocatorPid() const { return allocator_.pid(); }
 
@@ -194,15 +138,15 @@ class Master : public process::Actor {
   void frameworkToExecutor(const UPID& from, const FrameworkToExecutorMessage& message);
   void executorToFramework(const UPID& from, const ExecutorToFrameworkMessage& message);
   void exitedExecutor(const UPID& from, const ExitedExecutorMessage& message);
-  TaskRecord* addTask(Framework& framework, Slave& slave, const TaskInfo& task);
-  // Records the task's latest status. A task's first terminal status is
-  // final: it is counted once in the metrics, releases the task's
-  // resources (back to the allocator unless `recover` is false, for a slave
-  // that is being removed), and no later status changes its state.
+  // A task launched now: the registry's addTask(), with its executor if it
+  // is new, and the long-task tracking.
+  TaskRecord& addTask(Framework& framework, Slave& slave, const TaskInfo& task);
+  // Records the task's latest status (Registry::updateTask()). When it
+  // becomes terminal now, its resources go back to the allocator, unless
+  // `recover` is false (its slave is being removed).
   void updateTask(TaskRecord& task, const TaskStatus& status, bool recover = true);
+  // Forgets the task (Registry::removeTask()), after undoing trackTask().
   void removeTask(TaskRecord& task);
-  // Keeps Metrics::tasksNow: `delta` tasks entered (+1) or left (-1) `state`.
-  void countTaskState(TaskState state, int delta);
   void removeExecutor(Slave& slave, const FrameworkID& frameworkId,
                       const ExecutorID& executorId);
   // Sends a status update generated by the master itself (TASK_LOST,
@@ -237,33 +181,29 @@ class Master : public process::Actor {
   // Rendering that may be big happens in steps, each an event of its own, so
   // that the master handles other messages in between: a pass visits ids in
   // turn; `visit` returns whether the entry was still there (one that went
-  // away meanwhile costs nothing). Each entry is rendered whole; the document
+  // away meanwhile costs nothing). Each entry is shown whole; the document
   // is not one instant of the whole cluster.
   struct Pass {
+    Pass(std::vector<std::string> ids, std::function<bool(const std::string& id)> visit)
+        : ids(std::move(ids)), visit(std::move(visit)) {}
     std::vector<std::string> ids;
     std::function<bool(const std::string& id)> visit;
+    std::function<void()> start;  // if set, runs when the pass begins
   };
   struct Steps;
   // Runs the passes in order, at most stateChunk_ visited entries per event,
   // then `done` (in the last step).
   void renderInSteps(std::vector<Pass> passes, std::function<void()> done);
   void runSteps(const std::shared_ptr<Steps>& steps);
-  std::vector<std::string> slaveIds() const;
-  std::vector<std::string> frameworkIds() const;
-  std::vector<std::string> completedFrameworkIds() const;
-  const Framework* completedFramework(const std::string& id) const;
-
-  // One slave as /state, /slaves and /state-summary show it.
-  json::Object slaveJson(const Slave& slave) const;
-  // A framework's summary (/state-summary) and its whole record (/state,
-  // /frameworks: the summary plus tasks, offers and executors).
-  json::Object frameworkSummaryJson(const Framework& framework) const;
-  json::Object frameworkJson(const Framework& framework) const;
-  // A completed framework's record: no longer active.
-  json::Object completedFrameworkJson(const Framework& framework) const;
   // The master's own facts at the top of /state.
   json::Object stateHead() const;
-
+  // /state renders in progress, and the last one: requests that arrive
+  // while one renders share it; one that arrives when nothing changed since
+  // the last gets that (http_state.cpp).
+  struct StateRender;
+  std::shared_ptr<StateRender> stateRender_;
+  std::optional<std::pair<uint64_t, process::http::Response>> lastState_;
+  bool stateCaching_ = true;
   double startTime_ = 0;    // wall-clock seconds since the epoch, at initialize()
   double electedTime_ = 0;  // when it became the leading master (so far: at start)
 
@@ -285,8 +225,8 @@ class Master : public process::Actor {
 
   double now() const;
   std::string nextId(const char* kind);
-  Framework* framework(const std::string& id);
-  Slave* slave(const std::string& id);
+  Framework* framework(const std::string& id) { return registry_.framework(id); }
+  Slave* slave(const std::string& id) { return registry_.slave(id); }
 
   MasterFlags flags_;
   allocator::Config config_;  // the allocation flags, parsed
@@ -301,24 +241,16 @@ class Master : public process::Actor {
   uint64_t nextSlaveId_ = 0;
   uint64_t nextOfferId_ = 0;
 
-  std::unordered_map<std::string, std::unique_ptr<Framework>> frameworks_;
-  std::unordered_map<std::string, std::unique_ptr<Slave>> slaves_;
-  std::unordered_map<std::string, OfferRecord> offers_;
-  std::deque<std::unique_ptr<Framework>> completedFrameworks_;
-  // Whose exit we watch: scheduler and slave pids.
+  Registry registry_;
+  // Whose exit we watch: scheduler pids (slaves: Registry::slaveAt()).
   std::unordered_map<UPID, std::string> frameworkPids_;  // pid -> framework id
-  std::unordered_map<UPID, std::string> slavePids_;      // pid -> slave id
-  size_t inactiveSlaves_ = 0;  // registered slaves whose connection is broken
-  // Slaves that re-registered with tasks or executors of frameworks not
-  // (yet) registered here, by framework id: what addFramework() adopts,
-  // without a scan of every slave.
-  std::unordered_map<std::string, std::unordered_set<std::string>> orphans_;
-  // Every registered slave's total, and the sum of --guarantees: whether the
-  // cluster can meet every guarantee at once (slaves.cpp resizeCluster()).
-  Resources clusterTotal_;
+  // The sum of --guarantees, and whether the cluster's slaves can meet
+  // every guarantee at once (slaves.cpp resizeCluster()).
   Resources guaranteed_;
   bool guaranteesFit_ = false;
-  void resizeCluster(const Resources& resources, int sign);
+  // Says in the log when the cluster's size changes whether it can meet the
+  // guarantees.
+  void resizeCluster();
 
   // revocation.cpp
   // Kills one task for a revocation (KillTaskMessage to its slave).

@@ -14,33 +14,28 @@ using process::Future;
 using process::http::Request;
 using process::http::Response;
 
-void Master::countTaskState(TaskState state, int delta) {
-  int64_t& count = metrics_.tasksNow[state];
-  count += delta;
-  DCHECK_GE(count, 0) << TaskState_Name(state);
-}
-
 // Cost: O(frameworks + task states); nothing here walks slaves or tasks.
 std::string Master::metricsJson() {
   Object metrics;
   metrics["master/uptime_secs"] = now() - startTime_;
   metrics["master/elected"] = 1;  // no standbys yet: this master leads
   int64_t active = 0, inactive = 0;
-  for (const auto& [id, f] : frameworks_) (f->active ? active : inactive)++;
+  registry_.forEachFramework([&](const Framework& f) { (f.active ? active : inactive)++; });
   metrics["master/frameworks_active"] = active;
   metrics["master/frameworks_inactive"] = inactive;
   metrics["master/frameworks_connected"] = active;
   metrics["master/frameworks_disconnected"] = inactive;
   metrics["master/frameworks_removed"] = metrics_.frameworksRemoved;
-  auto inactiveSlaves = static_cast<int64_t>(inactiveSlaves_);
-  metrics["master/slaves_active"] = static_cast<int64_t>(slaves_.size()) - inactiveSlaves;
+  auto inactiveSlaves = static_cast<int64_t>(registry_.inactiveSlaveCount());
+  auto slaves = static_cast<int64_t>(registry_.slaveCount());
+  metrics["master/slaves_active"] = slaves - inactiveSlaves;
   metrics["master/slaves_inactive"] = inactiveSlaves;
-  metrics["master/slaves_connected"] = static_cast<int64_t>(slaves_.size()) - inactiveSlaves;
+  metrics["master/slaves_connected"] = slaves - inactiveSlaves;
   metrics["master/slaves_disconnected"] = inactiveSlaves;
   metrics["master/slave_registrations"] = metrics_.slavesRegistered;
   metrics["master/slave_removals"] = metrics_.slavesRemoved;
   metrics["master/slave_shutdowns_scheduled"] = metrics_.slaveShutdownsScheduled;
-  metrics["master/outstanding_offers"] = static_cast<int64_t>(offers_.size());
+  metrics["master/outstanding_offers"] = static_cast<int64_t>(registry_.offerCount());
   metrics["master/offers_sent"] = metrics_.offersSent;
   metrics["master/offers_declined"] = metrics_.offersDeclined;
   metrics["master/offers_rescinded"] = metrics_.offersRescinded;
@@ -62,11 +57,9 @@ std::string Master::metricsJson() {
     std::string name = TaskState_Name(state).substr(5);  // "TASK_RUNNING" -> "RUNNING"
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (isTerminalState(state)) {
-      auto it = metrics_.terminalTasks.find(TaskState_Name(state));
-      metrics["master/tasks_" + name] = it == metrics_.terminalTasks.end() ? 0 : it->second;
+      metrics["master/tasks_" + name] = registry_.tasksReached(state);
     } else {
-      auto it = metrics_.tasksNow.find(state);
-      metrics["master/tasks_" + name] = it == metrics_.tasksNow.end() ? 0 : it->second;
+      metrics["master/tasks_" + name] = registry_.tasksIn(state);
     }
   }
   for (const auto& [name, count] : metrics_.messages) {

@@ -6,8 +6,6 @@
 #include <map>
 #include <string>
 
-#include "mesos.pb.h"
-
 namespace mesos::internal::master {
 
 struct Metrics {
@@ -28,8 +26,6 @@ struct Metrics {
   uint64_t tasksRevoked = 0;                 // killed to free resources for a guarantee
   uint64_t revocationExecutorShutdowns = 0;  // revoked tasks not ended by the grace period
   uint64_t shortTasksExpired = 0;  // revoked at --short_task_max_duration (long_tasks.cpp)
-  std::map<std::string, uint64_t> terminalTasks;  // reached, by state name
-  std::map<TaskState, int64_t> tasksNow;          // the master's tasks, by state
 };
 
 }  // namespace mesos::internal::master

@@ -26,26 +26,18 @@ void Master::offer(const FrameworkID& frameworkId,
   for (auto& entry : resources) {
     Slave* s = slave(entry.slaveId.value());
     if (s == nullptr) continue;  // removed meanwhile; the allocator knows
-    std::string offerId = nextId("O");
-    OfferRecord& record = offers_[offerId];
-    Offer& offer = record.offer;
-    offer.mutable_id()->set_value(offerId);
-    offer.mutable_framework_id()->CopyFrom(f->id);
-    offer.mutable_slave_id()->CopyFrom(s->id);
-    offer.set_hostname(s->info.hostname());
-    *offer.mutable_resources() = entry.resources.proto();
-    *offer.mutable_attributes() = s->info.attributes();
-    for (const auto& [executorId, info] : s->executors[f->id.value()]) {
-      offer.add_executor_ids()->CopyFrom(info.executor_id());
+    if (!s->active) {
+      // Disconnected since the allocator decided: back, not offered.
+      dispatch(allocator_.pid(), &AllocatorActor::recoverResources, frameworkId, entry.slaveId,
+               entry.resources, std::optional<Filters>());
+      continue;
     }
-    record.resources = std::move(entry.resources);
+    std::string offerId = nextId("O");
+    OfferRecord& record = registry_.addOffer(*f, *s, offerId, std::move(entry.resources));
     if (flags_.offer_timeout) {
       record.timeout = delay(*flags_.offer_timeout, [this, offerId] { offerTimedOut(offerId); });
     }
-    f->offers.insert(offerId);
-    f->offered += record.resources;
-    s->offers.insert(offerId);
-    message.add_offers()->CopyFrom(offer);
+    message.add_offers()->CopyFrom(record.offer);
     message.add_pids(s->pid.toString());
   }
   if (message.offers_size() == 0) return;
@@ -54,22 +46,16 @@ void Master::offer(const FrameworkID& frameworkId,
 }
 
 void Master::removeOffer(const std::string& offerId) {
-  auto it = offers_.find(offerId);
-  if (it == offers_.end()) return;
-  OfferRecord& record = it->second;
-  if (record.timeout) cancel(*record.timeout);
-  if (Framework* f = framework(record.offer.framework_id().value())) {
-    f->offers.erase(offerId);
-    f->offered -= record.resources;
-  }
-  if (Slave* s = slave(record.offer.slave_id().value())) s->offers.erase(offerId);
-  offers_.erase(it);
+  OfferRecord* record = registry_.offer(offerId);
+  if (record == nullptr) return;
+  if (record->timeout) cancel(*record->timeout);
+  registry_.removeOffer(offerId);
 }
 
 void Master::rescindOffer(const std::string& offerId, bool recover) {
-  auto it = offers_.find(offerId);
-  if (it == offers_.end()) return;
-  const Offer& offer = it->second.offer;
+  OfferRecord* record = registry_.offer(offerId);
+  if (record == nullptr) return;
+  const Offer& offer = record->offer;
   if (Framework* f = framework(offer.framework_id().value())) {
     RescindResourceOfferMessage rescind;
     rescind.mutable_offer_id()->CopyFrom(offer.id());
@@ -77,23 +63,22 @@ void Master::rescindOffer(const std::string& offerId, bool recover) {
   }
   if (recover) {
     dispatch(allocator_.pid(), &AllocatorActor::recoverResources, offer.framework_id(),
-             offer.slave_id(), it->second.resources, std::optional<Filters>());
+             offer.slave_id(), record->resources, std::optional<Filters>());
   }
   metrics_.offersRescinded++;
   removeOffer(offerId);
 }
 
 void Master::recoverOffer(const std::string& offerId) {
-  auto it = offers_.find(offerId);
-  if (it == offers_.end()) return;
-  const OfferRecord& record = it->second;
-  dispatch(allocator_.pid(), &AllocatorActor::recoverResources, record.offer.framework_id(),
-           record.offer.slave_id(), record.resources, std::optional<Filters>());
+  OfferRecord* record = registry_.offer(offerId);
+  if (record == nullptr) return;
+  dispatch(allocator_.pid(), &AllocatorActor::recoverResources, record->offer.framework_id(),
+           record->offer.slave_id(), record->resources, std::optional<Filters>());
   removeOffer(offerId);
 }
 
 void Master::offerTimedOut(const std::string& offerId) {
-  if (!offers_.count(offerId)) return;
+  if (registry_.offer(offerId) == nullptr) return;
   LOG(INFO) << "Offer " << offerId << " timed out; rescinding it";
   rescindOffer(offerId, true);
 }
@@ -116,12 +101,12 @@ void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
       errors.push_back("offer " + id.value() + " appears twice");
       continue;
     }
-    auto it = offers_.find(id.value());
-    if (it == offers_.end()) {
+    const OfferRecord* record = registry_.offer(id.value());
+    if (record == nullptr) {
       errors.push_back("offer " + id.value() + " is no longer valid");
       continue;
     }
-    const Offer& offer = it->second.offer;
+    const Offer& offer = record->offer;
     if (offer.framework_id().value() != f->id.value()) {
       errors.push_back("offer " + id.value() + " was not made to this framework");
       continue;
@@ -135,7 +120,7 @@ void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
                        offerSlave->id.value() + ")");
     } else {
       s = offerSlave;
-      offered += it->second.resources;
+      offered += record->resources;
     }
   }
   if (message.offer_ids_size() == 0 && message.tasks_size() > 0) {
@@ -151,7 +136,7 @@ void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
                        TaskStatus::REASON_INVALID_OFFERS,
                        "Task launched with invalid offers: " + offerError);
       metrics_.tasksInvalid++;
-      metrics_.terminalTasks["TASK_LOST"]++;
+      registry_.countRefused(TASK_LOST);
     }
     for (const std::string& offerId : offerIds) recoverOffer(offerId);
     return;
@@ -163,8 +148,7 @@ void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
   Resources available = offered;
   std::unordered_set<std::string> launched;  // task ids in this message
   std::unordered_set<std::string> newExecutors;
-  size_t executorsOnSlave = 0;
-  for (const auto& [frameworkId, byId] : s->executors) executorsOnSlave += byId.size();
+  size_t executorsOnSlave = s->executorCount;
 
   for (const TaskInfo& task : message.tasks()) {
     TaskContext context{*f, *s, available, launched, newExecutors, executorsOnSlave,
@@ -179,12 +163,13 @@ void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
       sendMasterUpdate(*f, s->id, task.task_id(), TASK_ERROR, TaskStatus::REASON_TASK_INVALID,
                        used.error().message);
       metrics_.tasksInvalid++;
-      metrics_.terminalTasks["TASK_ERROR"]++;
+      registry_.countRefused(TASK_ERROR);
       continue;
     }
     available -= *used;
     launched.insert(task.task_id().value());
-    if (task.has_executor() && !s->executors[f->id.value()].count(task.executor().executor_id().value())) {
+    if (task.has_executor() &&
+        registry_.executor(*s, f->id.value(), task.executor().executor_id().value()) == nullptr) {
       if (newExecutors.insert(task.executor().executor_id().value()).second) executorsOnSlave++;
     }
     addTask(*f, *s, task);

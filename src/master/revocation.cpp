@@ -88,14 +88,13 @@ void Master::revoke(const allocator::Revocation& revocation) {
   // Outstanding offers first: they cost the framework no work.
   std::vector<std::string> offers;
   for (const std::string& offerId : s->offers) {
-    auto it = offers_.find(offerId);
-    if (it != offers_.end() && it->second.offer.framework_id().value() == frameworkId &&
-        !usable(it->second.resources).empty()) {
+    const OfferRecord* offer = registry_.offer(offerId);
+    if (offer->offer.framework_id().value() == frameworkId && !usable(offer->resources).empty()) {
       offers.push_back(offerId);
     }
   }
   for (const std::string& offerId : offers) {
-    const Resources& resources = offers_[offerId].resources;
+    const Resources resources = registry_.offer(offerId)->resources;
     freed += usable(resources);
     taken += resources;
     LOG(INFO) << "Rescinding offer " << offerId << " (" << resources.toString()
@@ -106,16 +105,14 @@ void Master::revoke(const allocator::Revocation& revocation) {
   // Then tasks, youngest first. Tasks revoked earlier and not yet ended are
   // on their way out: they count as freed and are not killed twice.
   std::vector<TaskRecord*> candidates;
-  if (auto byFramework = s->tasks.find(frameworkId); byFramework != s->tasks.end()) {
-    for (auto& [taskId, task] : byFramework->second) {
-      if (task->recovered || isTerminalState(task->task.state())) continue;
-      if (task->revoked) {
-        freed += usable(task->resources);
-        taken += task->resources;
-        continue;
-      }
-      candidates.push_back(task.get());
+  for (auto& [taskId, task] : f->tasks) {
+    if (task->slave != s || task->released || isTerminalState(task->task.state())) continue;
+    if (task->revoked) {
+      freed += usable(task->resources);
+      taken += task->resources;
+      continue;
     }
+    candidates.push_back(task.get());
   }
   std::sort(candidates.begin(), candidates.end(), [](const TaskRecord* a, const TaskRecord* b) {
     return a->launchOrder > b->launchOrder;
@@ -169,7 +166,7 @@ void Master::revocationGraceExpired(const FrameworkID& frameworkId,
     // Gone, or a later task that reuses the id: the revoked one ended.
     if (it == f->tasks.end() || it->second->launchOrder != launchOrder) continue;
     TaskRecord& task = *it->second;
-    if (task.recovered || isTerminalState(task.task.state())) continue;
+    if (task.released || isTerminalState(task.task.state())) continue;
     Slave* s = slave(task.task.slave_id().value());
     if (s == nullptr) continue;
     // A command task runs in an executor named after the task.

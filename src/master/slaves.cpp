@@ -50,45 +50,35 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
     send(from, std::move(shutdown));
     return;
   }
-  if (auto it = slavePids_.find(from); it != slavePids_.end()) {
-    if (Slave* s = slave(it->second); s != nullptr && s->active) {
-      // A retry from a slave whose registration we answered already (the
-      // answer was lost or is still on its way).
-      LOG(INFO) << "Slave " << s->id.value() << " at " << from
-                << " registered already; answering again";
-      SlaveRegisteredMessage reply;
-      reply.mutable_slave_id()->CopyFrom(s->id);
-      reply.mutable_connection()->CopyFrom(connection(flags_));
-      send(from, std::move(reply));
-      return;
-    } else if (s != nullptr) {
-      // The slave that was here lost its connection and a registration (not
-      // a re-registration) comes from its address: a new slave process that
-      // did not recover the old one's tasks. The old one is gone.
-      removeSlave(*s, "a new slave registered at its address " + from.toString(),
-                  /*shutdown=*/false);
-    }
+  if (Slave* s = registry_.slaveAt(from); s != nullptr && s->active) {
+    // A retry from a slave whose registration we answered already (the
+    // answer was lost or is still on its way).
+    LOG(INFO) << "Slave " << s->id.value() << " at " << from
+              << " registered already; answering again";
+    SlaveRegisteredMessage reply;
+    reply.mutable_slave_id()->CopyFrom(s->id);
+    reply.mutable_connection()->CopyFrom(connection(flags_));
+    send(from, std::move(reply));
+    return;
+  } else if (s != nullptr) {
+    // The slave that was here lost its connection and a registration (not
+    // a re-registration) comes from its address: a new slave process that
+    // did not recover the old one's tasks. The old one is gone.
+    removeSlave(*s, "a new slave registered at its address " + from.toString(),
+                /*shutdown=*/false);
   }
-  auto owned = std::make_unique<Slave>();
-  Slave* s = owned.get();
-  s->id.set_value(nextId("S"));
-  s->info = info;
-  s->info.mutable_id()->CopyFrom(s->id);
-  s->pid = from;
-  s->version = message.version();
-  s->total = Resources(info.resources());
-  s->registeredTime = now();
-  slaves_[s->id.value()] = std::move(owned);
-  slavePids_[from] = s->id.value();
+  SlaveID id;
+  id.set_value(nextId("S"));
+  Slave& s = registry_.addSlave(id, info, from, message.version(), now());
   link(from);
   metrics_.slavesRegistered++;
-  resizeCluster(s->total, +1);
-  LOG(INFO) << "Registered slave " << s->id.value() << " at " << from << " (" << info.hostname()
-            << ") with " << s->total.toString();
-  dispatch(allocator_.pid(), &AllocatorActor::addSlave, s->id, s->info, s->total,
+  resizeCluster();
+  LOG(INFO) << "Registered slave " << s.id.value() << " at " << from << " (" << info.hostname()
+            << ") with " << s.total.toString();
+  dispatch(allocator_.pid(), &AllocatorActor::addSlave, s.id, s.info, s.total,
            std::unordered_map<std::string, Resources>{});
   SlaveRegisteredMessage reply;
-  reply.mutable_slave_id()->CopyFrom(s->id);
+  reply.mutable_slave_id()->CopyFrom(s.id);
   reply.mutable_connection()->CopyFrom(connection(flags_));
   send(from, std::move(reply));
 }
@@ -105,11 +95,7 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
   }
   Slave* s = slave(info.id().value());
   if (s != nullptr) {
-    if (s->pid != from) {
-      slavePids_.erase(s->pid);
-      s->pid = from;
-      slavePids_[from] = s->id.value();
-    }
+    if (s->pid != from) registry_.setPid(*s, from);
     link(from);  // a broken connection took the old link with it
     s->missedPings = 0;
     s->pongPending = false;
@@ -118,58 +104,26 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
   } else {
     // A slave this master has not seen (the master restarted): take it and
     // what runs on it back.
-    auto owned = std::make_unique<Slave>();
-    s = owned.get();
-    s->id = info.id();
-    s->info = info;
-    s->pid = from;
-    s->version = message.version();
-    s->total = Resources(info.resources());
-    s->registeredTime = now();
-    slaves_[s->id.value()] = std::move(owned);
-    slavePids_[from] = s->id.value();
+    s = &registry_.addSlave(info.id(), info, from, message.version(), now());
     link(from);
     metrics_.slavesRegistered++;
-    resizeCluster(s->total, +1);
-    std::unordered_map<std::string, Resources> used;
+    resizeCluster();
     for (const ExecutorInfo& executor : message.executor_infos()) {
-      const std::string& frameworkId = executor.framework_id().value();
-      s->executors[frameworkId][executor.executor_id().value()] = executor;
-      Resources resources(executor.resources());
-      s->used += resources;
-      used[frameworkId] += resources;
-      if (Framework* f = framework(frameworkId)) {
-        f->executors[s->id.value()][executor.executor_id().value()] = executor;
-        f->used += resources;
-      } else {
-        orphans_[frameworkId].insert(s->id.value());
-      }
+      registry_.addExecutor(*s, executor.framework_id(), executor);
     }
     for (const Task& task : message.tasks()) {
-      auto record = std::make_unique<TaskRecord>();
-      record->task = task;
-      record->task.mutable_slave_id()->CopyFrom(s->id);
-      record->resources = Resources(task.resources());
-      record->latest.mutable_task_id()->CopyFrom(task.task_id());
-      record->latest.set_state(task.state());
-      record->latest.mutable_slave_id()->CopyFrom(s->id);
-      const std::string& frameworkId = task.framework_id().value();
-      bool terminal = isTerminalState(task.state());
-      if (!terminal) {
-        s->used += record->resources;
-        used[frameworkId] += record->resources;
-      } else {
-        record->recovered = true;
+      TaskRecord* adopted = registry_.adoptTask(*s, task, nextLaunchOrder_++);
+      if (adopted != nullptr && !adopted->released) trackTask(*s, *adopted);
+    }
+    // What each framework holds here, for the allocator.
+    std::unordered_map<std::string, Resources> used;
+    for (const auto& [frameworkId, executors] : s->executors) {
+      for (const auto& [executorId, executor] : executors) {
+        used[frameworkId] += Resources(executor.resources());
       }
-      if (Framework* f = framework(frameworkId)) {
-        f->tasks[task.task_id().value()] = record.get();
-        if (!terminal) f->used += record->resources;
-      } else {
-        orphans_[frameworkId].insert(s->id.value());
-      }
-      if (!terminal) trackTask(*s, *record);
-      countTaskState(task.state(), +1);
-      s->tasks[frameworkId][task.task_id().value()] = std::move(record);
+    }
+    for (const TaskRecord* task : s->tasks) {
+      if (!task->released) used[task->framework->id.value()] += task->resources;
     }
     LOG(INFO) << "Re-registered slave " << s->id.value() << " at " << from << " with "
               << message.tasks_size() << " tasks";
@@ -188,9 +142,7 @@ void Master::unregisterSlave(const UPID& from, const UnregisterSlaveMessage& mes
 }
 
 void Master::pong(const UPID& from, const PongSlaveMessage&) {
-  auto it = slavePids_.find(from);
-  if (it == slavePids_.end()) return;
-  if (Slave* s = slave(it->second)) {
+  if (Slave* s = registry_.slaveAt(from)) {
     s->pongPending = false;
     s->missedPings = 0;
   }
@@ -201,17 +153,17 @@ void Master::pong(const UPID& from, const PongSlaveMessage&) {
 // removed. One pass over the slaves per period, not per event.
 void Master::pingSlaves() {
   std::vector<Slave*> dead;
-  for (auto& [id, s] : slaves_) {
-    if (s->pongPending && ++s->missedPings >= flags_.max_slave_ping_timeouts) {
-      dead.push_back(s.get());
-      continue;
+  registry_.forEachSlave([&](Slave& s) {
+    if (s.pongPending && ++s.missedPings >= flags_.max_slave_ping_timeouts) {
+      dead.push_back(&s);
+      return;
     }
     PingSlaveMessage ping;
     // A slave told it is not connected re-registers.
-    ping.set_connected(s->active);
-    send(s->pid, std::move(ping));
-    s->pongPending = true;
-  }
+    ping.set_connected(s.active);
+    send(s.pid, std::move(ping));
+    s.pongPending = true;
+  });
   for (Slave* s : dead) {
     metrics_.slaveShutdownsScheduled++;
     removeSlave(*s, "it missed " + std::to_string(flags_.max_slave_ping_timeouts) +
@@ -222,21 +174,19 @@ void Master::pingSlaves() {
 
 void Master::removeSlave(Slave& s, const std::string& reason, bool shutdown) {
   const SlaveID slaveId = s.id;
-  LOG(WARNING) << "Removing slave " << slaveId.value() << " at " << s.pid << ": " << reason;
+  const UPID pid = s.pid;
+  LOG(WARNING) << "Removing slave " << slaveId.value() << " at " << pid << ": " << reason;
 
   // Its offers are void; the resources leave with the slave.
   std::vector<std::string> offers(s.offers.begin(), s.offers.end());
   for (const std::string& offerId : offers) rescindOffer(offerId, false);
 
-  std::vector<TaskRecord*> tasks;
-  for (auto& [frameworkId, byId] : s.tasks) {
-    for (auto& [taskId, task] : byId) tasks.push_back(task.get());
-  }
+  std::vector<TaskRecord*> tasks(s.tasks.begin(), s.tasks.end());
   for (TaskRecord* task : tasks) {
     if (!isTerminalState(task->task.state())) {
       const std::string message = "Slave removed: " + reason;
-      if (Framework* f = framework(task->task.framework_id().value())) {
-        sendMasterUpdate(*f, slaveId, task->task.task_id(), TASK_LOST,
+      if (task->framework->registered) {
+        sendMasterUpdate(*task->framework, slaveId, task->task.task_id(), TASK_LOST,
                          TaskStatus::REASON_SLAVE_REMOVED, message,
                          task->task.has_executor_id()
                              ? std::optional<ExecutorID>(task->task.executor_id())
@@ -254,37 +204,34 @@ void Master::removeSlave(Slave& s, const std::string& reason, bool shutdown) {
     }
     removeTask(*task);
   }
-  for (auto& [frameworkId, byId] : s.executors) {
-    if (Framework* f = framework(frameworkId)) {
-      for (const auto& [executorId, info] : byId) f->used -= Resources(info.resources());
-      f->executors.erase(slaveId.value());
-    }
+  std::vector<std::pair<std::string, std::string>> executors;  // framework id, executor id
+  for (const auto& [frameworkId, byId] : s.executors) {
+    for (const auto& [executorId, info] : byId) executors.emplace_back(frameworkId, executorId);
   }
-  s.executors.clear();
+  for (const auto& [frameworkId, executorId] : executors) {
+    registry_.removeExecutor(s, frameworkId, executorId);
+  }
 
-  for (auto& [id, f] : frameworks_) {
+  registry_.forEachFramework([&](Framework& f) {
     LostSlaveMessage lost;
     lost.mutable_slave_id()->CopyFrom(slaveId);
-    send(f->pid, std::move(lost));
-  }
+    send(f.pid, std::move(lost));
+  });
   if (shutdown) {
     ShutdownMessage message;
     message.set_message("Slave removed: " + reason);
-    send(s.pid, std::move(message));
+    send(pid, std::move(message));
   }
 
   dispatch(allocator_.pid(), &AllocatorActor::removeSlave, slaveId);
-  slavePids_.erase(s.pid);
   metrics_.slavesRemoved++;
-  if (!s.active) inactiveSlaves_--;
-  resizeCluster(s.total, -1);
-  slaves_.erase(slaveId.value());
+  registry_.removeSlave(s);
+  resizeCluster();
 }
 
 void Master::deactivateSlave(Slave& s) {
   if (!s.active) return;
-  s.active = false;
-  inactiveSlaves_++;
+  registry_.setActive(s, false);
   LOG(WARNING) << "Slave " << s.id.value() << " at " << s.pid
                << " disconnected; offering nothing on it until it re-registers (its tasks stay "
                << "until then, or until it misses " << flags_.max_slave_ping_timeouts
@@ -296,31 +243,25 @@ void Master::deactivateSlave(Slave& s) {
 
 void Master::activateSlave(Slave& s) {
   if (s.active) return;
-  s.active = true;
-  inactiveSlaves_--;
+  registry_.setActive(s, true);
   LOG(INFO) << "Slave " << s.id.value() << " at " << s.pid << " is back; offering it again";
   dispatch(allocator_.pid(), &AllocatorActor::activateSlave, s.id);
 }
 
-void Master::resizeCluster(const Resources& resources, int sign) {
-  if (sign > 0) {
-    clusterTotal_ += resources;
-  } else {
-    clusterTotal_ -= resources;
-  }
+void Master::resizeCluster() {
   if (guaranteed_.empty()) return;
   // Whether the cluster can hold every guarantee at once (only scalars are
   // guaranteed): said in the log when that changes, and in /master/roles.
-  bool fit = clusterTotal_.flatten().contains(guaranteed_);
+  Resources cluster = registry_.clusterTotal().flatten();
+  bool fit = cluster.contains(guaranteed_);
   if (fit == guaranteesFit_) return;
   guaranteesFit_ = fit;
   if (fit) {
-    LOG(INFO) << "The cluster (" << clusterTotal_.flatten().toString()
-              << ") can now meet every --guarantees at once (" << guaranteed_.toString() << ")";
+    LOG(INFO) << "The cluster (" << cluster.toString() << ") can now meet every --guarantees at "
+              << "once (" << guaranteed_.toString() << ")";
   } else {
-    LOG(WARNING) << "The cluster (" << clusterTotal_.flatten().toString()
-                 << ") cannot meet every --guarantees at once (" << guaranteed_.toString()
-                 << "); revocation frees what it can";
+    LOG(WARNING) << "The cluster (" << cluster.toString() << ") cannot meet every --guarantees "
+                 << "at once (" << guaranteed_.toString() << "); revocation frees what it can";
   }
 }
 

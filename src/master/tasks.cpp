@@ -10,44 +10,11 @@ namespace mesos::internal::master {
 using allocator::AllocatorActor;
 using process::dispatch;
 
-TaskRecord* Master::addTask(Framework& f, Slave& s, const TaskInfo& info) {
-  auto record = std::make_unique<TaskRecord>();
-  Task& task = record->task;
-  task.set_name(info.name());
-  task.mutable_task_id()->CopyFrom(info.task_id());
-  task.mutable_framework_id()->CopyFrom(f.id);
-  task.mutable_slave_id()->CopyFrom(s.id);
-  task.set_state(TASK_STAGING);
-  *task.mutable_resources() = info.resources();
-  if (info.has_labels()) task.mutable_labels()->CopyFrom(info.labels());
-  if (info.has_discovery()) task.mutable_discovery()->CopyFrom(info.discovery());
-  if (info.has_executor()) {
-    task.mutable_executor_id()->CopyFrom(info.executor().executor_id());
-    const std::string& executorId = info.executor().executor_id().value();
-    auto& executors = s.executors[f.id.value()];
-    if (!executors.count(executorId)) {
-      ExecutorInfo executor = info.executor();
-      executor.mutable_framework_id()->CopyFrom(f.id);
-      executors[executorId] = executor;
-      f.executors[s.id.value()][executorId] = executor;
-      Resources resources(executor.resources());
-      s.used += resources;
-      f.used += resources;
-    }
-  }
-  record->resources = Resources(info.resources());
-  record->launchOrder = nextLaunchOrder_++;
-  record->latest.mutable_task_id()->CopyFrom(info.task_id());
-  record->latest.set_state(TASK_STAGING);
-  record->latest.mutable_slave_id()->CopyFrom(s.id);
-  s.used += record->resources;
-  f.used += record->resources;
-  TaskRecord* raw = record.get();
-  countTaskState(TASK_STAGING, +1);
-  f.tasks[info.task_id().value()] = raw;
-  s.tasks[f.id.value()][info.task_id().value()] = std::move(record);
-  trackTask(s, *raw);
-  return raw;
+TaskRecord& Master::addTask(Framework& f, Slave& s, const TaskInfo& info) {
+  if (info.has_executor()) registry_.addExecutor(s, f.id, info.executor());
+  TaskRecord& task = registry_.addTask(f, s, info, nextLaunchOrder_++);
+  trackTask(s, task);
+  return task;
 }
 
 void Master::updateTask(TaskRecord& task, const TaskStatus& status, bool recover) {
@@ -60,24 +27,9 @@ void Master::updateTask(TaskRecord& task, const TaskStatus& status, bool recover
             << TaskState_Name(status.state());
     return;
   }
-  countTaskState(task.task.state(), -1);
-  countTaskState(status.state(), +1);
-  task.latest = status;
-  task.task.set_state(status.state());
-  // Keep the wire record's status list short: the latest few are enough for
-  // /state.
-  TaskStatus* added = task.task.add_statuses();
-  added->CopyFrom(status);
-  added->clear_data();
-  if (task.task.statuses_size() > 8) task.task.mutable_statuses()->DeleteSubrange(0, 1);
-  if (!isTerminalState(status.state())) return;
-  metrics_.terminalTasks[TaskState_Name(status.state())]++;
-  task.recovered = true;
+  bool wasReleased = task.released;
+  if (!registry_.updateTask(task, status) || wasReleased) return;
   untrackTask(task);
-  const std::string& frameworkId = task.task.framework_id().value();
-  const std::string& slaveId = task.task.slave_id().value();
-  if (Slave* s = slave(slaveId)) s->used -= task.resources;
-  if (Framework* f = framework(frameworkId)) f->used -= task.resources;
   if (recover) {
     dispatch(allocator_.pid(), &AllocatorActor::recoverResources, task.task.framework_id(),
              task.task.slave_id(), task.resources, std::optional<Filters>());
@@ -86,29 +38,11 @@ void Master::updateTask(TaskRecord& task, const TaskStatus& status, bool recover
 
 void Master::removeTask(TaskRecord& task) {
   untrackTask(task);
-  if (!task.recovered) {
-    TaskStatus status = task.latest;
-    status.set_state(TASK_LOST);
-    updateTask(task, status);
+  if (!task.released) {
+    dispatch(allocator_.pid(), &AllocatorActor::recoverResources, task.task.framework_id(),
+             task.task.slave_id(), task.resources, std::optional<Filters>());
   }
-  countTaskState(task.task.state(), -1);
-  const std::string frameworkId = task.task.framework_id().value();
-  const std::string slaveId = task.task.slave_id().value();
-  const std::string taskId = task.task.task_id().value();
-  if (Framework* f = framework(frameworkId)) {
-    f->tasks.erase(taskId);
-    f->completedTasks.push_back(task.task);
-    while (f->completedTasks.size() > flags_.max_completed_tasks_per_framework) {
-      f->completedTasks.pop_front();
-    }
-  }
-  if (Slave* s = slave(slaveId)) {
-    auto byFramework = s->tasks.find(frameworkId);
-    if (byFramework != s->tasks.end()) {
-      byFramework->second.erase(taskId);  // destroys `task`
-      if (byFramework->second.empty()) s->tasks.erase(byFramework);
-    }
-  }
+  registry_.removeTask(task);
 }
 
 void Master::sendMasterUpdate(Framework& f, const SlaveID& slaveId, const TaskID& taskId,
@@ -136,9 +70,9 @@ void Master::sendMasterUpdate(Framework& f, const SlaveID& slaveId, const TaskID
 void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
   const StatusUpdate& update = message.update();
   metrics_.statusUpdates++;
-  auto sender = slavePids_.find(from);
-  if (sender == slavePids_.end() || !update.has_slave_id() ||
-      update.slave_id().value() != sender->second) {
+  const Slave* sender = registry_.slaveAt(from);
+  if (sender == nullptr || !update.has_slave_id() ||
+      update.slave_id().value() != sender->id.value()) {
     LOG(WARNING) << "Ignoring status update for task '" << update.status().task_id().value()
                  << "' from " << from << ": it is not the registered slave it names";
     metrics_.invalidStatusUpdates++;
@@ -154,10 +88,7 @@ void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) 
   if (f == nullptr) {
     // The slave keeps it and retries until the framework is back; for a
     // removed framework that is expected and not worth a warning each.
-    bool removed = false;
-    for (const auto& completed : completedFrameworks_) {
-      removed = removed || completed->id.value() == update.framework_id().value();
-    }
+    bool removed = registry_.completedFramework(update.framework_id().value()) != nullptr;
     LOG_IF(WARNING, !removed) << "Status update " << TaskState_Name(update.status().state())
                               << " for task " << update.status().task_id().value()
                               << " of unknown framework " << update.framework_id().value()
@@ -290,22 +221,7 @@ void Master::executorToFramework(const UPID& from, const ExecutorToFrameworkMess
 
 void Master::removeExecutor(Slave& s, const FrameworkID& frameworkId,
                             const ExecutorID& executorId) {
-  auto byFramework = s.executors.find(frameworkId.value());
-  if (byFramework == s.executors.end()) return;
-  auto it = byFramework->second.find(executorId.value());
-  if (it == byFramework->second.end()) return;
-  Resources resources(it->second.resources());
-  byFramework->second.erase(it);
-  if (byFramework->second.empty()) s.executors.erase(byFramework);
-  s.used -= resources;
-  if (Framework* f = framework(frameworkId.value())) {
-    f->used -= resources;
-    auto onSlave = f->executors.find(s.id.value());
-    if (onSlave != f->executors.end()) {
-      onSlave->second.erase(executorId.value());
-      if (onSlave->second.empty()) f->executors.erase(onSlave);
-    }
-  }
+  Resources resources = registry_.removeExecutor(s, frameworkId.value(), executorId.value());
   if (!resources.empty()) {
     dispatch(allocator_.pid(), &AllocatorActor::recoverResources, frameworkId, s.id, resources,
              std::optional<Filters>());

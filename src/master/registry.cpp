@@ -1,0 +1,483 @@
+#include "master/registry.hpp"
+
+#include <limits>
+
+#include <glog/logging.h>
+
+#include "common/task_states.hpp"
+
+namespace mesos::internal::master {
+
+namespace {
+
+// How many of a task's statuses its record keeps (for /state).
+constexpr int kStatusesKept = 8;
+
+// The part of a status that /state shows.
+TaskStatus slim(const TaskStatus& status) {
+  TaskStatus out;
+  out.mutable_task_id()->CopyFrom(status.task_id());
+  out.set_state(status.state());
+  if (status.has_timestamp()) out.set_timestamp(status.timestamp());
+  if (status.has_message()) out.set_message(status.message());
+  if (status.has_healthy()) out.set_healthy(status.healthy());
+  return out;
+}
+
+}  // namespace
+
+Registry::Registry(size_t maxCompletedFrameworks, size_t maxCompletedTasksPerFramework)
+    : maxCompletedFrameworks_(maxCompletedFrameworks),
+      maxCompletedTasks_(maxCompletedTasksPerFramework) {}
+
+Registry::~Registry() = default;
+
+// Frameworks.
+
+Framework* Registry::framework(const std::string& id) {
+  auto it = frameworks_.find(id);
+  return it != frameworks_.end() && it->second->registered ? it->second.get() : nullptr;
+}
+
+const Framework* Registry::framework(const std::string& id) const {
+  return const_cast<Registry*>(this)->framework(id);
+}
+
+Framework& Registry::entry(const FrameworkID& id) {
+  auto [it, added] = frameworks_.try_emplace(id.value());
+  if (added) {
+    it->second = std::make_unique<Framework>();
+    it->second->id = id;
+    version_++;
+  }
+  return *it->second;
+}
+
+void Registry::dropIfEmpty(Framework& framework) {
+  if (framework.registered || !framework.tasks.empty() || !framework.executorSlaves.empty()) {
+    return;
+  }
+  version_++;
+  frameworks_.erase(framework.id.value());
+}
+
+Framework& Registry::registerFramework(const FrameworkInfo& info, const UPID& pid, double now) {
+  Framework& framework = entry(info.id());
+  CHECK(!framework.registered) << "framework " << info.id().value() << " registered twice";
+  framework.info = info;
+  framework.pid = pid;
+  framework.registered = true;
+  framework.active = true;
+  framework.registeredTime = now;
+  registeredFrameworks_++;
+  touch(framework);
+  return framework;
+}
+
+void Registry::setPid(Framework& framework, const UPID& pid) {
+  framework.pid = pid;
+  touch(framework);
+}
+
+void Registry::setActive(Framework& framework, bool active) {
+  framework.active = active;
+  touch(framework);
+}
+
+void Registry::setReregistered(Framework& framework, double now) {
+  framework.reregisteredTime = now;
+  touch(framework);
+}
+
+void Registry::unregisterFramework(Framework& framework, double now) {
+  CHECK(framework.tasks.empty() && framework.executorSlaves.empty() && framework.offers.empty())
+      << "framework " << framework.id.value() << " unregistered while it holds something";
+  auto it = frameworks_.find(framework.id.value());
+  CHECK(it != frameworks_.end() && it->second.get() == &framework);
+  std::unique_ptr<Framework> owned = std::move(it->second);
+  frameworks_.erase(it);
+  registeredFrameworks_--;
+  owned->registered = false;
+  owned->active = false;
+  owned->unregisteredTime = now;
+  touch(*owned);
+  completedFrameworks_.push_back(std::move(owned));
+  while (completedFrameworks_.size() > maxCompletedFrameworks_) completedFrameworks_.pop_front();
+}
+
+const Framework* Registry::completedFramework(const std::string& id) const {
+  for (const auto& framework : completedFrameworks_) {
+    if (framework->id.value() == id) return framework.get();
+  }
+  return nullptr;
+}
+
+// Slaves.
+
+Slave* Registry::slave(const std::string& id) {
+  auto it = slaves_.find(id);
+  return it == slaves_.end() ? nullptr : it->second.get();
+}
+
+const Slave* Registry::slave(const std::string& id) const {
+  return const_cast<Registry*>(this)->slave(id);
+}
+
+Slave* Registry::slaveAt(const UPID& pid) {
+  auto it = slavesByPid_.find(pid);
+  return it == slavesByPid_.end() ? nullptr : it->second;
+}
+
+Slave& Registry::addSlave(const SlaveID& id, const SlaveInfo& info, const UPID& pid,
+                          const std::string& version, double now) {
+  auto [it, added] = slaves_.try_emplace(id.value());
+  CHECK(added) << "slave " << id.value() << " added twice";
+  it->second = std::make_unique<Slave>();
+  Slave& slave = *it->second;
+  slave.id = id;
+  slave.info = info;
+  slave.info.mutable_id()->CopyFrom(id);
+  slave.pid = pid;
+  slave.version = version;
+  slave.total = Resources(info.resources());
+  slave.registeredTime = now;
+  slavesByPid_[pid] = &slave;
+  clusterTotal_ += slave.total;
+  version_++;
+  return slave;
+}
+
+void Registry::setPid(Slave& slave, const UPID& pid) {
+  if (auto it = slavesByPid_.find(slave.pid); it != slavesByPid_.end() && it->second == &slave) {
+    slavesByPid_.erase(it);
+  }
+  slave.pid = pid;
+  slavesByPid_[pid] = &slave;
+  touch(slave);
+}
+
+void Registry::setActive(Slave& slave, bool active) {
+  if (slave.active == active) return;
+  slave.active = active;
+  if (active) {
+    inactiveSlaves_--;
+  } else {
+    inactiveSlaves_++;
+  }
+  touch(slave);
+}
+
+void Registry::removeSlave(Slave& slave) {
+  CHECK(slave.tasks.empty() && slave.executorCount == 0 && slave.offers.empty())
+      << "slave " << slave.id.value() << " removed while it holds something";
+  if (auto it = slavesByPid_.find(slave.pid); it != slavesByPid_.end() && it->second == &slave) {
+    slavesByPid_.erase(it);
+  }
+  if (!slave.active) inactiveSlaves_--;
+  clusterTotal_ -= slave.total;
+  version_++;
+  slaves_.erase(slave.id.value());
+}
+
+// Executors.
+
+const ExecutorInfo* Registry::executor(const Slave& slave, const std::string& frameworkId,
+                                       const std::string& executorId) const {
+  auto byFramework = slave.executors.find(frameworkId);
+  if (byFramework == slave.executors.end()) return nullptr;
+  auto it = byFramework->second.find(executorId);
+  return it == byFramework->second.end() ? nullptr : &it->second;
+}
+
+void Registry::addExecutor(Slave& slave, const FrameworkID& frameworkId,
+                           const ExecutorInfo& info) {
+  auto [it, added] =
+      slave.executors[frameworkId.value()].try_emplace(info.executor_id().value(), info);
+  if (!added) return;
+  it->second.mutable_framework_id()->CopyFrom(frameworkId);
+  slave.executorCount++;
+  Framework& framework = entry(frameworkId);
+  framework.executorSlaves[slave.id.value()]++;
+  Resources resources(info.resources());
+  addUsed(slave, resources, +1);
+  framework.used += resources;
+  touch(framework);
+}
+
+Resources Registry::removeExecutor(Slave& slave, const std::string& frameworkId,
+                                   const std::string& executorId) {
+  auto byFramework = slave.executors.find(frameworkId);
+  if (byFramework == slave.executors.end()) return {};
+  auto it = byFramework->second.find(executorId);
+  if (it == byFramework->second.end()) return {};
+  Resources resources(it->second.resources());
+  byFramework->second.erase(it);
+  if (byFramework->second.empty()) slave.executors.erase(byFramework);
+  slave.executorCount--;
+  addUsed(slave, resources, -1);
+  if (auto entry = frameworks_.find(frameworkId); entry != frameworks_.end()) {
+    Framework& framework = *entry->second;
+    framework.used -= resources;
+    auto count = framework.executorSlaves.find(slave.id.value());
+    if (count != framework.executorSlaves.end() && --count->second == 0) {
+      framework.executorSlaves.erase(count);
+    }
+    touch(framework);
+    dropIfEmpty(framework);
+  }
+  return resources;
+}
+
+// Tasks.
+
+void Registry::addUsed(Slave& slave, const Resources& resources, int sign) {
+  if (sign > 0) {
+    slave.used += resources;
+    usedTotal_ += resources;
+  } else {
+    slave.used -= resources;
+    usedTotal_ -= resources;
+  }
+  touch(slave);
+}
+
+void Registry::addOffered(Slave& slave, const Resources& resources, int sign) {
+  if (sign > 0) {
+    slave.offered += resources;
+    offeredTotal_ += resources;
+  } else {
+    slave.offered -= resources;
+    offeredTotal_ -= resources;
+  }
+  touch(slave);
+}
+
+void Registry::addUsed(TaskRecord& task) {
+  addUsed(*task.slave, task.resources, +1);
+  task.framework->used += task.resources;
+  touch(*task.framework);
+}
+
+void Registry::setState(TaskRecord& task, TaskState state) {
+  now_[task.task.state()]--;
+  now_[state]++;
+  task.task.set_state(state);
+  touch(task);
+}
+
+TaskRecord& Registry::addTask(Framework& framework, Slave& slave, const TaskInfo& info,
+                              uint64_t launchOrder) {
+  auto record = std::make_unique<TaskRecord>();
+  Task& task = record->task;
+  task.set_name(info.name());
+  task.mutable_task_id()->CopyFrom(info.task_id());
+  task.mutable_framework_id()->CopyFrom(framework.id);
+  task.mutable_slave_id()->CopyFrom(slave.id);
+  task.set_state(TASK_STAGING);
+  *task.mutable_resources() = info.resources();
+  if (info.has_labels()) task.mutable_labels()->CopyFrom(info.labels());
+  if (info.has_discovery()) task.mutable_discovery()->CopyFrom(info.discovery());
+  if (info.has_executor()) task.mutable_executor_id()->CopyFrom(info.executor().executor_id());
+  record->resources = Resources(info.resources());
+  record->launchOrder = launchOrder;
+  record->latest.mutable_task_id()->CopyFrom(info.task_id());
+  record->latest.set_state(TASK_STAGING);
+  record->latest.mutable_slave_id()->CopyFrom(slave.id);
+  record->framework = &framework;
+  record->slave = &slave;
+  TaskRecord& added = *record;
+  auto [it, inserted] = framework.tasks.try_emplace(info.task_id().value(), std::move(record));
+  CHECK(inserted) << "task " << info.task_id().value() << " added twice";
+  slave.tasks.insert(&added);
+  now_[TASK_STAGING]++;
+  addUsed(added);
+  return added;
+}
+
+TaskRecord* Registry::adoptTask(Slave& slave, const Task& task, uint64_t launchOrder) {
+  Framework& framework = entry(task.framework_id());
+  auto [it, inserted] = framework.tasks.try_emplace(task.task_id().value());
+  if (!inserted) {
+    LOG(WARNING) << "Slave " << slave.id.value() << " reports task " << task.task_id().value()
+                 << " of framework " << framework.id.value() << ", which slave "
+                 << it->second->slave->id.value() << " reported already; ignoring this report";
+    return nullptr;
+  }
+  auto record = std::make_unique<TaskRecord>();
+  record->task = task;
+  record->task.mutable_slave_id()->CopyFrom(slave.id);
+  record->resources = Resources(task.resources());
+  record->launchOrder = launchOrder;
+  record->latest.mutable_task_id()->CopyFrom(task.task_id());
+  record->latest.set_state(task.state());
+  record->latest.mutable_slave_id()->CopyFrom(slave.id);
+  record->framework = &framework;
+  record->slave = &slave;
+  it->second = std::move(record);
+  TaskRecord& adopted = *it->second;
+  slave.tasks.insert(&adopted);
+  now_[adopted.task.state()]++;
+  if (isTerminalState(adopted.task.state())) {
+    adopted.released = true;
+    touch(framework);
+    touch(slave);
+  } else {
+    addUsed(adopted);
+  }
+  return &adopted;
+}
+
+TaskRecord* Registry::task(const std::string& frameworkId, const std::string& taskId) {
+  auto framework = frameworks_.find(frameworkId);
+  if (framework == frameworks_.end()) return nullptr;
+  auto it = framework->second->tasks.find(taskId);
+  return it == framework->second->tasks.end() ? nullptr : it->second.get();
+}
+
+bool Registry::updateTask(TaskRecord& task, const TaskStatus& status) {
+  if (isTerminalState(task.task.state())) return false;
+  setState(task, status.state());
+  task.latest = status;
+  task.latest.clear_data();
+  *task.task.add_statuses() = slim(status);
+  if (task.task.statuses_size() > kStatusesKept) task.task.mutable_statuses()->DeleteSubrange(0, 1);
+  if (!isTerminalState(status.state())) return false;
+  reached_[status.state()]++;
+  release(task);
+  return true;
+}
+
+void Registry::release(TaskRecord& task) {
+  if (task.released) return;
+  task.released = true;
+  addUsed(*task.slave, task.resources, -1);
+  task.framework->used -= task.resources;
+  touch(*task.framework);
+}
+
+void Registry::removeTask(TaskRecord& task) {
+  release(task);
+  now_[task.task.state()]--;
+  Framework& framework = *task.framework;
+  Slave& slave = *task.slave;
+  if (framework.registered) {
+    CompletedTask completed;
+    completed.id = task.task.task_id().value();
+    completed.slaveId = slave.id.value();
+    completed.state = task.task.state();
+    completed.start = task.task.statuses_size() > 0 ? task.task.statuses(0).timestamp()
+                                                    : std::numeric_limits<double>::infinity();
+    completed.json = taskJson(task);
+    framework.completed.push_back(std::move(completed));
+    while (framework.completed.size() > maxCompletedTasks_) framework.completed.pop_front();
+  }
+  slave.tasks.erase(&task);
+  touch(slave);
+  touch(framework);
+  framework.tasks.erase(task.task.task_id().value());  // destroys `task`
+  dropIfEmpty(framework);
+}
+
+// Offers.
+
+OfferRecord& Registry::addOffer(Framework& framework, Slave& slave, const std::string& id,
+                                Resources resources) {
+  OfferRecord& record = offers_[id];
+  Offer& offer = record.offer;
+  offer.mutable_id()->set_value(id);
+  offer.mutable_framework_id()->CopyFrom(framework.id);
+  offer.mutable_slave_id()->CopyFrom(slave.id);
+  offer.set_hostname(slave.info.hostname());
+  *offer.mutable_resources() = resources.proto();
+  *offer.mutable_attributes() = slave.info.attributes();
+  auto executors = slave.executors.find(framework.id.value());
+  if (executors != slave.executors.end()) {
+    for (const auto& [executorId, info] : executors->second) {
+      offer.add_executor_ids()->CopyFrom(info.executor_id());
+    }
+  }
+  framework.offers.insert(id);
+  slave.offers.insert(id);
+  framework.offered += resources;
+  addOffered(slave, resources, +1);
+  record.resources = std::move(resources);
+  record.json = offerJson(record);
+  touch(framework);
+  return record;
+}
+
+OfferRecord* Registry::offer(const std::string& id) {
+  auto it = offers_.find(id);
+  return it == offers_.end() ? nullptr : &it->second;
+}
+
+void Registry::removeOffer(const std::string& id) {
+  auto it = offers_.find(id);
+  if (it == offers_.end()) return;
+  const OfferRecord& record = it->second;
+  if (auto framework = frameworks_.find(record.offer.framework_id().value());
+      framework != frameworks_.end()) {
+    framework->second->offers.erase(id);
+    framework->second->offered -= record.resources;
+    touch(*framework->second);
+  }
+  if (Slave* s = slave(record.offer.slave_id().value())) {
+    s->offers.erase(id);
+    addOffered(*s, record.resources, -1);
+  }
+  offers_.erase(it);
+}
+
+// Counters.
+
+int64_t Registry::tasksIn(TaskState state) const {
+  auto it = now_.find(state);
+  return it == now_.end() ? 0 : it->second;
+}
+
+uint64_t Registry::tasksReached(TaskState state) const {
+  auto it = reached_.find(state);
+  return it == reached_.end() ? 0 : it->second;
+}
+
+// Listings.
+
+std::vector<std::string> Registry::slaveIds() const {
+  std::vector<std::string> ids;
+  ids.reserve(slaves_.size());
+  for (const auto& [id, slave] : slaves_) ids.push_back(id);
+  return ids;
+}
+
+std::vector<std::string> Registry::frameworkIds() const {
+  std::vector<std::string> ids;
+  ids.reserve(registeredFrameworks_);
+  for (const auto& [id, framework] : frameworks_) {
+    if (framework->registered) ids.push_back(id);
+  }
+  return ids;
+}
+
+std::vector<std::string> Registry::completedFrameworkIds() const {
+  std::vector<std::string> ids;
+  ids.reserve(completedFrameworks_.size());
+  for (const auto& framework : completedFrameworks_) ids.push_back(framework->id.value());
+  return ids;
+}
+
+std::vector<std::string> Registry::unregisteredFrameworkIds() const {
+  std::vector<std::string> ids;
+  for (const auto& [id, framework] : frameworks_) {
+    if (!framework->registered) ids.push_back(id);
+  }
+  return ids;
+}
+
+const std::unordered_map<std::string, std::unique_ptr<TaskRecord>>& Registry::unregisteredTasks(
+    const std::string& id) const {
+  static const std::unordered_map<std::string, std::unique_ptr<TaskRecord>> none;
+  auto it = frameworks_.find(id);
+  return it == frameworks_.end() || it->second->registered ? none : it->second->tasks;
+}
+
+}  // namespace mesos::internal::master

@@ -1,0 +1,313 @@
+// Registry: the one owner of the master's state: frameworks, slaves,
+// executors, tasks and offers, the resource sums kept over them, the task
+// counters, and each entity's /state JSON, rendered when first asked for
+// after a change and shared by every document that shows it.
+//
+// Everything that changes what an entity holds or how it renders goes
+// through the registry's operations, which keep these invariants:
+//
+//  - A task is owned by the Framework entry of its framework id (registered
+//    or not: a slave may report tasks of a framework that has not
+//    re-registered since a master failover; such an entry is *unregistered*
+//    and framework(id) does not return it) and indexed by its slave.
+//    TaskRecord::framework and ::slave are never null.
+//  - An executor is stored once, by its slave (Slave::executors); its
+//    framework counts, per slave, how many it has there.
+//  - Slave::used and Framework::used are the resources of their tasks whose
+//    resources are not released (TaskRecord::released) plus those of their
+//    executors; Slave::offered and Framework::offered are the resources of
+//    their outstanding offers.
+//  - A task's state changes at most once to a terminal state, and never
+//    after (terminal states are final); counters() count every task in its
+//    current state and every terminal state reached.
+//  - Removing a framework's registration keeps it, with its completed
+//    tasks, among the last --max_completed_frameworks; each framework keeps
+//    its last --max_completed_tasks_per_framework completed tasks, as
+//    rendered JSON.
+//
+// Cost: every operation is O(1) or O(what the entity itself holds) (e.g.
+// adopting a framework visits the slaves that reported its tasks); nothing
+// here walks all slaves, frameworks or tasks except the *Ids() listings the
+// endpoints use. Memory is what the live entities hold plus the two
+// history caps.
+//
+// The registry belongs to the master's actor; it is not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "common/json.hpp"
+#include "mesos/resources.hpp"
+#include "messages.pb.h"
+#include "process/clock.hpp"
+#include "process/upid.hpp"
+
+namespace mesos::internal::master {
+
+using process::UPID;
+
+struct Framework;
+struct Slave;
+
+// Immutable text shared by the documents that contain it.
+using Fragment = std::shared_ptr<const std::string>;
+
+struct TaskRecord {
+  Task task;  // the wire form: ids, state, resources, the latest few statuses
+  Resources resources;
+  TaskStatus latest;  // the latest status, whole (for reconciliation)
+  Framework* framework = nullptr;
+  Slave* slave = nullptr;
+  bool released = false;     // its resources are no longer counted as used
+  uint64_t launchOrder = 0;  // larger: launched later (revocation takes the youngest)
+  bool revoked = false;      // killed by a revocation (revocation.cpp)
+  bool isLong = false;       // labelled long=true (long_tasks.cpp)
+  bool countedLong = false;  // its resources are in its Slave's longUsed
+  // A short task's --short_task_max_duration timer, until it fires or the
+  // task's resources are released (long_tasks.cpp).
+  std::optional<process::TimerId> expiry;
+  mutable Fragment json;  // its /state JSON; empty after a change
+};
+
+// A task the master forgot, as /state and /tasks show it.
+struct CompletedTask {
+  std::string id;
+  std::string slaveId;
+  TaskState state = TASK_LOST;
+  double start = 0;  // timestamp of its first status; +infinity if it had none
+  Fragment json;
+};
+
+struct OfferRecord {
+  Offer offer;
+  Resources resources;
+  std::optional<process::TimerId> timeout;
+  Fragment json;  // rendered when made: an offer never changes
+};
+
+struct Framework {
+  FrameworkID id;
+  FrameworkInfo info;
+  UPID pid;
+  bool registered = false;  // false: known only from slaves' reports
+  bool active = false;      // registered and its scheduler connected
+  double registeredTime = 0;
+  double reregisteredTime = 0;
+  double unregisteredTime = 0;
+  std::unordered_map<std::string, std::unique_ptr<TaskRecord>> tasks;  // by task id (owner)
+  std::unordered_map<std::string, size_t> executorSlaves;  // slave id -> its executors there
+  std::unordered_set<std::string> offers;                  // offer ids
+  Resources used;
+  Resources offered;
+  std::deque<CompletedTask> completed;
+  std::optional<process::TimerId> failoverTimer;
+  mutable Fragment json;  // the fields of its /state object, without lists
+};
+
+struct Slave {
+  SlaveID id;
+  SlaveInfo info;
+  UPID pid;
+  std::string version;
+  Resources total;
+  Resources used;
+  Resources offered;
+  double registeredTime = 0;
+  // False from the moment its connection to the master breaks until it
+  // re-registers: it keeps its tasks but is offered nothing.
+  bool active = true;
+  std::unordered_set<TaskRecord*> tasks;
+  // Executors by framework id, then executor id (owner).
+  std::unordered_map<std::string, std::unordered_map<std::string, ExecutorInfo>> executors;
+  size_t executorCount = 0;
+  std::unordered_set<std::string> offers;
+  uint32_t missedPings = 0;
+  bool pongPending = false;
+  // What its long tasks whose resources are not released hold
+  // (long_tasks.cpp): what --long_task_share caps.
+  Resources longUsed;
+  mutable Fragment json;
+};
+
+class Registry {
+ public:
+  Registry(size_t maxCompletedFrameworks, size_t maxCompletedTasksPerFramework);
+  ~Registry();
+
+  // Frameworks.
+  // A registered framework, or nullptr.
+  Framework* framework(const std::string& id);
+  const Framework* framework(const std::string& id) const;
+  // Registers a framework (info carries its id): a new one, or one whose
+  // tasks or executors slaves reported (their resources become its used).
+  Framework& registerFramework(const FrameworkInfo& info, const UPID& pid, double now);
+  void setPid(Framework& framework, const UPID& pid);
+  void setActive(Framework& framework, bool active);
+  void setReregistered(Framework& framework, double now);
+  // Ends the registration. REQUIRES: its tasks, executors and offers are
+  // gone. It joins the completed frameworks.
+  void unregisterFramework(Framework& framework, double now);
+  // One of the last --max_completed_frameworks frameworks unregistered
+  // here, or nullptr. O(that cap).
+  const Framework* completedFramework(const std::string& id) const;
+  size_t frameworkCount() const { return registeredFrameworks_; }
+  // Calls `visit(Framework&)` for every registered framework.
+  // O(frameworks).
+  template <typename Visit>
+  void forEachFramework(Visit visit) {
+    for (auto& [id, framework] : frameworks_) {
+      if (framework->registered) visit(*framework);
+    }
+  }
+
+  // Slaves.
+  Slave* slave(const std::string& id);
+  const Slave* slave(const std::string& id) const;
+  // The slave registered at `pid`, or nullptr.
+  Slave* slaveAt(const UPID& pid);
+  Slave& addSlave(const SlaveID& id, const SlaveInfo& info, const UPID& pid,
+                  const std::string& version, double now);
+  void setPid(Slave& slave, const UPID& pid);
+  void setActive(Slave& slave, bool active);
+  // REQUIRES: its tasks, executors and offers are gone.
+  void removeSlave(Slave& slave);
+  size_t slaveCount() const { return slaves_.size(); }
+  // Calls `visit(Slave&)` for every slave. O(slaves).
+  template <typename Visit>
+  void forEachSlave(Visit visit) {
+    for (auto& [id, slave] : slaves_) visit(*slave);
+  }
+  size_t inactiveSlaveCount() const { return inactiveSlaves_; }
+  // Sums over the registered slaves: their totals, what is used on them
+  // and what is offered.
+  const Resources& clusterTotal() const { return clusterTotal_; }
+  const Resources& usedTotal() const { return usedTotal_; }
+  const Resources& offeredTotal() const { return offeredTotal_; }
+  // Changes with every change to what any entity holds or shows: a
+  // document rendered at one version is current while it stays.
+  uint64_t version() const { return version_; }
+
+  // Executors.
+  const ExecutorInfo* executor(const Slave& slave, const std::string& frameworkId,
+                               const std::string& executorId) const;
+  // Adds an executor (its framework id set to `frameworkId`); its resources
+  // count as used. No-op if it is there already.
+  void addExecutor(Slave& slave, const FrameworkID& frameworkId, const ExecutorInfo& info);
+  // Removes an executor; returns its resources (nothing if it was not there).
+  Resources removeExecutor(Slave& slave, const std::string& frameworkId,
+                           const std::string& executorId);
+
+  // Tasks.
+  // A task launched now (TASK_STAGING): its resources count as used.
+  TaskRecord& addTask(Framework& framework, Slave& slave, const TaskInfo& info,
+                      uint64_t launchOrder);
+  // A task a re-registering slave reported, of a registered framework or
+  // not. A terminal one's resources are released. nullptr (and a warning)
+  // when the framework holds a task with that id already.
+  TaskRecord* adoptTask(Slave& slave, const Task& task, uint64_t launchOrder);
+  // The task of framework `frameworkId` (registered or not), or nullptr.
+  TaskRecord* task(const std::string& frameworkId, const std::string& taskId);
+  // Records the task's latest status. Returns true when it became terminal
+  // now (then its resources are released); a status for a task that is
+  // terminal already changes nothing and returns false.
+  bool updateTask(TaskRecord& task, const TaskStatus& status);
+  // Marks the task's resources released without a state change (revoked
+  // tasks' grace, removals). No-op if they were.
+  void release(TaskRecord& task);
+  // Forgets the task: a registered framework keeps it among its completed
+  // tasks. Destroys `task`.
+  void removeTask(TaskRecord& task);
+
+  // Offers.
+  OfferRecord& addOffer(Framework& framework, Slave& slave, const std::string& id,
+                        Resources resources);
+  OfferRecord* offer(const std::string& id);
+  void removeOffer(const std::string& id);
+  size_t offerCount() const { return offers_.size(); }
+
+  // Counters: the tasks in each state now, and every terminal state reached
+  // (each task once).
+  int64_t tasksIn(TaskState state) const;
+  uint64_t tasksReached(TaskState state) const;
+  // A terminal state the master reported for a task it never added
+  // (TASK_ERROR for an invalid task, TASK_LOST for invalid offers).
+  void countRefused(TaskState state) { reached_[state]++; }
+
+  // JSON (registry_json.cpp). Fragments are rendered at most once per
+  // change of their entity and shared by every document that shows them.
+  // With caching off (tests: a document must equal a fresh render) every
+  // fragment is rendered anew each time.
+  void setCaching(bool caching) { caching_ = caching; }
+  Fragment taskJson(const TaskRecord& task) const;
+  Fragment slaveJson(const Slave& slave) const;
+  // A framework's /state object, whole, appended to `pieces`: its fields,
+  // its live tasks, completed tasks, offers and executors.
+  void frameworkPieces(const Framework& framework, std::vector<Fragment>* pieces) const;
+  // What /state-summary starts from (it adds counts); rendered every time.
+  json::Object slaveObject(const Slave& slave) const;
+  json::Object frameworkSummaryObject(const Framework& framework) const;
+
+  // Ids, for the endpoints that visit every entry in steps.
+  std::vector<std::string> slaveIds() const;
+  std::vector<std::string> frameworkIds() const;  // registered ones
+  std::vector<std::string> completedFrameworkIds() const;
+  // Ids of frameworks known only from slaves' reports, and their tasks.
+  std::vector<std::string> unregisteredFrameworkIds() const;
+  const std::unordered_map<std::string, std::unique_ptr<TaskRecord>>& unregisteredTasks(
+      const std::string& id) const;
+
+ private:
+  // The framework entry of `id`, registered or not, created if absent.
+  Framework& entry(const FrameworkID& id);
+  // Drops an unregistered entry that holds nothing any more.
+  void dropIfEmpty(Framework& framework);
+  void setState(TaskRecord& task, TaskState state);
+  void addUsed(TaskRecord& task);
+  Fragment offerJson(const OfferRecord& offer) const;
+  // The fields of the framework's /state object: "{...", without the
+  // closing brace and the lists.
+  Fragment frameworkFields(const Framework& framework) const;
+  Fragment executorsJson(const Framework& framework) const;
+  void touch(const Slave& slave) const {
+    slave.json.reset();
+    version_++;
+  }
+  void touch(const Framework& framework) const {
+    framework.json.reset();
+    version_++;
+  }
+  void touch(const TaskRecord& task) const {
+    task.json.reset();
+    version_++;
+  }
+  // `sign` times `resources` more used (or offered) on `slave`.
+  void addUsed(Slave& slave, const Resources& resources, int sign);
+  void addOffered(Slave& slave, const Resources& resources, int sign);
+
+  const size_t maxCompletedFrameworks_;
+  const size_t maxCompletedTasks_;
+  std::unordered_map<std::string, std::unique_ptr<Framework>> frameworks_;  // registered or not
+  size_t registeredFrameworks_ = 0;
+  std::deque<std::unique_ptr<Framework>> completedFrameworks_;
+  std::unordered_map<std::string, std::unique_ptr<Slave>> slaves_;
+  std::unordered_map<UPID, Slave*> slavesByPid_;
+  size_t inactiveSlaves_ = 0;
+  Resources clusterTotal_;
+  Resources usedTotal_;
+  Resources offeredTotal_;
+  mutable uint64_t version_ = 0;
+  bool caching_ = true;
+  std::unordered_map<std::string, OfferRecord> offers_;
+  std::map<TaskState, int64_t> now_;
+  std::map<TaskState, uint64_t> reached_;
+};
+
+}  // namespace mesos::internal::master

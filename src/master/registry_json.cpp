@@ -1,0 +1,157 @@
+// The registry's JSON: each entity as /state shows it (Apache Mesos's
+// shapes for the fields we have), cached per entity until it changes.
+#include "common/state_json.hpp"
+#include "master/registry.hpp"
+
+namespace mesos::internal::master {
+
+using json::Array;
+using json::Object;
+
+namespace {
+
+Fragment text(std::string value) { return std::make_shared<const std::string>(std::move(value)); }
+
+// The separators documents are assembled with, shared by all of them.
+struct Separators {
+  Fragment comma = text(",");
+  Fragment tasks = text(",\"tasks\":[");
+  Fragment completedTasks = text("],\"completed_tasks\":[");
+  Fragment offers = text("],\"offers\":[");
+  Fragment executors = text("],\"executors\":[");
+  Fragment end = text("]}");
+};
+
+const Separators& separators() {
+  static const Separators instance;
+  return instance;
+}
+
+// Appends `items`, comma-separated.
+template <typename Items, typename Fragmentof>
+void appendList(const Items& items, Fragmentof fragmentOf, std::vector<Fragment>* pieces) {
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) pieces->push_back(separators().comma);
+    first = false;
+    pieces->push_back(fragmentOf(item));
+  }
+}
+
+}  // namespace
+
+Fragment Registry::taskJson(const TaskRecord& task) const {
+  if (!task.json || !caching_) task.json = text(json::stringify(json::fromTask(task.task)));
+  return task.json;
+}
+
+Object Registry::slaveObject(const Slave& s) const {
+  Object object;
+  object["id"] = s.id.value();
+  object["pid"] = s.pid.toString();
+  object["hostname"] = s.info.hostname();
+  object["port"] = s.info.port();
+  object["registered_time"] = s.registeredTime;
+  object["resources"] = json::fromResources(s.total);
+  object["used_resources"] = json::fromResources(s.used);
+  object["offered_resources"] = json::fromResources(s.offered);
+  object["reserved_resources"] = json::reservedResources(s.total);
+  object["unreserved_resources"] = json::unreservedResources(s.total);
+  object["attributes"] = json::fromAttributes(s.info.attributes());
+  // False while its connection is broken (offered nothing until it
+  // re-registers).
+  object["active"] = s.active;
+  object["version"] = s.version;
+  return object;
+}
+
+Fragment Registry::slaveJson(const Slave& s) const {
+  if (!s.json || !caching_) s.json = text(json::stringify(slaveObject(s)));
+  return s.json;
+}
+
+Object Registry::frameworkSummaryObject(const Framework& f) const {
+  Object object;
+  object["id"] = f.id.value();
+  object["name"] = f.info.name();
+  object["pid"] = f.pid.toString();
+  object["used_resources"] = json::fromResources(f.used);
+  object["offered_resources"] = json::fromResources(f.offered);
+  Array capabilities;
+  for (const FrameworkInfo::Capability& capability : f.info.capabilities()) {
+    capabilities.push_back(FrameworkInfo::Capability::Type_Name(capability.type()));
+  }
+  object["capabilities"] = std::move(capabilities);
+  object["hostname"] = f.info.hostname();
+  object["webui_url"] = f.info.webui_url();
+  object["active"] = f.active;
+  return object;
+}
+
+Fragment Registry::frameworkFields(const Framework& f) const {
+  if (f.json && caching_) return f.json;
+  Object object = frameworkSummaryObject(f);
+  object["user"] = f.info.user();
+  object["role"] = f.info.role();
+  if (f.info.has_principal()) object["principal"] = f.info.principal();
+  object["checkpoint"] = f.info.checkpoint();
+  object["failover_timeout"] = f.info.failover_timeout();
+  object["registered_time"] = f.registeredTime;
+  object["reregistered_time"] = f.reregisteredTime;
+  object["unregistered_time"] = f.unregisteredTime;
+  object["resources"] = json::fromResources(f.used + f.offered);
+  if (f.info.has_labels()) object["labels"] = json::fromProto(f.info.labels())["labels"];
+  std::string fields = json::stringify(object);
+  fields.pop_back();  // the closing brace: the lists follow
+  f.json = text(std::move(fields));
+  return f.json;
+}
+
+Fragment Registry::offerJson(const OfferRecord& record) const {
+  Object offer;
+  offer["id"] = record.offer.id().value();
+  offer["framework_id"] = record.offer.framework_id().value();
+  offer["slave_id"] = record.offer.slave_id().value();
+  offer["resources"] = json::fromResources(record.resources);
+  return text(json::stringify(offer));
+}
+
+// Rendered each time: a framework's executors are few per slave, and they
+// live on their slaves.
+Fragment Registry::executorsJson(const Framework& f) const {
+  std::string out;
+  for (const auto& [slaveId, count] : f.executorSlaves) {
+    const Slave* s = slave(slaveId);
+    if (s == nullptr) continue;
+    auto executors = s->executors.find(f.id.value());
+    if (executors == s->executors.end()) continue;
+    for (const auto& [executorId, info] : executors->second) {
+      Object executor;
+      executor["executor_id"] = executorId;
+      executor["framework_id"] = f.id.value();
+      executor["slave_id"] = slaveId;
+      executor["name"] = info.name();
+      if (info.has_command()) executor["command"] = json::fromProto(info.command());
+      executor["resources"] = json::fromResources(Resources(info.resources()));
+      if (!out.empty()) out += ',';
+      out += json::stringify(executor);
+    }
+  }
+  return text(std::move(out));
+}
+
+void Registry::frameworkPieces(const Framework& f, std::vector<Fragment>* pieces) const {
+  const Separators& s = separators();
+  pieces->push_back(frameworkFields(f));
+  pieces->push_back(s.tasks);
+  appendList(f.tasks, [this](const auto& entry) { return taskJson(*entry.second); }, pieces);
+  pieces->push_back(s.completedTasks);
+  appendList(f.completed, [](const CompletedTask& task) { return task.json; }, pieces);
+  pieces->push_back(s.offers);
+  appendList(f.offers, [this](const std::string& id) { return offers_.at(id).json; }, pieces);
+  pieces->push_back(s.executors);
+  pieces->push_back(executorsJson(f));
+  pieces->push_back(s.end);
+}
+
+}  // namespace mesos::internal::master

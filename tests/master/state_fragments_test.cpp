@@ -1,0 +1,199 @@
+// The master's documents are assembled from per-entity JSON fragments that
+// are kept until the entity changes, and an unchanged /state is served
+// again. After every kind of change, each document must equal a fresh
+// render (fragment caching off): a missed invalidation shows here as a
+// stale entity.
+#include <gtest/gtest.h>
+
+#include "support/master_fixture.hpp"
+
+namespace mesos::test {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace mesos::internal;
+
+class StateFragmentsTest : public MasterFixture {
+ protected:
+  void SetUp() override {
+    flags_.max_completed_tasks_per_framework = 2;
+    flags_.max_completed_frameworks = 1;
+    start();
+  }
+
+  // Every document, as served (cached) and as rendered anew, must agree.
+  void expectFresh(const std::string& after) {
+    for (const char* path : {"/state", "/slaves", "/frameworks", "/tasks?limit=1000",
+                             "/state-summary"}) {
+      json::Value cached = get(path);
+      json::Value again = get(path);  // served from the cache where it can be
+      master_->setStateCaching(false);
+      json::Value fresh = get(path);
+      master_->setStateCaching(true);
+      EXPECT_EQ(json::stringify(fresh), json::stringify(cached)) << path << " after " << after;
+      EXPECT_EQ(json::stringify(fresh), json::stringify(again)) << path << " after " << after;
+    }
+  }
+
+  Offer lastOffer(Peer& scheduler) {
+    auto offers = scheduler.received<ResourceOffersMessage>();
+    CHECK(!offers.empty());
+    return offers.back().offers(0);
+  }
+
+  void send(Peer& from, const google::protobuf::Message& message) {
+    runtime_->send(from.self(), master(), message);
+    runtime_->settle();
+  }
+
+  void acknowledge(Peer& scheduler, const FrameworkID& frameworkId, const SlaveID& slaveId,
+                   const StatusUpdateMessage& update) {
+    StatusUpdateAcknowledgementMessage ack;
+    ack.mutable_framework_id()->CopyFrom(frameworkId);
+    ack.mutable_slave_id()->CopyFrom(slaveId);
+    ack.mutable_task_id()->CopyFrom(update.update().status().task_id());
+    ack.set_uuid(update.update().uuid());
+    send(scheduler, ack);
+  }
+};
+
+TEST_F(StateFragmentsTest, DocumentsEqualAFreshRenderAfterEveryKindOfChange) {
+  expectFresh("start");
+  Peer& s = scheduler("scheduler(1)");
+  FrameworkInfo info = frameworkInfo("fragments");
+  info.set_failover_timeout(100);
+  FrameworkID frameworkId = registerFramework(s, info);
+  expectFresh("framework registered");
+
+  auto owned = std::make_unique<Peer>("slave(1)");
+  owned->accept<SlaveRegisteredMessage, SlaveReregisteredMessage, RunTaskMessage,
+                KillTaskMessage, StatusUpdateAcknowledgementMessage, PingSlaveMessage>();
+  auto a = runtime_->spawn(std::move(owned));
+  SlaveID slaveId = registerSlave(*a.get(), "cpus:8;mem:8192");
+  expectFresh("slave registered and offered");
+
+  std::vector<TaskInfo> tasks;
+  for (int i = 0; i < 5; ++i) tasks.push_back(commandTask("t" + std::to_string(i), slaveId));
+  TaskInfo withExecutor = commandTask("e0", slaveId);
+  withExecutor.clear_command();
+  withExecutor.mutable_executor()->mutable_executor_id()->set_value("exec");
+  withExecutor.mutable_executor()->mutable_command()->set_value("run-executor");
+  *withExecutor.mutable_executor()->mutable_resources() =
+      Resources::parse("cpus:0.5;mem:64").value().proto();
+  tasks.push_back(withExecutor);
+  launch(s, frameworkId, {lastOffer(s).id()}, tasks, 0);
+  expectFresh("tasks launched (one with an executor), the rest declined");
+
+  for (const char* id : {"t0", "t1", "t2", "t3", "e0"}) {
+    send(*a.get(), update(frameworkId, slaveId, id, TASK_RUNNING, *a.get()));
+  }
+  expectFresh("status updates");
+
+  // Three tasks end and are acknowledged: the history cap (2) is reached.
+  for (const char* id : {"t0", "t1", "t2"}) {
+    StatusUpdateMessage finished = update(frameworkId, slaveId, id, TASK_FINISHED, *a.get());
+    send(*a.get(), finished);
+    expectFresh(std::string("terminal update for ") + id);
+    acknowledge(s, frameworkId, slaveId, finished);
+  }
+  expectFresh("history cap reached");
+
+  ExitedExecutorMessage exited;
+  exited.mutable_slave_id()->CopyFrom(slaveId);
+  exited.mutable_framework_id()->CopyFrom(frameworkId);
+  exited.mutable_executor_id()->set_value("exec");
+  exited.set_status(0);
+  send(*a.get(), exited);
+  expectFresh("executor exited");
+
+  // The scheduler fails over to a new process.
+  Peer& fresh = scheduler("scheduler(2)");
+  ReregisterFrameworkMessage reregister;
+  info.mutable_id()->CopyFrom(frameworkId);
+  reregister.mutable_framework()->CopyFrom(info);
+  reregister.set_failover(true);
+  send(fresh, reregister);
+  expectFresh("framework failed over");
+
+  // The slave's connection breaks, and it re-registers with its tasks and a
+  // task of a framework this master does not know.
+  a.reset();
+  runtime_->settle();
+  expectFresh("slave disconnected");
+  auto back = std::make_unique<Peer>("slave(1)");
+  back->accept<SlaveReregisteredMessage, RunTaskMessage, KillTaskMessage>();
+  auto b = runtime_->spawn(std::move(back));
+  ReregisterSlaveMessage reregisterSlave;
+  reregisterSlave.mutable_slave()->set_hostname("slave(1).example");
+  reregisterSlave.mutable_slave()->mutable_id()->CopyFrom(slaveId);
+  *reregisterSlave.mutable_slave()->mutable_resources() =
+      Resources::parse("cpus:8;mem:8192").value().proto();
+  reregisterSlave.set_version("1.0.0");
+  send(*b.get(), reregisterSlave);
+  expectFresh("slave re-registered");
+
+  // A second slave that this master never saw comes with a task of a
+  // framework that has not re-registered.
+  Peer& c = slave("slave(2)");
+  ReregisterSlaveMessage stranger;
+  stranger.mutable_slave()->set_hostname("slave(2).example");
+  stranger.mutable_slave()->mutable_id()->set_value("elsewhere-S9");
+  *stranger.mutable_slave()->mutable_resources() =
+      Resources::parse("cpus:2;mem:1024").value().proto();
+  Task orphan;
+  orphan.set_name("orphan");
+  orphan.mutable_task_id()->set_value("o1");
+  orphan.mutable_framework_id()->set_value("elsewhere-0001");
+  orphan.mutable_slave_id()->set_value("elsewhere-S9");
+  orphan.set_state(TASK_RUNNING);
+  *orphan.mutable_resources() = Resources::parse("cpus:1;mem:128").value().proto();
+  *stranger.add_tasks() = orphan;
+  stranger.set_version("1.0.0");
+  send(c, stranger);
+  expectFresh("slave with an orphan task");
+
+  KillTaskMessage kill;
+  kill.mutable_framework_id()->CopyFrom(frameworkId);
+  kill.mutable_task_id()->set_value("t3");
+  send(fresh, kill);
+  expectFresh("kill");
+
+  // The framework goes: its tasks are killed, it joins the completed ones
+  // (the cap of 1 pushes nothing out yet).
+  UnregisterFrameworkMessage unregister;
+  unregister.mutable_framework_id()->CopyFrom(frameworkId);
+  send(fresh, unregister);
+  expectFresh("framework unregistered");
+
+  // Another framework comes and goes: the completed-frameworks cap drops
+  // the first.
+  Peer& other = scheduler("scheduler(3)");
+  FrameworkID otherId = registerFramework(other, frameworkInfo("other"));
+  expectFresh("second framework registered");
+  UnregisterFrameworkMessage unregisterOther;
+  unregisterOther.mutable_framework_id()->CopyFrom(otherId);
+  send(other, unregisterOther);
+  expectFresh("completed frameworks cap reached");
+
+  // The second slave leaves, with the orphan task.
+  UnregisterSlaveMessage leave;
+  leave.mutable_slave_id()->set_value("elsewhere-S9");
+  send(c, leave);
+  expectFresh("slave removed");
+}
+
+TEST_F(StateFragmentsTest, AnUnchangedStateIsServedAgainAndAChangeRendersAnew) {
+  Peer& s = scheduler("scheduler(1)");
+  registerFramework(s);
+  json::Value first = get("/state");
+  json::Value second = get("/state");
+  EXPECT_EQ(json::stringify(first), json::stringify(second));
+  Peer& a = slave("slave(1)");
+  registerSlave(a);
+  json::Value third = get("/state");
+  ASSERT_EQ(1u, third["slaves"].array().size());
+  EXPECT_EQ(0u, first["slaves"].array().size());
+}
+
+}  // namespace
+}  // namespace mesos::test
