@@ -26,6 +26,7 @@ using process::http::Response;
 
 void Master::installRoutes() {
   route("/health", &Master::healthEndpoint);
+  route("/redirect", &Master::redirectEndpoint);
   route("/version", &Master::versionEndpoint);
   route("/flags", &Master::flagsEndpoint);
   route("/roles", &Master::rolesEndpoint);
@@ -40,6 +41,16 @@ void Master::installRoutes() {
 }
 
 Future<Response> Master::healthEndpoint(const Request&) { return Response::ok("", "text/plain"); }
+
+// /master/redirect: 307 to the leading master, as Apache Mesos answers
+// (Location "//<leader's hostname, else ip>:<port>"). A standalone master
+// leads itself.
+Future<Response> Master::redirectEndpoint(const Request&) {
+  const std::string& host = info_.hostname().empty() ? info_.address().ip() : info_.hostname();
+  Response response{307, "text/plain", "", {}};
+  response.headers.emplace_back("Location", "//" + host + ":" + std::to_string(info_.port()));
+  return response;
+}
 
 Future<Response> Master::versionEndpoint(const Request&) {
   return Response::ok(json::stringify(json::versionInfo()));

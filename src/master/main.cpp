@@ -1,5 +1,8 @@
 // mesos-master: the master daemon.
+#include <chrono>
+#include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include <glog/logging.h>
 
@@ -10,6 +13,13 @@
 
 using mesos::internal::master::Master;
 using mesos::internal::master::MasterFlags;
+
+namespace {
+
+// How long stopping may take after SIGTERM or SIGINT.
+constexpr std::chrono::milliseconds kStopBound{900};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   MasterFlags flags;
@@ -52,16 +62,29 @@ int main(int argc, char** argv) {
   if (flags.advertise_ip) options.advertiseIp = flags.advertise_ip;
   if (flags.advertise_port) options.advertisePort = flags.advertise_port;
   options.maxBodyBytes = flags.max_body_size.value;
-  auto runtime = process::Runtime::create(options);
-  if (!runtime) {
-    std::cerr << "mesos-master: " << runtime.error().message << std::endl;
+  auto created = process::Runtime::create(options);
+  if (!created) {
+    std::cerr << "mesos-master: " << created.error().message << std::endl;
     return 1;
   }
-  {
-    auto master = (*runtime)->spawn<Master>(flags, std::move(policy).value());
-    (*runtime)->setDelegate("master");
-    int signal = process::awaitStopSignal();
-    LOG(INFO) << "Received signal " << signal << "; stopping";
-  }
-  return 0;
+  std::unique_ptr<process::Runtime> runtime = std::move(created).value();
+  auto master = runtime->spawn<Master>(flags, std::move(policy).value());
+  runtime->setDelegate("master");
+  int signal = process::awaitStopSignal();
+  LOG(INFO) << "Received signal " << signal << "; stopping";
+  // The master's state is soft (slaves and frameworks re-register with the
+  // next master), so nothing must be saved: stop in an orderly way, but
+  // within a bound whatever the load (a deep queue of messages, many
+  // connections).
+  std::thread([] {
+    std::this_thread::sleep_for(kStopBound);
+    LOG(WARNING) << "Still stopping after "
+                 << std::chrono::duration<double>(kStopBound).count() << " s; exiting now";
+    google::FlushLogFiles(google::GLOG_INFO);
+    std::_Exit(0);
+  }).detach();
+  master.reset();
+  runtime.reset();
+  google::FlushLogFiles(google::GLOG_INFO);
+  std::_Exit(0);
 }

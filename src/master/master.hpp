@@ -161,6 +161,8 @@ class Master : public process::Actor {
   void installRoutes();
   process::Future<process::http::Response> healthEndpoint(
       const process::http::Request& request);
+  process::Future<process::http::Response> redirectEndpoint(
+      const process::http::Request& request);
   process::Future<process::http::Response> versionEndpoint(
       const process::http::Request& request);
   process::Future<process::http::Response> flagsEndpoint(

@@ -101,6 +101,22 @@ TEST_F(MasterEndpointsTest, VersionAndFlags) {
   EXPECT_TRUE(flags["flags"]["weights"].isNull());
 }
 
+TEST_F(MasterEndpointsTest, RedirectPointsAtTheLeader) {
+  flags_.hostname = "leader.example";
+  start();
+  for (const char* path : {"/master/redirect", "/redirect"}) {
+    TcpClient client(runtime_->address());
+    ASSERT_TRUE(client.write(std::string("GET ") + path + " HTTP/1.1\r\nHost: test\r\n\r\n"));
+    int status = 0;
+    std::string head;
+    ASSERT_TRUE(client.readResponse(&status, nullptr, 10000, &head)) << path;
+    EXPECT_EQ(307, status) << path;
+    EXPECT_NE(std::string::npos,
+              head.find("Location: //leader.example:" + std::to_string(runtime_->address().port)))
+        << head;
+  }
+}
+
 TEST_F(MasterEndpointsTest, StateTellsWhenTheMasterStartedAndWasElected) {
   double before = wallNow();
   start();

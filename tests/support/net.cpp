@@ -55,7 +55,7 @@ bool TcpClient::fill(int timeoutMs) {
   return true;
 }
 
-bool TcpClient::readResponse(int* status, std::string* body, int timeoutMs) {
+bool TcpClient::readResponse(int* status, std::string* body, int timeoutMs, std::string* headOut) {
   size_t headEnd;
   while ((headEnd = buffer_.find("\r\n\r\n")) == std::string::npos) {
     if (!fill(timeoutMs)) return false;
@@ -74,6 +74,7 @@ bool TcpClient::readResponse(int* status, std::string* body, int timeoutMs) {
     if (!fill(timeoutMs)) return false;
   }
   if (body != nullptr) *body = buffer_.substr(headEnd + 4, length);
+  if (headOut != nullptr) *headOut = head;
   buffer_.erase(0, headEnd + 4 + length);
   return true;
 }

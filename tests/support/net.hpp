@@ -19,9 +19,10 @@ class TcpClient {
 
   // Writes all of `bytes`. Returns false if the connection is broken.
   bool write(const std::string& bytes);
-  // Reads one HTTP response (Content-Length framed). Returns false on EOF,
-  // error or timeout.
-  bool readResponse(int* status, std::string* body, int timeoutMs = 10000);
+  // Reads one HTTP response (Content-Length framed), its status line and
+  // headers into *head when given. Returns false on EOF, error or timeout.
+  bool readResponse(int* status, std::string* body, int timeoutMs = 10000,
+                    std::string* head = nullptr);
   // Returns true when the peer closes the connection within `timeoutMs`
   // (data arriving meanwhile is read and discarded).
   bool awaitClose(int timeoutMs = 10000);
