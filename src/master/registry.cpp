@@ -368,8 +368,14 @@ void Registry::removeTask(TaskRecord& task) {
     completed.start = task.task.statuses_size() > 0 ? task.task.statuses(0).timestamp()
                                                     : std::numeric_limits<double>::infinity();
     completed.json = taskJson(task);
+    uint64_t seq = framework.completedSeq + framework.completed.size();
+    framework.completedChunks.erase(seq / kCompletedChunk);
     framework.completed.push_back(std::move(completed));
-    while (framework.completed.size() > maxCompletedTasks_) framework.completed.pop_front();
+    while (framework.completed.size() > maxCompletedTasks_) {
+      framework.completedChunks.erase(framework.completedSeq / kCompletedChunk);
+      framework.completed.pop_front();
+      framework.completedSeq++;
+    }
   }
   slave.tasks.erase(&task);
   touch(slave);

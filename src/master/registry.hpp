@@ -108,9 +108,17 @@ struct Framework {
   Resources used;
   Resources offered;
   std::deque<CompletedTask> completed;
+  uint64_t completedSeq = 0;  // sequence number of completed.front()
+  // The completed tasks' JSON joined in chunks of kCompletedChunk by
+  // sequence number, so that a document shows a framework's history in a
+  // few pieces; a chunk is joined again after it changes.
+  mutable std::unordered_map<uint64_t, Fragment> completedChunks;
   std::optional<process::TimerId> failoverTimer;
   mutable Fragment json;  // the fields of its /state object, without lists
 };
+
+// How many completed tasks one joined piece of a document holds.
+inline constexpr uint64_t kCompletedChunk = 64;
 
 struct Slave {
   SlaveID id;
@@ -276,6 +284,7 @@ class Registry {
   // closing brace and the lists.
   Fragment frameworkFields(const Framework& framework) const;
   Fragment executorsJson(const Framework& framework) const;
+  void completedPieces(const Framework& framework, std::vector<Fragment>* pieces) const;
   void touch(const Slave& slave) const {
     slave.json.reset();
     version_++;

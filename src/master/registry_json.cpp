@@ -1,5 +1,7 @@
 // The registry's JSON: each entity as /state shows it (Apache Mesos's
 // shapes for the fields we have), cached per entity until it changes.
+#include <algorithm>
+
 #include "common/state_json.hpp"
 #include "master/registry.hpp"
 
@@ -140,13 +142,34 @@ Fragment Registry::executorsJson(const Framework& f) const {
   return text(std::move(out));
 }
 
+void Registry::completedPieces(const Framework& f, std::vector<Fragment>* pieces) const {
+  if (!caching_) f.completedChunks.clear();
+  size_t i = 0;
+  while (i < f.completed.size()) {
+    uint64_t chunk = (f.completedSeq + i) / kCompletedChunk;
+    size_t end = std::min(f.completed.size(), (chunk + 1) * kCompletedChunk - f.completedSeq);
+    Fragment& joined = f.completedChunks[chunk];
+    if (!joined) {
+      std::string text;
+      for (size_t j = i; j < end; ++j) {
+        if (j > i) text += ',';
+        text += *f.completed[j].json;
+      }
+      joined = std::make_shared<const std::string>(std::move(text));
+    }
+    if (i > 0) pieces->push_back(separators().comma);
+    pieces->push_back(joined);
+    i = end;
+  }
+}
+
 void Registry::frameworkPieces(const Framework& f, std::vector<Fragment>* pieces) const {
   const Separators& s = separators();
   pieces->push_back(frameworkFields(f));
   pieces->push_back(s.tasks);
   appendList(f.tasks, [this](const auto& entry) { return taskJson(*entry.second); }, pieces);
   pieces->push_back(s.completedTasks);
-  appendList(f.completed, [](const CompletedTask& task) { return task.json; }, pieces);
+  completedPieces(f, pieces);
   pieces->push_back(s.offers);
   appendList(f.offers, [this](const std::string& id) { return offers_.at(id).json; }, pieces);
   pieces->push_back(s.executors);

@@ -182,6 +182,41 @@ TEST_F(StateFragmentsTest, DocumentsEqualAFreshRenderAfterEveryKindOfChange) {
   expectFresh("slave removed");
 }
 
+// A framework's history is shown in joined chunks of completed tasks;
+// appending and evicting across chunk boundaries keeps it exact.
+TEST_F(StateFragmentsTest, CompletedTasksAcrossChunkBoundaries) {
+  master_.reset();
+  flags_.max_completed_tasks_per_framework = 150;
+  runtime_.reset();
+  start();
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID slaveId = registerSlave(a, "cpus:400;mem:409600");
+  std::vector<TaskInfo> tasks;
+  for (int i = 0; i < 400; ++i) {
+    tasks.push_back(commandTask("t" + std::to_string(i), slaveId, "cpus:1;mem:32"));
+  }
+  launch(s, frameworkId, {lastOffer(s).id()}, tasks, 0);
+  for (int i = 0; i < 400; ++i) {
+    // No uuid: the master forgets the task at once.
+    StatusUpdateMessage finished =
+        update(frameworkId, slaveId, "t" + std::to_string(i), TASK_FINISHED, a);
+    finished.mutable_update()->clear_uuid();
+    finished.mutable_update()->mutable_status()->clear_uuid();
+    send(a, finished);
+    if (i == 63 || i == 64 || i == 150 || i == 151 || i == 200 || i == 399) {
+      expectFresh("completed task " + std::to_string(i));
+    }
+  }
+  json::Value state = get("/state");
+  const auto& completed = state["frameworks"].array()[0]["completed_tasks"].array();
+  ASSERT_EQ(150u, completed.size());
+  for (size_t i = 0; i < completed.size(); ++i) {
+    EXPECT_EQ("t" + std::to_string(250 + i), completed[i]["id"].string());
+  }
+}
+
 TEST_F(StateFragmentsTest, AnUnchangedStateIsServedAgainAndAChangeRendersAnew) {
   Peer& s = scheduler("scheduler(1)");
   registerFramework(s);
