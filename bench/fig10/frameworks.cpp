@@ -60,6 +60,7 @@ struct Counters {
   std::atomic<int64_t> finished{0};
   std::atomic<int64_t> failed{0};
   std::atomic<int64_t> errors{0};
+  std::atomic<int64_t> busy{0};  // frameworks with a task launched and not yet ended
 };
 Counters counters;
 
@@ -122,6 +123,8 @@ class BusyScheduler : public Scheduler {
         driver->declineOffer(offer.id(), filters_);
       } else {
         counters.launched += static_cast<int64_t>(tasks.size());
+        if (running_ == 0) counters.busy++;
+        running_ += static_cast<int64_t>(tasks.size());
         driver->launchTasks(offer.id(), tasks, filters_);
       }
     }
@@ -137,13 +140,14 @@ class BusyScheduler : public Scheduler {
         return;
       case TASK_FINISHED:
         counters.finished++;
-        return;
+        break;
       default:
         if (counters.failed++ < 10) {
           LOG(WARNING) << "fig10-" << index_ << ": task " << status.task_id().value() << " "
                        << TaskState_Name(status.state()) << ": " << status.message();
         }
     }
+    if (running_ > 0 && --running_ == 0) counters.busy--;
   }
 
   void frameworkMessage(SchedulerDriver*, const ExecutorID&, const SlaveID&,
@@ -163,6 +167,7 @@ class BusyScheduler : public Scheduler {
   std::vector<Resource> slot_;
   Filters filters_;
   uint64_t next_ = 0;
+  int64_t running_ = 0;  // tasks launched and not yet ended
   bool registered_ = false;
 };
 
@@ -251,7 +256,8 @@ int main(int argc, char** argv) {
                       std::to_string(counters.launched.load()) + " " +
                       std::to_string(counters.finished.load()) + " " +
                       std::to_string(counters.failed.load()) + " " +
-                      std::to_string(counters.errors.load()));
+                      std::to_string(counters.errors.load()) + " " +
+                      std::to_string(counters.busy.load()));
     }
   }).detach();
 

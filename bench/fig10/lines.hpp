@@ -7,10 +7,14 @@
 //       fig10-slaves, every --report_interval_s: its slaves registered
 //       now, tasks running, slots in all, slaves the master removed,
 //       status updates re-sent.
-//   frameworks <registered> <launched> <finished> <failed> <errors>
-//       fig10-frameworks, every --report_interval_s: its frameworks registered, tasks
-//       they launched, tasks finished, tasks that ended otherwise, driver
-//       errors.
+//   registered_all
+//       fig10-slaves, once, the moment its last slave got
+//       SlaveRegisteredMessage.
+//   frameworks <registered> <launched> <finished> <failed> <errors> <busy>
+//       fig10-frameworks, every --report_interval_s: its frameworks
+//       registered, tasks they launched, tasks finished, tasks that ended
+//       otherwise, driver errors, frameworks with a task launched and not
+//       yet ended.
 //   state <ok> <status> <ms> <bytes>
 //       fig10-frameworks, after each GET /state: 1 when a whole response
 //       came, its HTTP status, request-to-last-byte time, body bytes.

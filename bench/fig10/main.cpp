@@ -5,7 +5,10 @@
 // fig10-slaves processes (--slaves_per_process each), waits until all are
 // registered, starts --frameworks busy frameworks in fig10-frameworks
 // processes (--frameworks_per_process each) and waits until the cluster is
-// saturated: running tasks / slots >= --busy_target. Then, in the measured
+// saturated: running tasks / slots >= --busy_target and every framework has
+// a task (until then a probe would queue behind frameworks that hold
+// nothing, which DRF serves first, as in the cluster's first minute rather
+// than its steady state). After --warmup_s more, in the measured
 // window, it runs --probes probe frameworks one after the other (probe.hpp):
 // each registers, launches one task of --probe_task_s, and its overhead is
 // its end-to-end time minus that duration. Task durations and the probe's
@@ -64,7 +67,10 @@ DEFINE_double(time_scale, 1,
               "Multiplies every task duration (0.1: ten times shorter tasks, shorter runs).");
 DEFINE_double(state_poll_s, 30,
               "Each framework GETs /state this often, as mesos-go v0 does; 0: no polling.");
-DEFINE_double(busy_target, 0.95, "The cluster is saturated once this fraction of slots is busy.");
+DEFINE_double(busy_target, 0.95,
+              "The cluster is saturated once this fraction of slots is busy and every "
+              "framework has a task.");
+DEFINE_double(warmup_s, 0, "Seconds to wait after saturation before the probes.");
 DEFINE_int32(slaves_per_process, 10000, "Emulated slaves per fig10-slaves process.");
 DEFINE_int32(frameworks_per_process, 50, "Frameworks per fig10-frameworks process.");
 DEFINE_int32(registration_window, 256,
@@ -139,9 +145,10 @@ uint16_t freePort() {
 
 struct SlavesReport {
   int64_t registered = 0, running = 0, slots = 0, removed = 0, resent = 0;
+  bool registeredAll = false;
 };
 struct FrameworksReport {
-  int64_t registered = 0, launched = 0, finished = 0, failed = 0, errors = 0;
+  int64_t registered = 0, launched = 0, finished = 0, failed = 0, errors = 0, busy = 0;
 };
 struct StatePoll {
   double at;  // seconds since the run's start
@@ -183,6 +190,10 @@ class Coordinator {
                     int perProcess, const std::vector<std::string>& common,
                     std::vector<size_t>* indices);
   int64_t sumRegisteredSlaves() const;
+  // Every fig10-slaves process said its last slave registered.
+  bool allRegistered() const;
+  // Frameworks with a task launched and not yet ended.
+  int64_t busyFrameworks() const;
   double busy() const;
   // The body of /metrics/snapshot; nullopt when the master does not answer.
   std::optional<std::string> metrics();
@@ -227,9 +238,12 @@ void Coordinator::onLine(size_t child, const std::string& line) {
   if (words.empty()) return;
   auto number = [&](size_t i) -> int64_t { return i < words.size() ? std::atoll(words[i].c_str()) : 0; };
   if (words[0] == "slaves" && child < slaveReports_.size()) {
-    slaveReports_[child] = {number(1), number(2), number(3), number(4), number(5)};
+    SlavesReport& report = slaveReports_[child];
+    report = {number(1), number(2), number(3), number(4), number(5), report.registeredAll};
+  } else if (words[0] == "registered_all" && child < slaveReports_.size()) {
+    slaveReports_[child].registeredAll = true;
   } else if (words[0] == "frameworks" && child < frameworkReports_.size()) {
-    frameworkReports_[child] = {number(1), number(2), number(3), number(4), number(5)};
+    frameworkReports_[child] = {number(1), number(2), number(3), number(4), number(5), number(6)};
   } else if (words[0] == "state" && words.size() >= 5) {
     polls_.push_back({secondsSince(start_), words[1] == "1", static_cast<int>(number(2)),
                       std::atof(words[3].c_str()), std::atof(words[4].c_str())});
@@ -279,6 +293,19 @@ bool Coordinator::tick(int ms) {
 int64_t Coordinator::sumRegisteredSlaves() const {
   int64_t sum = 0;
   for (size_t i : slaveHelpers_) sum += slaveReports_[i].registered;
+  return sum;
+}
+
+bool Coordinator::allRegistered() const {
+  for (size_t i : slaveHelpers_) {
+    if (!slaveReports_[i].registeredAll) return false;
+  }
+  return !slaveHelpers_.empty();
+}
+
+int64_t Coordinator::busyFrameworks() const {
+  int64_t sum = 0;
+  for (size_t i : frameworkHelpers_) sum += frameworkReports_[i].busy;
   return sum;
 }
 
@@ -397,7 +424,7 @@ int Coordinator::run() {
   if (!started) stop("start_failed");
   while (tick()) {
     int64_t registered = sumRegisteredSlaves();
-    if (registered >= FLAGS_slaves) {
+    if (allRegistered()) {
       figures_.registration = secondsSince(slavesStart);
       progress("all " + std::to_string(FLAGS_slaves) + " slaves registered in " +
                std::to_string(figures_.registration) + " s");
@@ -437,7 +464,7 @@ int Coordinator::run() {
   bool saturated = false;
   while (tick()) {
     double b = busy();
-    if (b >= FLAGS_busy_target) {
+    if (b >= FLAGS_busy_target && busyFrameworks() >= FLAGS_frameworks) {
       figures_.saturation = secondsSince(frameworksStart);
       saturated = true;
       progress("saturated (busy " + std::to_string(b) + ") after " +
@@ -445,14 +472,21 @@ int Coordinator::run() {
       break;
     }
     if (secondsSince(frameworksStart) > FLAGS_saturation_timeout_s) {
-      progress("did not saturate: busy " + std::to_string(b) + " after " +
+      progress("did not saturate: busy " + std::to_string(b) + ", " +
+               std::to_string(busyFrameworks()) + " frameworks with tasks, after " +
                std::to_string(FLAGS_saturation_timeout_s) + " s; probing anyway");
       break;
     }
     if (SteadyClock::now() - lastProgress_ > std::chrono::seconds(5)) {
       lastProgress_ = SteadyClock::now();
-      progress("busy " + std::to_string(b));
+      progress("busy " + std::to_string(b) + ", " + std::to_string(busyFrameworks()) +
+               " frameworks with tasks");
     }
+  }
+
+  auto warmupEnd = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(
+                                           std::chrono::duration<double>(FLAGS_warmup_s));
+  while (SteadyClock::now() < warmupEnd && tick()) {
   }
 
   // The measured window: the probes.

@@ -59,7 +59,7 @@ DEFINE_int32(registration_window, 256,
 DEFINE_double(status_update_retry_s, 10,
               "Seconds before an unacknowledged status update is sent again (then doubling, "
               "up to 600).");
-DEFINE_double(report_interval_s, 0.1, "Seconds between 'slaves' report lines.");
+DEFINE_double(report_interval_s, 0.05, "Seconds between 'slaves' report lines.");
 DEFINE_string(ip, "127.0.0.1", "Address this process listens on.");
 DEFINE_uint32(workers, 0, "Worker threads of the runtime (0: one per core).");
 
@@ -91,6 +91,7 @@ struct Counters {
   std::atomic<int64_t> running{0};
   std::atomic<int64_t> removed{0};
   std::atomic<int64_t> resent{0};
+  std::atomic<bool> announced{false};  // "registered_all" was sent
 };
 Counters counters;
 
@@ -202,7 +203,9 @@ class EmulatedSlave : public process::Actor {
     if (!fromMaster(from) || state_ != State::kRegistering) return;
     slaveId_ = message.slave_id();
     becomeRegistered();
-    counters.registered++;
+    if (++counters.registered == FLAGS_count && !counters.announced.exchange(true)) {
+      fig10::emitLine("registered_all");
+    }
     process::dispatch(registrar_, &Registrar::registeredOne);
   }
 
