@@ -281,7 +281,8 @@ bool Coordinator::tick(int ms) {
       if (stats->rssMb > FLAGS_max_master_rss_mb) {
         stop("master_rss_limit");
         progress("the master's RSS is " + std::to_string(stats->rssMb) + " MB, over " +
-                 "--max_master_rss_mb");
+                 "--max_master_rss_mb; killing it");
+        children_.kill(master_, 0);  // at once: it may be eating the machine's memory
         return false;
       }
     }
@@ -316,7 +317,7 @@ double Coordinator::busy() const {
 }
 
 std::optional<std::string> Coordinator::metrics() {
-  auto result = fig10::httpGet("127.0.0.1", port_, "/metrics/snapshot", std::chrono::seconds(60),
+  auto result = fig10::httpGet("127.0.0.1", port_, "/metrics/snapshot", std::chrono::seconds(30),
                                true);
   if (!result.complete || result.status != 200) {
     progress("GET /metrics/snapshot failed: " +
@@ -524,7 +525,9 @@ int Coordinator::run() {
   measuring_ = false;
   double window = std::chrono::duration<double>(SteadyClock::now() - windowClock).count();
   figures_.window = window;
-  auto endMetrics = children_[master_].exited ? std::nullopt : metrics();
+  // A run cut short asks the master nothing more: it may be dead, or
+  // swelling while it would wait for the answer.
+  auto endMetrics = status_.empty() ? metrics() : std::nullopt;
   auto endCpu = readProcStats(children_[master_].pid);
   if (endCpu) peakRssSeen_ = std::max(peakRssSeen_, endCpu->peakRssMb);
   if (peakRssSeen_ > 0) figures_.peakRss = peakRssSeen_;
