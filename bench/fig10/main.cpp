@@ -194,6 +194,8 @@ class Coordinator {
   bool allRegistered() const;
   // Frameworks with a task launched and not yet ended.
   int64_t busyFrameworks() const;
+  // Tasks the frameworks have launched so far.
+  int64_t frameworkLaunches() const;
   double busy() const;
   // The body of /metrics/snapshot; nullopt when the master does not answer.
   std::optional<std::string> metrics();
@@ -213,6 +215,10 @@ class Coordinator {
   SteadyClock::time_point lastProgress_ = start_;
   std::string status_;  // empty while the run goes on
   double peakRssSeen_ = 0;
+  // The master's latest /proc sample, and when it was taken: what a run
+  // cut short (the master killed or dead) still knows of its CPU time.
+  std::optional<ProcStats> lastMasterStats_;
+  SteadyClock::time_point lastMasterStatsAt_;
   // Busy samples (one a second) while measuring.
   bool measuring_ = false;
   std::vector<double> busySamples_;
@@ -277,6 +283,8 @@ bool Coordinator::tick(int ms) {
   if (SteadyClock::now() - lastSample_ >= std::chrono::seconds(1)) {
     lastSample_ = SteadyClock::now();
     if (auto stats = readProcStats(children_[master_].pid)) {
+      lastMasterStats_ = stats;
+      lastMasterStatsAt_ = SteadyClock::now();
       peakRssSeen_ = std::max(peakRssSeen_, stats->peakRssMb);
       if (stats->rssMb > FLAGS_max_master_rss_mb) {
         stop("master_rss_limit");
@@ -302,6 +310,12 @@ bool Coordinator::allRegistered() const {
     if (!slaveReports_[i].registeredAll) return false;
   }
   return !slaveHelpers_.empty();
+}
+
+int64_t Coordinator::frameworkLaunches() const {
+  int64_t sum = 0;
+  for (size_t i : frameworkHelpers_) sum += frameworkReports_[i].launched;
+  return sum;
 }
 
 int64_t Coordinator::busyFrameworks() const {
@@ -499,6 +513,7 @@ int Coordinator::run() {
     startHelpersCpu.push_back(i == master_ ? std::nullopt : readProcStats(children_[i].pid));
   }
   SteadyClock::time_point windowClock = SteadyClock::now();
+  const int64_t windowLaunches = frameworkLaunches();
   measuring_ = true;
   const double probeTask = FLAGS_probe_task_s * scale;
   for (int i = 0; i < FLAGS_probes && status_.empty(); ++i) {
@@ -532,15 +547,30 @@ int Coordinator::run() {
   if (endCpu) peakRssSeen_ = std::max(peakRssSeen_, endCpu->peakRssMb);
   if (peakRssSeen_ > 0) figures_.peakRss = peakRssSeen_;
 
-  if (startMetrics && endMetrics && window > 0) {
-    double launched = fig10::jsonNumber(*endMetrics, "master/tasks_launched") -
-                      fig10::jsonNumber(*startMetrics, "master/tasks_launched");
-    figures_.launchedPerS = launched / window;
-    if (startCpu && endCpu) {
-      double cpu = endCpu->cpuSeconds - startCpu->cpuSeconds;
-      figures_.cpuCores = cpu / window;
-      if (launched > 0) figures_.cpuPer1000 = cpu / (launched / 1000);
-    }
+  // Tasks launched in the window: the master's count; when the master did
+  // not answer /metrics/snapshot (a collapsing master may not within 30 s),
+  // what the frameworks sent it, which is an upper bound (stderr says so).
+  double launched = kNan;
+  if (startMetrics && endMetrics) {
+    launched = fig10::jsonNumber(*endMetrics, "master/tasks_launched") -
+               fig10::jsonNumber(*startMetrics, "master/tasks_launched");
+  } else if (window > 0 && startCpu) {
+    launched = static_cast<double>(frameworkLaunches() - windowLaunches);
+    progress("no /metrics/snapshot from the master at the end: tasks launched are counted by "
+             "the frameworks (an upper bound)");
+  }
+  if (window > 0) figures_.launchedPerS = launched / window;
+  // CPU over the window, or, when the master is gone, up to its last sample.
+  double cpuWindow = window;
+  if (!endCpu && lastMasterStats_ && lastMasterStatsAt_ > windowClock) {
+    endCpu = lastMasterStats_;
+    cpuWindow = std::chrono::duration<double>(lastMasterStatsAt_ - windowClock).count();
+    launched *= cpuWindow / window;
+  }
+  if (startCpu && endCpu && cpuWindow > 0) {
+    double cpu = endCpu->cpuSeconds - startCpu->cpuSeconds;
+    figures_.cpuCores = cpu / cpuWindow;
+    if (launched > 0) figures_.cpuPer1000 = cpu / (launched / 1000);
   }
   if (endMetrics) figures_.slavesActiveEnd = fig10::jsonNumber(*endMetrics, "master/slaves_active");
   if (window > 0) {
