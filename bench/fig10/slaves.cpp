@@ -1,0 +1,503 @@
+// fig10-slaves: --count emulated slaves in one process, for the Figure 10
+// harness (bench/fig10/main.cpp starts it). Each slave is an actor of its
+// own, `slave(<index>)@<this runtime's address>`, that speaks the slave's
+// side of the v0 protocol to a real master over TCP:
+//
+//   - registers (RegisterSlaveMessage, version 1.0.0, resources
+//     cpus:<slots>;mem:<slots * 1024>), retrying with backoff until
+//     SlaveRegisteredMessage comes; at most --registration_window slaves of
+//     this process wait for an answer at once, so registration goes as fast
+//     as the master answers without a thundering herd;
+//   - answers PingSlaveMessage with PongSlaveMessage, and re-registers when
+//     a ping says the master thinks it is disconnected;
+//   - runs a task (RunTaskMessage) as a timer: TaskInfo.data holds the
+//     task's duration in milliseconds, as decimal text (fig10-frameworks
+//     and the probes put it there); sends TASK_RUNNING at once and
+//     TASK_FINISHED when the timer fires;
+//   - sends status updates the way a slave's status update manager does:
+//     each with a fresh 16-byte random UUID and pid = the slave's UPID, one
+//     task's updates in order, the next only once the master has forwarded
+//     the scheduler's acknowledgement of the previous; an unacknowledged
+//     update is re-sent after --status_update_retry_s, doubling up to ten
+//     minutes;
+//   - honours KillTaskMessage (TASK_KILLED), ShutdownFrameworkMessage (the
+//     framework's tasks are dropped) and ShutdownMessage (the master removed
+//     the slave: it stops, and is counted as removed).
+//
+// Reports go to stdout as "slaves ..." lines (bench/fig10/lines.hpp); logs
+// to stderr. SIGTERM or SIGINT end the process at once.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gflags/gflags.h>
+#include <glog/logging.h>
+
+#include "common/uuid.hpp"
+#include "lines.hpp"
+#include "messages.pb.h"
+#include "process/actor.hpp"
+#include "process/dispatch.hpp"
+#include "process/runtime.hpp"
+#include "process/signals.hpp"
+
+DEFINE_string(master, "", "The master's UPID, master@ip:port.");
+DEFINE_int32(count, 1000, "Slaves to emulate in this process.");
+DEFINE_int32(first, 0, "Index of the first slave (hostnames fig10-slave-<index>).");
+DEFINE_int32(slots, 2, "Task slots per slave; a slot is 1 cpu and 1024 MB of memory.");
+DEFINE_int32(registration_window, 256,
+             "Slaves of this process that may wait for the master's answer to their "
+             "registration at once.");
+DEFINE_double(status_update_retry_s, 10,
+              "Seconds before an unacknowledged status update is sent again (then doubling, "
+              "up to 600).");
+DEFINE_double(report_interval_s, 0.05, "Seconds between 'slaves' report lines.");
+DEFINE_string(ip, "127.0.0.1", "Address this process listens on.");
+DEFINE_uint32(workers, 0, "Worker threads of the runtime (0: one per core).");
+
+namespace {
+
+using namespace mesos;
+using namespace mesos::internal;
+using process::Duration;
+using process::TimerId;
+using process::UPID;
+
+constexpr char kVersion[] = "1.0.0";
+constexpr Duration kMaxRegistrationBackoff = std::chrono::seconds(60);
+constexpr Duration kMaxUpdateBackoff = std::chrono::seconds(600);
+
+Duration seconds(double s) {
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+}
+
+double wallTime() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// What this process reports; the only state its slaves share. Relaxed
+// counters, read by the reporting thread.
+struct Counters {
+  std::atomic<int64_t> registered{0};
+  std::atomic<int64_t> running{0};
+  std::atomic<int64_t> removed{0};
+  std::atomic<int64_t> resent{0};
+  std::atomic<bool> announced{false};  // "registered_all" was sent
+};
+Counters counters;
+
+class EmulatedSlave;
+
+// Lets at most --registration_window slaves wait for the master at once.
+class Registrar : public process::Actor {
+ public:
+  explicit Registrar(size_t window) : Actor("registrar"), window_(window) {}
+
+  void start(std::vector<process::Pid<EmulatedSlave>> slaves);
+  // A slave of the window got its answer: the next one may go.
+  void registeredOne();
+
+ private:
+  void next();
+
+  const size_t window_;
+  std::deque<process::Pid<EmulatedSlave>> waiting_;
+  size_t inFlight_ = 0;
+};
+
+// The task-state half of a slave: one entry per task it knows, with the
+// status updates not yet acknowledged (the front one is on the wire).
+struct TaskEntry {
+  Task task;  // ids, resources and latest state, as re-registration reports it
+  bool running = false;  // holds its slot
+  std::optional<TimerId> finishTimer;
+  std::deque<StatusUpdate> pending;
+  std::optional<TimerId> retryTimer;
+  Duration backoff{};
+};
+
+class EmulatedSlave : public process::Actor {
+ public:
+  EmulatedSlave(int index, UPID master, process::Pid<Registrar> registrar,
+                const SlaveInfo& prototype)
+      : Actor("slave(" + std::to_string(index) + ")"),
+        index_(index),
+        master_(std::move(master)),
+        registrar_(std::move(registrar)),
+        prototype_(prototype) {}
+
+  // From the registrar: register now.
+  void beginRegistration() {
+    if (state_ != State::kIdle) return;
+    state_ = State::kRegistering;
+    attemptRegistration(Duration::zero());
+  }
+
+ protected:
+  void initialize() override {
+    on(&EmulatedSlave::registered);
+    on(&EmulatedSlave::reregistered);
+    on(&EmulatedSlave::ping);
+    on(&EmulatedSlave::runTask);
+    on(&EmulatedSlave::killTask);
+    on(&EmulatedSlave::shutdownFramework);
+    on(&EmulatedSlave::acknowledgement);
+    on(&EmulatedSlave::shutdown);
+  }
+
+ private:
+  enum class State { kIdle, kRegistering, kRegistered, kRemoved };
+
+  SlaveInfo info() const {
+    SlaveInfo info = prototype_;
+    info.set_hostname("fig10-slave-" + std::to_string(index_));
+    info.set_port(self().address.port);
+    if (!slaveId_.value().empty()) *info.mutable_id() = slaveId_;
+    return info;
+  }
+
+  // Sends RegisterSlaveMessage (or, once the master gave an id,
+  // ReregisterSlaveMessage with the tasks) and tries again after a random
+  // wait in [bound/2, bound], the bound doubling from 1 s up to a minute.
+  void attemptRegistration(Duration backoff) {
+    if (registrationTimer_) cancel(*registrationTimer_);
+    registrationTimer_.reset();
+    if (state_ != State::kRegistering) return;
+    if (slaveId_.value().empty()) {
+      RegisterSlaveMessage message;
+      *message.mutable_slave() = info();
+      message.set_version(kVersion);
+      send(master_, std::move(message));
+    } else {
+      ReregisterSlaveMessage message;
+      *message.mutable_slave() = info();
+      message.set_version(kVersion);
+      for (const TaskEntry& entry : tasks_) {
+        if (entry.running) *message.add_tasks() = entry.task;
+      }
+      send(master_, std::move(message));
+    }
+    Duration bound = backoff == Duration::zero() ? std::chrono::seconds(1)
+                                                 : std::min(backoff * 2, kMaxRegistrationBackoff);
+    static thread_local std::mt19937_64 random{std::random_device{}()};
+    std::uniform_int_distribution<int64_t> pick(bound.count() / 2, bound.count());
+    Duration wait(pick(random));
+    registrationTimer_ = delay(wait, [this, bound] {
+      registrationTimer_.reset();
+      attemptRegistration(bound);
+    });
+  }
+
+  bool fromMaster(const UPID& from) const { return from.id == master_.id; }
+
+  void registered(const UPID& from, const SlaveRegisteredMessage& message) {
+    if (!fromMaster(from) || state_ != State::kRegistering) return;
+    slaveId_ = message.slave_id();
+    becomeRegistered();
+    if (++counters.registered == FLAGS_count && !counters.announced.exchange(true)) {
+      fig10::emitLine("registered_all");
+    }
+    process::dispatch(registrar_, &Registrar::registeredOne);
+  }
+
+  void reregistered(const UPID& from, const SlaveReregisteredMessage& message) {
+    if (!fromMaster(from) || state_ != State::kRegistering) return;
+    if (message.slave_id().value() != slaveId_.value()) return;
+    becomeRegistered();
+    counters.registered++;
+  }
+
+  void becomeRegistered() {
+    state_ = State::kRegistered;
+    if (registrationTimer_) cancel(*registrationTimer_);
+    registrationTimer_.reset();
+    for (TaskEntry& entry : tasks_) {
+      if (!entry.pending.empty() && !entry.retryTimer) sendFront(entry);
+    }
+  }
+
+  void ping(const UPID& from, const PingSlaveMessage& message) {
+    send(from, PongSlaveMessage());
+    if (fromMaster(from) && !message.connected() && state_ == State::kRegistered) {
+      LOG(WARNING) << self() << ": the master considers this slave disconnected; re-registering";
+      state_ = State::kRegistering;
+      counters.registered--;
+      attemptRegistration(Duration::zero());
+    }
+  }
+
+  void runTask(const UPID& from, const RunTaskMessage& message) {
+    if (!fromMaster(from) || state_ == State::kRemoved) return;
+    const TaskInfo& info = message.task();
+    // Masters fill FrameworkInfo.id (the deprecated framework_id too).
+    const FrameworkID& frameworkId = message.framework().id();
+    TaskEntry& entry = tasks_.emplace_back();
+    entry.task.set_name(info.name());
+    *entry.task.mutable_task_id() = info.task_id();
+    *entry.task.mutable_framework_id() = frameworkId;
+    *entry.task.mutable_slave_id() = slaveId_;
+    *entry.task.mutable_resources() = info.resources();
+    entry.task.set_state(TASK_RUNNING);
+    entry.running = true;
+    counters.running++;
+    queueUpdate(entry, TASK_RUNNING);
+
+    long long ms = std::strtoll(info.data().c_str(), nullptr, 10);
+    std::string taskId = info.task_id().value();
+    std::string framework = frameworkId.value();
+    entry.finishTimer = delay(std::chrono::milliseconds(std::max(0LL, ms)), [=, this] {
+      TaskEntry* done = find(framework, taskId);
+      if (done == nullptr || !done->running) return;
+      done->finishTimer.reset();
+      stop(*done, TASK_FINISHED);
+    });
+  }
+
+  void killTask(const UPID& from, const KillTaskMessage& message) {
+    if (!fromMaster(from)) return;
+    TaskEntry* entry = find(message.framework_id().value(), message.task_id().value());
+    if (entry == nullptr) {
+      // Unknown here: the master learns it is lost, reliably.
+      TaskEntry& lost = tasks_.emplace_back();
+      *lost.task.mutable_task_id() = message.task_id();
+      *lost.task.mutable_framework_id() = message.framework_id();
+      *lost.task.mutable_slave_id() = slaveId_;
+      lost.task.set_state(TASK_LOST);
+      queueUpdate(lost, TASK_LOST);
+      return;
+    }
+    if (!entry->running) return;
+    if (entry->finishTimer) cancel(*entry->finishTimer);
+    entry->finishTimer.reset();
+    stop(*entry, TASK_KILLED);
+  }
+
+  void shutdownFramework(const UPID& from, const ShutdownFrameworkMessage& message) {
+    if (!fromMaster(from)) return;
+    const std::string& framework = message.framework_id().value();
+    std::erase_if(tasks_, [&](TaskEntry& entry) {
+      if (entry.task.framework_id().value() != framework) return false;
+      drop(entry);
+      return true;
+    });
+  }
+
+  void shutdown(const UPID& from, const ShutdownMessage& message) {
+    if (!fromMaster(from) || state_ == State::kRemoved) return;
+    LOG(WARNING) << self() << " removed by the master: " << message.message();
+    if (state_ == State::kRegistered) counters.registered--;
+    counters.removed++;
+    state_ = State::kRemoved;
+    if (registrationTimer_) cancel(*registrationTimer_);
+    registrationTimer_.reset();
+    for (TaskEntry& entry : tasks_) drop(entry);
+    tasks_.clear();
+  }
+
+  void acknowledgement(const UPID& from, const StatusUpdateAcknowledgementMessage& message) {
+    if (!fromMaster(from)) return;
+    TaskEntry* entry = find(message.framework_id().value(), message.task_id().value());
+    if (entry == nullptr || entry->pending.empty() ||
+        entry->pending.front().uuid() != message.uuid()) {
+      return;  // a duplicate, or for an update this slave no longer has
+    }
+    if (entry->retryTimer) cancel(*entry->retryTimer);
+    entry->retryTimer.reset();
+    entry->pending.pop_front();
+    if (!entry->pending.empty()) {
+      entry->backoff = seconds(FLAGS_status_update_retry_s);
+      sendFront(*entry);
+      return;
+    }
+    if (!entry->running) {
+      // Its terminal update is acknowledged: the task is complete.
+      std::string framework = entry->task.framework_id().value();
+      std::string task = entry->task.task_id().value();
+      std::erase_if(tasks_, [&](const TaskEntry& e) {
+        return e.task.task_id().value() == task && e.task.framework_id().value() == framework;
+      });
+    }
+  }
+
+  TaskEntry* find(const std::string& frameworkId, const std::string& taskId) {
+    for (TaskEntry& entry : tasks_) {
+      if (entry.task.task_id().value() == taskId &&
+          entry.task.framework_id().value() == frameworkId) {
+        return &entry;
+      }
+    }
+    return nullptr;
+  }
+
+  // The task ends in `state`: its slot is free, the update goes out.
+  void stop(TaskEntry& entry, TaskState state) {
+    entry.running = false;
+    counters.running--;
+    entry.task.set_state(state);
+    queueUpdate(entry, state);
+  }
+
+  // Forgets the task without telling anyone (its framework is gone).
+  void drop(TaskEntry& entry) {
+    if (entry.finishTimer) cancel(*entry.finishTimer);
+    if (entry.retryTimer) cancel(*entry.retryTimer);
+    entry.finishTimer.reset();
+    entry.retryTimer.reset();
+    if (entry.running) counters.running--;
+    entry.running = false;
+  }
+
+  void queueUpdate(TaskEntry& entry, TaskState state) {
+    StatusUpdate update;
+    double now = wallTime();
+    std::string uuid = randomUuid();
+    *update.mutable_framework_id() = entry.task.framework_id();
+    *update.mutable_slave_id() = slaveId_;
+    update.set_timestamp(now);
+    update.set_uuid(uuid);
+    TaskStatus* status = update.mutable_status();
+    *status->mutable_task_id() = entry.task.task_id();
+    status->set_state(state);
+    *status->mutable_slave_id() = slaveId_;
+    status->set_timestamp(now);
+    status->set_source(state == TASK_LOST ? TaskStatus::SOURCE_SLAVE : TaskStatus::SOURCE_EXECUTOR);
+    status->set_uuid(uuid);
+    entry.pending.push_back(std::move(update));
+    if (entry.pending.size() == 1 && state_ == State::kRegistered) {
+      entry.backoff = seconds(FLAGS_status_update_retry_s);
+      sendFront(entry);
+    }
+  }
+
+  void sendFront(TaskEntry& entry) {
+    StatusUpdateMessage message;
+    *message.mutable_update() = entry.pending.front();
+    message.mutable_update()->set_latest_state(entry.pending.back().status().state());
+    message.set_pid(self().toString());
+    send(master_, std::move(message));
+    std::string framework = entry.task.framework_id().value();
+    std::string task = entry.task.task_id().value();
+    std::string uuid = entry.pending.front().uuid();
+    entry.retryTimer = delay(entry.backoff, [=, this] {
+      TaskEntry* again = find(framework, task);
+      if (again == nullptr) return;
+      again->retryTimer.reset();
+      if (again->pending.empty() || again->pending.front().uuid() != uuid) return;
+      if (state_ != State::kRegistered) return;  // re-sent once registered again
+      again->backoff = std::min(again->backoff * 2, kMaxUpdateBackoff);
+      counters.resent++;
+      sendFront(*again);
+    });
+  }
+
+  const int index_;
+  const UPID master_;
+  const process::Pid<Registrar> registrar_;
+  const SlaveInfo& prototype_;
+  State state_ = State::kIdle;
+  SlaveID slaveId_;
+  std::optional<TimerId> registrationTimer_;
+  std::vector<TaskEntry> tasks_;  // a handful: linear search is cheapest
+};
+
+void Registrar::start(std::vector<process::Pid<EmulatedSlave>> slaves) {
+  waiting_.assign(slaves.begin(), slaves.end());
+  next();
+}
+
+void Registrar::registeredOne() {
+  if (inFlight_ > 0) inFlight_--;
+  next();
+}
+
+void Registrar::next() {
+  while (inFlight_ < window_ && !waiting_.empty()) {
+    process::dispatch(waiting_.front(), &EmulatedSlave::beginRegistration);
+    waiting_.pop_front();
+    inFlight_++;
+  }
+}
+
+Resource scalar(const std::string& name, double value) {
+  Resource resource;
+  resource.set_name(name);
+  resource.set_type(Value::SCALAR);
+  resource.mutable_scalar()->set_value(value);
+  return resource;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gflags::SetUsageMessage("Emulated slaves for bench/fig10 (started by fig10).");
+  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  google::InitGoogleLogging(argv[0]);
+  FLAGS_logtostderr = true;
+  if (FLAGS_minloglevel < google::GLOG_WARNING) FLAGS_minloglevel = google::GLOG_WARNING;
+
+  auto master = UPID::parse(FLAGS_master);
+  if (!master) {
+    std::cerr << "fig10-slaves: --master: " << master.error().message << std::endl;
+    return 1;
+  }
+  if (FLAGS_count <= 0 || FLAGS_slots <= 0 || FLAGS_registration_window <= 0) {
+    std::cerr << "fig10-slaves: --count, --slots and --registration_window must be positive"
+              << std::endl;
+    return 1;
+  }
+  process::blockStopSignals();
+
+  process::Runtime::Options options;
+  options.ip = FLAGS_ip;
+  options.workers = FLAGS_workers;
+  auto runtime = process::Runtime::create(options);
+  if (!runtime) {
+    std::cerr << "fig10-slaves: " << runtime.error().message << std::endl;
+    return 1;
+  }
+
+  SlaveInfo prototype;
+  prototype.set_hostname("fig10-slave");
+  *prototype.add_resources() = scalar("cpus", FLAGS_slots);
+  *prototype.add_resources() = scalar("mem", 1024.0 * FLAGS_slots);
+  prototype.set_checkpoint(false);
+
+  auto registrar =
+      (*runtime)->spawn<Registrar>(static_cast<size_t>(FLAGS_registration_window));
+  std::vector<process::Spawned<EmulatedSlave>> slaves;
+  std::vector<process::Pid<EmulatedSlave>> pids;
+  slaves.reserve(static_cast<size_t>(FLAGS_count));
+  for (int i = 0; i < FLAGS_count; ++i) {
+    slaves.push_back((*runtime)->spawn<EmulatedSlave>(FLAGS_first + i, *master, registrar.pid(),
+                                                      prototype));
+    pids.push_back(slaves.back().pid());
+  }
+  process::dispatch(registrar.pid(), &Registrar::start, std::move(pids));
+
+  std::thread reporter([] {
+    const int64_t slots = int64_t{FLAGS_count} * FLAGS_slots;
+    for (;;) {
+      std::this_thread::sleep_for(seconds(FLAGS_report_interval_s));
+      fig10::emitLine("slaves " +
+                      std::to_string(counters.registered.load(std::memory_order_relaxed)) + " " +
+                      std::to_string(counters.running.load(std::memory_order_relaxed)) + " " +
+                      std::to_string(slots) + " " +
+                      std::to_string(counters.removed.load(std::memory_order_relaxed)) + " " +
+                      std::to_string(counters.resent.load(std::memory_order_relaxed)));
+    }
+  });
+  reporter.detach();
+
+  process::awaitStopSignal();
+  // Nothing here needs an orderly end: the master goes too.
+  std::_Exit(0);
+}
