@@ -407,7 +407,6 @@ OfferRecord& Registry::addOffer(Framework& framework, Slave& slave, const std::s
   framework.offered += resources;
   addOffered(slave, resources, +1);
   record.resources = std::move(resources);
-  record.json = offerJson(record);
   touch(framework);
   return record;
 }

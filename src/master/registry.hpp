@@ -90,7 +90,7 @@ struct OfferRecord {
   Offer offer;
   Resources resources;
   std::optional<process::TimerId> timeout;
-  Fragment json;  // rendered when made: an offer never changes
+  mutable Fragment json;  // rendered when first shown: an offer never changes
 };
 
 struct Framework {

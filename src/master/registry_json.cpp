@@ -110,12 +110,14 @@ Fragment Registry::frameworkFields(const Framework& f) const {
 }
 
 Fragment Registry::offerJson(const OfferRecord& record) const {
+  if (record.json && caching_) return record.json;
   Object offer;
   offer["id"] = record.offer.id().value();
   offer["framework_id"] = record.offer.framework_id().value();
   offer["slave_id"] = record.offer.slave_id().value();
   offer["resources"] = json::fromResources(record.resources);
-  return text(json::stringify(offer));
+  record.json = text(json::stringify(offer));
+  return record.json;
 }
 
 // Rendered each time: a framework's executors are few per slave, and they
@@ -171,7 +173,8 @@ void Registry::frameworkPieces(const Framework& f, std::vector<Fragment>* pieces
   pieces->push_back(s.completedTasks);
   completedPieces(f, pieces);
   pieces->push_back(s.offers);
-  appendList(f.offers, [this](const std::string& id) { return offers_.at(id).json; }, pieces);
+  appendList(f.offers, [this](const std::string& id) { return offerJson(offers_.at(id)); },
+             pieces);
   pieces->push_back(s.executors);
   pieces->push_back(executorsJson(f));
   pieces->push_back(s.end);
