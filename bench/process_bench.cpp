@@ -10,6 +10,11 @@
 //                              over loopback TCP
 //   remote_rtt_p50_us,         ping-pong between the two processes, one
 //   remote_rtt_p99_us          message in flight at a time
+//   http_pieced_mb_per_s       one keep-alive HTTP client fetching a body of
+//                              --http_pieces shared pieces (20 MB by default)
+//   http_flat_mb_per_s         the same bytes as one string body
+//   http_concurrent_*          --http_clients clients fetching the pieced body
+//                              at once: throughput, fairness, memory
 //
 // The remote peer is this same binary, re-executed with --role=sink. One-way
 // senders keep at most --window batches of --batch messages unacknowledged;
@@ -17,8 +22,12 @@
 // without bound; dispatch keeps --dispatch_window calls in flight. Every
 // figure is taken over --seconds of real time after --warmup seconds.
 // docs/benchmarks.md records the figures and the targets.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -30,6 +39,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -50,8 +60,8 @@ DEFINE_double(seconds, 2.0, "Length of each measurement, in seconds of real time
 DEFINE_double(warmup, 0.3, "Seconds each measurement runs before it starts counting.");
 DEFINE_string(only, "",
               "Comma-separated measurements to run: local_oneway, local_pingpong, dispatch, "
-              "remote_oneway, remote_rtt, or a prefix of them ('remote', 'local'), or a "
-              "figure's full name. Empty runs all.");
+              "remote_oneway, remote_rtt, http_pieced, http_flat, http_concurrent, or a prefix "
+              "of them ('remote', 'local', 'http'), or a figure's full name. Empty runs all.");
 DEFINE_uint32(batch, 1000, "One-way receivers acknowledge every this many messages.");
 DEFINE_uint32(window, 4, "One-way senders keep at most this many batches unacknowledged.");
 DEFINE_uint32(dispatch_window, 1000, "Dispatch calls in flight at once.");
@@ -60,6 +70,9 @@ DEFINE_string(role, "bench",
               "bench: run the measurements. sink: serve as the remote peer (bench starts it).");
 DEFINE_string(parent, "", "With --role=sink: the UPID of the bench actor to greet.");
 DEFINE_int32(cpu, -1, "Pin this process (all its threads) to this CPU; -1: no pinning.");
+DEFINE_uint32(http_pieces, 100000, "Pieces of the body the HTTP measurements fetch.");
+DEFINE_uint32(http_piece_bytes, 200, "Bytes of each piece of that body.");
+DEFINE_uint32(http_clients, 100, "Concurrent clients of http_concurrent.");
 DEFINE_bool(pin_remote, false,
             "Pin the bench process to the first CPU it may use and the sink to the second "
             "for the remote measurements, so that each process has one core of its own.");
@@ -338,8 +351,9 @@ void print(std::string_view name, double value, std::string_view unit) {
   std::fflush(stdout);
 }
 
-constexpr std::string_view kMeasurements[] = {"local_oneway", "local_pingpong", "dispatch",
-                                              "remote_oneway", "remote_rtt"};
+constexpr std::string_view kMeasurements[] = {"local_oneway",  "local_pingpong", "dispatch",
+                                              "remote_oneway", "remote_rtt",     "http_pieced",
+                                              "http_flat",     "http_concurrent"};
 
 // The comma-separated items of --only.
 std::vector<std::string_view> onlyTokens() {
@@ -476,6 +490,220 @@ void remote(bool oneway, bool rtt) {
   if (pinned) sched_setaffinity(0, sizeof(everywhere), &everywhere);
 }
 
+// Serves /state as a body of shared pieces, the way the master serves its
+// cached per-entity JSON fragments, and /flat as the same bytes in one
+// string (what a body rendered whole costs).
+class StateServer : public Actor {
+ public:
+  StateServer(size_t pieces, size_t pieceBytes) : Actor("state") {
+    for (size_t i = 0; i < pieces; ++i) {
+      std::string piece = "{\"id\":\"task-" + std::to_string(i) + "\",\"state\":\"TASK_RUNNING\"";
+      piece.resize(std::max(pieceBytes, piece.size() + 2) - 2, ' ');
+      piece += "},";
+      flat_ += piece;
+      pieces_.push_back(std::make_shared<const std::string>(std::move(piece)));
+    }
+  }
+
+  size_t bodyBytes() const { return flat_.size(); }
+
+ protected:
+  void initialize() override {
+    route("/state", [this](const process::http::Request&) -> Future<process::http::Response> {
+      process::http::Response response = process::http::Response::ok("");
+      response.pieces = pieces_;
+      return response;
+    });
+    route("/flat", [this](const process::http::Request&) -> Future<process::http::Response> {
+      return process::http::Response::ok(flat_);
+    });
+  }
+
+ private:
+  std::vector<std::shared_ptr<const std::string>> pieces_;
+  std::string flat_;
+};
+
+// Resident memory of this process, in bytes (0 if unknown).
+size_t residentBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("VmRSS:")) return std::stoul(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+// `clients` keep-alive connections, each asking for `path` again as soon as
+// an answer is in, read by one thread with poll(). Counts the body bytes
+// each client receives while measuring.
+class HttpLoad {
+ public:
+  struct Result {
+    double seconds = 0;
+    std::vector<uint64_t> bytes;  // per client, while measuring
+    uint64_t responses = 0;       // completed while measuring
+    size_t peakResidentBytes = 0;
+  };
+
+  HttpLoad(const process::Address& to, std::string path, uint32_t clients)
+      : request_("GET " + path + " HTTP/1.1\r\nHost: bench\r\n\r\n"), clients_(clients) {
+    for (Client& client : clients_) {
+      client.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      PCHECK(client.fd >= 0) << "socket";
+      sockaddr_in address{};
+      address.sin_family = AF_INET;
+      address.sin_port = htons(to.port);
+      address.sin_addr.s_addr = htonl(to.ip);
+      PCHECK(::connect(client.fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0)
+          << "connect to " << to;
+      int one = 1;
+      ::setsockopt(client.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    }
+  }
+  ~HttpLoad() {
+    for (Client& client : clients_) ::close(client.fd);
+  }
+
+  // Warms up for --warmup, counts for --seconds, then lets every answer in
+  // flight arrive (so that the runtime has nothing queued afterwards).
+  Result run() {
+    for (Client& client : clients_) send(client);
+    SteadyClock::time_point start = SteadyClock::now() + seconds(FLAGS_warmup);
+    SteadyClock::time_point end = start + seconds(FLAGS_seconds);
+    SteadyClock::time_point nextSample = SteadyClock::now();
+    Result result;
+    result.bytes.assign(clients_.size(), 0);
+    std::vector<char> scratch(1 << 20);
+    std::vector<pollfd> fds(clients_.size());
+    size_t inFlight = clients_.size();
+    while (inFlight > 0) {
+      SteadyClock::time_point now = SteadyClock::now();
+      bool measuring = now >= start && now < end;
+      bool stopping = now >= end;
+      if (now >= nextSample) {
+        result.peakResidentBytes = std::max(result.peakResidentBytes, residentBytes());
+        nextSample = now + 100ms;
+      }
+      for (size_t i = 0; i < clients_.size(); ++i) fds[i] = {clients_[i].fd, POLLIN, 0};
+      int ready = ::poll(fds.data(), fds.size(), 1000);
+      PCHECK(ready >= 0) << "poll";
+      for (size_t i = 0; i < clients_.size(); ++i) {
+        if (fds[i].revents == 0) continue;
+        Client& client = clients_[i];
+        ssize_t n = ::recv(client.fd, scratch.data(), scratch.size(), 0);
+        PCHECK(n > 0) << "the runtime closed a benchmark connection";
+        size_t completed = take(client, scratch.data(), static_cast<size_t>(n),
+                                measuring ? &result.bytes[i] : nullptr);
+        for (size_t k = 0; k < completed; ++k) {
+          if (measuring) ++result.responses;
+          if (stopping) {
+            --inFlight;
+          } else {
+            send(client);
+          }
+        }
+      }
+    }
+    result.seconds = std::chrono::duration<double>(end - start).count();
+    return result;
+  }
+
+ private:
+  struct Client {
+    int fd = -1;
+    std::string head;      // of the answer being read, until its blank line
+    bool inBody = false;
+    size_t bodyLeft = 0;
+  };
+
+  void send(Client& client) {
+    PCHECK(::send(client.fd, request_.data(), request_.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(request_.size()))
+        << "send";
+  }
+
+  // Consumes `n` bytes of answers; returns how many answers they completed.
+  static size_t take(Client& client, const char* data, size_t n, uint64_t* bodyBytes) {
+    size_t completed = 0;
+    while (n > 0) {
+      if (!client.inBody) {
+        size_t before = client.head.size();
+        client.head.append(data, std::min<size_t>(n, 4096));
+        size_t blank = client.head.find("\r\n\r\n");
+        if (blank == std::string::npos) {
+          size_t used = client.head.size() - before;
+          data += used;
+          n -= used;
+          continue;
+        }
+        size_t used = blank + 4 - before;
+        data += used;
+        n -= used;
+        size_t length = client.head.find("Content-Length: ");
+        CHECK(length != std::string::npos) << "an answer without Content-Length";
+        client.bodyLeft = std::stoul(client.head.substr(length + 16));
+        client.head.clear();
+        client.inBody = true;
+      }
+      size_t body = std::min(n, client.bodyLeft);
+      client.bodyLeft -= body;
+      data += body;
+      n -= body;
+      if (bodyBytes != nullptr) *bodyBytes += body;
+      if (client.bodyLeft == 0) {
+        client.inBody = false;
+        ++completed;
+      }
+    }
+    return completed;
+  }
+
+  const std::string request_;
+  std::vector<Client> clients_;
+};
+
+void http(bool pieced, bool flat, bool concurrent) {
+  auto runtime = makeRuntime();
+  auto server = runtime->spawn<StateServer>(FLAGS_http_pieces, FLAGS_http_piece_bytes);
+  double megabytes = 1e6;
+  auto mbPerSecond = [&](const HttpLoad::Result& result) {
+    uint64_t total = 0;
+    for (uint64_t bytes : result.bytes) total += bytes;
+    return static_cast<double>(total) / megabytes / result.seconds;
+  };
+  if (pieced) {
+    HttpLoad load(runtime->address(), "/state/state", 1);
+    print("http_pieced_mb_per_s", mbPerSecond(load.run()), "MB/s");
+  }
+  if (flat) {
+    HttpLoad load(runtime->address(), "/state/flat", 1);
+    print("http_flat_mb_per_s", mbPerSecond(load.run()), "MB/s");
+  }
+  if (concurrent) {
+    size_t before = residentBytes();
+    HttpLoad load(runtime->address(), "/state/state", FLAGS_http_clients);
+    HttpLoad::Result result = load.run();
+    auto [least, most] = std::minmax_element(result.bytes.begin(), result.bytes.end());
+    uint64_t total = 0;
+    for (uint64_t bytes : result.bytes) total += bytes;
+    double mean = static_cast<double>(total) / static_cast<double>(result.bytes.size());
+    print("http_concurrent_mb_per_s", mbPerSecond(result), "MB/s");
+    print("http_concurrent_responses_per_s", static_cast<double>(result.responses) / result.seconds,
+          "responses/s");
+    print("http_concurrent_least_client_share", mean > 0 ? static_cast<double>(*least) / mean : 0,
+          "of the mean");
+    print("http_concurrent_most_client_share", mean > 0 ? static_cast<double>(*most) / mean : 0,
+          "of the mean");
+    print("http_concurrent_peak_queued_mb",
+          static_cast<double>(runtime->httpStats().peakQueuedBytes) / megabytes, "MB");
+    print("http_concurrent_rss_growth_mb",
+          static_cast<double>(result.peakResidentBytes - std::min(before, result.peakResidentBytes)) /
+              megabytes,
+          "MB");
+  }
+}
+
 int runSink() {
   // Die with the bench even if it is killed before it can say quit.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -526,7 +754,8 @@ int main(int argc, char** argv) {
                      [&](std::string_view measurement) { return names(token, measurement); })) {
       std::fprintf(stderr,
                    "--only: '%.*s' names no measurement; use local_oneway, local_pingpong, "
-                   "dispatch, remote_oneway or remote_rtt (or a prefix such as 'remote')\n",
+                   "dispatch, remote_oneway, remote_rtt, http_pieced, http_flat or "
+                   "http_concurrent (or a prefix such as 'remote' or 'http')\n",
                    static_cast<int>(token.size()), token.data());
       return 2;
     }
@@ -538,5 +767,9 @@ int main(int argc, char** argv) {
   bool oneway = selected("remote_oneway");
   bool rtt = selected("remote_rtt");
   if (oneway || rtt) remote(oneway, rtt);
+  bool pieced = selected("http_pieced");
+  bool flat = selected("http_flat");
+  bool concurrent = selected("http_concurrent");
+  if (pieced || flat || concurrent) http(pieced, flat, concurrent);
   return 0;
 }

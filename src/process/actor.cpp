@@ -97,10 +97,11 @@ void Actor::consume(Event& event) {
           }
           auto it = routes_.find(path);
           if (it == routes_.end()) {
-            e.response->set(http::Response::notFound("no route " + e.request.path + "\n"));
+            e.respond(Future<http::Response>(
+                http::Response::notFound("no route " + e.request.path + "\n")));
             return;
           }
-          e.response->associate(it->second(e.request));
+          e.respond(it->second(e.request));
         } else if constexpr (std::is_same_v<E, InitializeEvent>) {
           initialize();
         } else if constexpr (std::is_same_v<E, TerminateEvent>) {

@@ -50,7 +50,8 @@ struct ExitedEvent {
 
 struct HttpEvent {
   http::Request request;
-  std::shared_ptr<Promise<http::Response>> response;
+  // Called once by the actor with its route's answer, ready or not.
+  std::function<void(const Future<http::Response>&)> respond;
 };
 
 struct InitializeEvent {};

@@ -56,7 +56,25 @@ const char* reasonPhrase(int status) {
   }
 }
 
-void encodeResponse(const Response& response, bool keepAlive, std::string* out) {
+size_t Response::bodySize() const {
+  size_t size = body.size();
+  for (const auto& piece : pieces) {
+    if (piece) size += piece->size();
+  }
+  return size;
+}
+
+std::string Response::flatBody() const {
+  std::string flat;
+  flat.reserve(bodySize());
+  flat.append(body);
+  for (const auto& piece : pieces) {
+    if (piece) flat.append(*piece);
+  }
+  return flat;
+}
+
+void encodeResponseHead(const Response& response, bool keepAlive, std::string* out) {
   out->append("HTTP/1.1 ");
   out->append(std::to_string(response.status));
   out->push_back(' ');
@@ -68,9 +86,16 @@ void encodeResponse(const Response& response, bool keepAlive, std::string* out) 
   for (const auto& [name, value] : response.headers) {
     out->append(name).append(": ").append(value).append("\r\n");
   }
-  out->append("Content-Length: ").append(std::to_string(response.body.size())).append("\r\n");
+  out->append("Content-Length: ").append(std::to_string(response.bodySize())).append("\r\n");
   out->append(keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n");
+}
+
+void encodeResponse(const Response& response, bool keepAlive, std::string* out) {
+  encodeResponseHead(response, keepAlive, out);
   out->append(response.body);
+  for (const auto& piece : response.pieces) {
+    if (piece) out->append(*piece);
+  }
 }
 
 void encodeMessage(std::string_view from, std::string_view toId, std::string_view toHost,

@@ -110,6 +110,9 @@ Result<std::unique_ptr<Runtime>> Runtime::create(Options options) {
   Transport::Options transportOptions;
   transportOptions.maxBodyBytes = options.maxBodyBytes;
   transportOptions.requestTimeout = options.requestTimeout;
+  transportOptions.maxQueuedBytesPerConnection = options.maxQueuedResponseBytesPerConnection;
+  transportOptions.maxQueuedBytes = options.maxQueuedResponseBytes;
+  transportOptions.writeTimeout = options.httpWriteTimeout;
   runtime->transport_ = std::make_unique<Transport>(*runtime, runtime->clock_, transportOptions);
   auto bound = runtime->transport_->start(options.ip, options.port);
   if (!bound) return bound.error();
@@ -709,16 +712,21 @@ void Runtime::onHttp(http::Request&& request, const std::string& peer,
     responder.respond(http::Response::notFound("no route " + request.path + "\n"));
     return;
   }
-  auto promise = std::make_shared<Promise<http::Response>>();
-  promise->future().onAny([future = promise->future(), responder] {
-    if (future.isReady()) {
-      responder.respond(future.get());
-    } else {
-      responder.respond(http::Response::internalError(future.failure() + "\n"));
-    }
-  });
-  if (!enqueue(cell, HttpEvent{std::move(request), promise})) {
-    promise->set(http::Response{503, "text/plain", "actor terminating\n", {}});
+  auto answer = [responder](const Future<http::Response>& future) {
+    future.onAny([future, responder] {
+      if (!future.isReady()) {
+        responder.respond(http::Response::internalError(future.failure() + "\n"));
+        return;
+      }
+      // The route's response itself, shared rather than copied (a /state
+      // may hold a hundred thousand pieces): a ready future's value never
+      // changes, and the transport keeps the future until it is written.
+      auto kept = std::make_shared<const Future<http::Response>>(future);
+      responder.respond(std::shared_ptr<const http::Response>(kept, &kept->get()));
+    });
+  };
+  if (!enqueue(cell, HttpEvent{std::move(request), answer})) {
+    answer(Future<http::Response>(http::Response{503, "text/plain", "actor terminating\n", {}}));
   }
 }
 

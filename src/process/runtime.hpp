@@ -49,6 +49,13 @@ class Runtime : public Transport::Handler {
     unsigned workers = 0;  // actor worker threads; 0: one per core
     size_t maxBodyBytes = 64 * 1024 * 1024;  // larger requests are refused
     Duration requestTimeout = std::chrono::seconds(60);  // for half-sent requests
+    // Bounds on HTTP responses queued for clients and not yet written
+    // (Transport::Options has the details; docs/runtime.md, "Slow HTTP
+    // clients", the story): per connection, in total, and how long a write
+    // may make no progress before its client is dropped.
+    size_t maxQueuedResponseBytesPerConnection = 64 * 1024 * 1024;
+    size_t maxQueuedResponseBytes = 512 * 1024 * 1024;
+    Duration httpWriteTimeout = std::chrono::seconds(60);
     bool pauseClock = false;  // start with the clock paused (tests)
   };
 
@@ -141,6 +148,19 @@ class Runtime : public Transport::Handler {
   // it happened in time. For processes about to exit (Transport::flush()).
   // REQUIRES: not called from an actor of this runtime.
   bool flush(Duration bound) { return transport_->flush(bound); }
+
+  // The HTTP serving side's gauges and counters (queued response bytes,
+  // held requests, paused connections, clients dropped); any thread.
+  Transport::HttpStats httpStats() const { return transport_->httpStats(); }
+  // Bytes of HTTP responses answered and not yet written, on all
+  // connections (every piece counted on every response that holds it).
+  size_t queuedResponseBytes() const { return transport_->httpStats().queuedBytes; }
+  // Waits, at most `bound` (real time), until `done(httpStats())` holds;
+  // whether it did. For tests. REQUIRES: not called from an actor.
+  bool awaitHttpStats(const std::function<bool(const Transport::HttpStats&)>& done,
+                      Duration bound) {
+    return transport_->awaitHttpStats(done, bound);
+  }
 
   // Sends from outside any actor (tests, tools): `from` is only a return
   // address.

@@ -1,8 +1,16 @@
 #include "process/transport.hpp"
 
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
 #include <deque>
 #include <optional>
+#include <utility>
 
 #include <glog/logging.h>
 
@@ -14,6 +22,14 @@ using boost::system::error_code;
 namespace {
 
 constexpr size_t kReadBufferBytes = 64 * 1024;
+// Buffers gathered into one sendmsg(); the kernel refuses more than IOV_MAX.
+#ifdef IOV_MAX
+constexpr size_t kMaxIovecs = IOV_MAX;
+#else
+constexpr size_t kMaxIovecs = 1024;
+#endif
+// Bytes one connection writes before the I/O thread turns to the others.
+constexpr size_t kWriteTurnBytes = 1024 * 1024;
 
 std::string describe(const tcp::endpoint& endpoint) {
   return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
@@ -23,10 +39,47 @@ tcp::endpoint endpointOf(const Address& address) {
   return tcp::endpoint(asio::ip::address_v4(address.ip), address.port);
 }
 
+// Messages (as the runtime tells them from HTTP requests) never wait for
+// the transport-wide bound on queued answers: they are the offer path.
+bool isMessage(const http::Request& request) {
+  return request.method == "POST" && (request.header("user-agent").starts_with("libprocess/") ||
+                                      request.hasHeader("libprocess-from"));
+}
+
+std::string mib(size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));
+  return text;
+}
+
 }  // namespace
+
+// An answer ready to go out: `head` (status line and headers), then the
+// body and every piece of `response` (null for a head alone), written from
+// where they are, never copied.
+struct Outgoing {
+  std::string head;
+  std::shared_ptr<const http::Response> response;
+  size_t bytes = 0;  // head, body and pieces: what counts against the bounds
+  bool closeAfter = false;
+
+  // The buffers to write, in order: 0 the head, 1 the body, 2... the pieces.
+  size_t buffers() const { return response ? 2 + response->pieces.size() : 1; }
+  const std::string& buffer(size_t i) const {
+    static const std::string kNone;
+    if (i == 0) return head;
+    if (i == 1) return response->body;
+    const auto& piece = response->pieces[i - 2];
+    return piece ? *piece : kNone;
+  }
+};
 
 // One accepted connection. Lives on the I/O thread; shared ownership keeps it
 // alive while an operation or a Responder refers to it.
+//
+// Requests decoded from it wait in `pending_` until the bounds let them be
+// handed on (in order); answers wait in `slots_` until every earlier one is
+// there, then in `ready_` until written. `queued_` counts the bytes of both.
 class InboundConnection : public std::enable_shared_from_this<InboundConnection> {
  public:
   // `from` is the address accept() reported: the socket itself may no
@@ -41,56 +94,128 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     socket_.set_option(tcp::no_delay(true), ec);
   }
 
+  // Only a connection dropped by its last Responder (an actor that never
+  // answered) gets here unclosed, maybe on a worker thread: its gauges go
+  // back; the socket closes itself.
+  ~InboundConnection() {
+    if (closed_) return;
+    transport_.queuedBytes_.fetch_sub(queued_);
+    transport_.reservedBytes_.fetch_sub(unanswered());
+    transport_.heldRequests_.fetch_sub(pending_.size());
+    if (paused_) transport_.pausedConnections_.fetch_sub(1);
+    if (blocked_) transport_.blockedConnections_.fetch_sub(1);
+    cancelStallTimer();
+    cancelWriteTimer();
+    {
+      std::lock_guard<std::mutex> lock(transport_.mutex_);
+      transport_.inbound_.erase(this);
+    }
+    transport_.statsChanged();
+  }
+
   void start() { read(); }
 
-  // Runs on the I/O thread: fills `slot` with an encoded response and sends
-  // every response that is now next in order.
-  void complete(uint64_t slot, std::string bytes, bool closeAfter) {
+  // Runs on the I/O thread: puts the answer in `slot`, moves every answer
+  // that is now next in order to the write queue and writes.
+  void complete(uint64_t slot, Outgoing outgoing) {
     if (closed_ || slot < firstSlot_) return;
     size_t index = slot - firstSlot_;
-    if (index >= slots_.size()) return;
-    if (slots_[index].has_value()) return;  // answered already
-    slots_[index] = Slot{std::move(bytes), closeAfter};
-    while (!slots_.empty() && slots_.front().has_value()) {
-      outgoing_.append(slots_.front()->bytes);
-      if (slots_.front()->closeAfter) closeAfterWrite_ = true;
+    if (index >= slots_.size() || slots_[index].answer.has_value()) return;  // answered already
+    Slot& answered = slots_[index];
+    if (!answered.path.empty()) transport_.learn(answered.path, outgoing.bytes);
+    transport_.reserved(0, std::exchange(answered.reserved, 0));
+    size_t bytes = outgoing.bytes;
+    queued_ += bytes;
+    answered.answer = std::move(outgoing);
+    while (!closeAfterWrite_ && !slots_.empty() && slots_.front().answer.has_value()) {
+      if (slots_.front().answer->closeAfter) closeAfterWrite_ = true;
+      ready_.push_back(std::move(*slots_.front().answer));
       slots_.pop_front();
       ++firstSlot_;
-      if (closeAfterWrite_) break;
     }
+    // The oldest answer may be of any size; what waits behind it is bounded.
+    size_t behind = queued_ - oldestRemaining();
+    if (behind > transport_.options().maxQueuedBytesPerConnection) {
+      LOG(WARNING) << "Closing connection from " << peer_ << ": it is not reading its responses ("
+                   << mib(queued_) << " queued, " << mib(behind)
+                   << " of them behind the one being written, over the per-connection limit of "
+                   << mib(transport_.options().maxQueuedBytesPerConnection) << ")";
+      transport_.closedNotReading_.fetch_add(1);
+      queued_ -= bytes;  // never counted in the transport's total
+      close();
+      return;
+    }
+    transport_.queued(bytes, 0);
     write();
+    transport_.statsChanged();
   }
 
   void close() {
     if (closed_) return;
     closed_ = true;
     cancelStallTimer();
+    cancelWriteTimer();
+    setPaused(false);
+    setBlocked(false);
+    transport_.heldRequests_.fetch_sub(pending_.size());
+    pending_.clear();
+    ready_.clear();
+    transport_.reserved(0, unanswered());
+    slots_.clear();
+    transport_.queued(0, std::exchange(queued_, 0));
     error_code ec;
     socket_.shutdown(tcp::socket::shutdown_both, ec);
     socket_.close(ec);
-    std::lock_guard<std::mutex> lock(transport_.mutex_);
-    transport_.inbound_.erase(this);
+    {
+      std::lock_guard<std::mutex> lock(transport_.mutex_);
+      transport_.inbound_.erase(this);
+    }
+    transport_.statsChanged();
+  }
+
+  // The transport-wide bound has room again (see Transport::waitForRoom).
+  void roomAvailable() {
+    waitingForRoom_ = false;
+    pump();
   }
 
   const std::string& peer() const { return peer_; }
   Transport& transport() { return transport_; }
 
  private:
-  struct Slot {
-    std::string bytes;
-    bool closeAfter;
-  };
-
-  uint64_t reserveSlot() {
-    slots_.emplace_back();
+  // A place for the answer to a request in the order of requests. An HTTP
+  // request's `path` reserves, against the transport-wide bound, what the
+  // last answer to that path weighed, until its own answer is in.
+  uint64_t reserveSlot(std::string path = {}) {
+    Slot& slot = slots_.emplace_back();
+    if (!path.empty()) {
+      slot.reserved = transport_.estimate(path);
+      transport_.reserved(slot.reserved, 0);
+      slot.path = std::move(path);
+    }
     return firstSlot_ + slots_.size() - 1;
   }
 
+  // Bytes still reserved for answers not in yet.
+  size_t unanswered() const {
+    size_t reserved = 0;
+    for (const Slot& slot : slots_) reserved += slot.reserved;
+    return reserved;
+  }
+
+  size_t limit() const { return transport_.options().maxQueuedBytesPerConnection; }
+  // Nothing more is read or handed on (see pump()).
+  bool full() const { return queued_ > 0 && queued_ >= limit(); }
+
   void read() {
-    if (closed_ || reading_stopped_) return;
+    if (closed_ || readStopped_ || reading_) return;
+    reading_ = true;
     auto self = shared_from_this();
     socket_.async_read_some(asio::buffer(buffer_.get(), kReadBufferBytes),
-                            [self](const error_code& ec, size_t n) { self->onRead(ec, n); });
+                            [self](const error_code& ec, size_t n) {
+                              self->reading_ = false;
+                              self->onRead(ec, n);
+                            });
   }
 
   void onRead(const error_code& ec, size_t n) {
@@ -106,26 +231,83 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     std::vector<http::Request> requests;
     auto failure = decoder_.feed(buffer_.get(), n, &requests);
     size_t completed = requests.size();
-    for (auto& request : requests) dispatch(std::move(request));
+    for (auto& request : requests) pending_.push_back(std::move(request));
+    transport_.heldRequests_.fetch_add(completed);
     if (failure) {
       LOG(WARNING) << "Closing connection from " << peer_ << ": " << failure->message;
-      reading_stopped_ = true;
+      readStopped_ = true;
       cancelStallTimer();
-      http::Response response{failure->status, "text/plain", failure->message + "\n", {}};
-      std::string bytes;
-      http::encodeResponse(response, false, &bytes);
-      complete(reserveSlot(), std::move(bytes), true);
-      return;
-    }
-    // A request must arrive whole within the request timeout of its first
-    // byte; progress within it does not extend that (a trickle would hold
-    // the connection forever), finishing a request starts a new one.
-    if (decoder_.idle()) {
+      failure_ = std::move(failure);
+    } else if (decoder_.idle()) {
+      // A request must arrive whole within the request timeout of its first
+      // byte; progress within it does not extend that (a trickle would hold
+      // the connection forever), finishing a request starts a new one.
       cancelStallTimer();
     } else if (!stallTimer_ || completed > 0) {
       armStallTimer();
     }
-    read();
+    pump();
+  }
+
+  // Hands decoded requests on, in order, as far as the bounds allow, then
+  // reads more unless a request is still held. Nothing is read from a
+  // connection with maxQueuedBytesPerConnection queued (backpressure: its
+  // client sends requests faster than it reads the answers), and HTTP
+  // requests wait while the whole transport is over maxQueuedBytes.
+  void pump() {
+    while (!closed_ && !pending_.empty()) {
+      if (full()) break;
+      if (!isMessage(pending_.front()) && transport_.mustWaitForRoom()) {
+        if (!waitingForRoom_) {
+          waitingForRoom_ = true;
+          transport_.waitForRoom(shared_from_this());
+        }
+        break;
+      }
+      http::Request request = std::move(pending_.front());
+      pending_.pop_front();
+      transport_.heldRequests_.fetch_sub(1);
+      dispatch(std::move(request));
+    }
+    if (closed_) return;
+    if (pending_.empty() && failure_) {
+      http::Response response{failure_->status, "text/plain", failure_->message + "\n", {}};
+      failure_.reset();
+      Outgoing outgoing;
+      http::encodeResponse(response, false, &outgoing.head);
+      outgoing.bytes = outgoing.head.size();
+      outgoing.closeAfter = true;
+      complete(reserveSlot(), std::move(outgoing));
+      return;
+    }
+    bool paused = !readStopped_ && (!pending_.empty() || full());
+    setPaused(paused);
+    if (!paused) read();
+    transport_.statsChanged();
+  }
+
+  void setBlocked(bool blocked) {
+    if (blocked == blocked_) return;
+    blocked_ = blocked;
+    if (blocked) {
+      transport_.blockedConnections_.fetch_add(1);
+    } else {
+      transport_.blockedConnections_.fetch_sub(1);
+    }
+  }
+
+  void setPaused(bool paused) {
+    if (paused == paused_) return;
+    paused_ = paused;
+    if (paused) {
+      transport_.pausedConnections_.fetch_add(1);
+      // Not reading is our doing: a request left half read meanwhile is
+      // not the peer's stall.
+      cancelStallTimer();
+    } else {
+      transport_.pausedConnections_.fetch_sub(1);
+      if (!closed_ && !readStopped_ && !decoder_.idle()) armStallTimer();
+    }
   }
 
   void dispatch(http::Request&& request) {
@@ -133,29 +315,180 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
                           request.header("user-agent").starts_with("libprocess/");
     Responder responder;
     if (!libprocessPeer) {
-      responder = Responder(shared_from_this(), reserveSlot(), request.keepAlive);
+      // Messages are answered 202, HEAD requests with a head: neither says
+      // what the path's answers weigh.
+      bool head = request.method == "HEAD";
+      uint64_t slot = reserveSlot(isMessage(request) || head ? std::string() : request.path);
+      responder = Responder(shared_from_this(), slot, request.keepAlive, head);
     }
     transport_.handler_.onRequest(std::move(request), peer_, std::move(responder));
   }
 
+  // Unwritten bytes of the oldest answer queued here (in request order).
+  size_t oldestRemaining() const {
+    if (!ready_.empty()) return ready_.front().bytes - frontWritten_;
+    for (const Slot& slot : slots_) {
+      if (slot.answer.has_value()) return slot.answer->bytes;
+    }
+    return 0;
+  }
+
   void write() {
-    if (closed_ || writing_ || outgoing_.empty()) {
-      if (!writing_ && outgoing_.empty() && closeAfterWrite_) close();
+    if (closed_ || writing_) return;
+    if (ready_.empty()) {
+      if (closeAfterWrite_) close();
       return;
     }
     writing_ = true;
-    inflight_.swap(outgoing_);
-    outgoing_.clear();
+    lastProgress_ = transport_.clock_.now();
+    writeSome();
+  }
+
+  // Writes from the write queue with scatter-gather sendmsg() calls until
+  // the socket would block (then waits for it to drain, under the write
+  // timeout), the queue is empty, or this connection has had its turn.
+  // REQUIRES: writing_.
+  void writeSome() {
+    if (closed_) return;
+    size_t turn = 0;
+    iovec iov[kMaxIovecs];
+    while (!ready_.empty()) {
+      msghdr message{};
+      message.msg_iov = iov;
+      message.msg_iovlen = gather(iov);
+      ssize_t n = ::sendmsg(socket_.native_handle(), &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+          awaitWritable();
+          pump();
+          return;
+        }
+        VLOG(1) << "Writing to " << peer_ << " failed: " << std::strerror(errno);
+        close();
+        return;
+      }
+      lastProgress_ = transport_.clock_.now();
+      consume(static_cast<size_t>(n));
+      turn += static_cast<size_t>(n);
+      if (turn >= kWriteTurnBytes && !ready_.empty()) {
+        asio::post(transport_.io_, [self = shared_from_this()] { self->writeSome(); });
+        pump();
+        return;
+      }
+    }
+    writing_ = false;
+    cancelWriteTimer();
+    if (closeAfterWrite_) {
+      close();
+      return;
+    }
+    pump();
+  }
+
+  // Fills `iov` with the unwritten buffers at the front of the write queue
+  // (empty ones left out); returns how many.
+  size_t gather(iovec* iov) const {
+    size_t count = 0;
+    size_t index = index_;
+    size_t offset = offset_;
+    for (auto it = ready_.begin(); it != ready_.end() && count < kMaxIovecs; ++it) {
+      size_t buffers = it->buffers();
+      for (; index < buffers && count < kMaxIovecs; ++index) {
+        const std::string& bytes = it->buffer(index);
+        if (bytes.size() > offset) {
+          iov[count].iov_base = const_cast<char*>(bytes.data()) + offset;
+          iov[count].iov_len = bytes.size() - offset;
+          ++count;
+        }
+        offset = 0;
+      }
+      index = 0;
+    }
+    return count;
+  }
+
+  // `n` bytes from the front of the write queue were written: moves past
+  // them, dropping each answer once written.
+  void consume(size_t n) {
+    queued_ -= n;
+    transport_.queued(0, n);
+    while (!ready_.empty()) {
+      Outgoing& front = ready_.front();
+      if (index_ == front.buffers()) {
+        ready_.pop_front();
+        index_ = 0;
+        frontWritten_ = 0;
+        continue;
+      }
+      size_t left = front.buffer(index_).size() - offset_;
+      if (left == 0) {
+        ++index_;
+        offset_ = 0;
+        continue;
+      }
+      if (n == 0) return;
+      size_t taken = std::min(n, left);
+      offset_ += taken;
+      frontWritten_ += taken;
+      n -= taken;
+    }
+  }
+
+  void awaitWritable() {
+    if (!writeTimer_) armWriteTimer();
+    setBlocked(true);
+    transport_.statsChanged();
     auto self = shared_from_this();
-    asio::async_write(socket_, asio::buffer(inflight_), [self](const error_code& ec, size_t) {
-      self->writing_ = false;
-      self->inflight_.clear();
+    socket_.async_wait(tcp::socket::wait_write, [self](const error_code& ec) {
+      if (self->closed_) return;
+      self->setBlocked(false);
       if (ec) {
         self->close();
         return;
       }
-      self->write();
+      self->writeSome();
     });
+  }
+
+  // Fires writeTimeout after the last progress; a write that has made some
+  // progress since re-arms it rather than closing.
+  void armWriteTimer() {
+    std::weak_ptr<InboundConnection> weak = shared_from_this();
+    asio::io_context& io = transport_.io_;
+    uint64_t generation = ++writeTimerGeneration_;
+    writeTimer_ = transport_.clock_.schedule(
+        lastProgress_ + transport_.options().writeTimeout, [weak, &io, generation] {
+          asio::post(io, [weak, generation] {
+            auto self = weak.lock();
+            if (self && generation == self->writeTimerGeneration_) self->onWriteTimer();
+          });
+        });
+  }
+
+  void onWriteTimer() {
+    if (closed_ || !writeTimer_) return;
+    writeTimer_.reset();
+    if (ready_.empty()) return;
+    Duration timeout = transport_.options().writeTimeout;
+    if (transport_.clock_.now() - lastProgress_ < timeout) {
+      armWriteTimer();
+      return;
+    }
+    LOG(WARNING) << "Closing connection from " << peer_ << ": it read nothing for "
+                 << std::chrono::duration_cast<std::chrono::seconds>(timeout).count()
+                 << " s (the write timeout) with " << mib(queued_)
+                 << " of responses queued for it";
+    transport_.closedWriteTimeout_.fetch_add(1);
+    close();
+  }
+
+  void cancelWriteTimer() {
+    if (writeTimer_) {
+      transport_.clock_.cancel(*writeTimer_);
+      writeTimer_.reset();
+      ++writeTimerGeneration_;
+    }
   }
 
   void armStallTimer() {
@@ -166,7 +499,10 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
         transport_.clock_.now() + transport_.options().requestTimeout, [weak, &io] {
           asio::post(io, [weak] {
             auto self = weak.lock();
-            if (!self || self->closed_ || self->decoder_.idle() || !self->stallTimer_) return;
+            if (!self || self->closed_ || self->paused_ || self->decoder_.idle() ||
+                !self->stallTimer_) {
+              return;
+            }
             self->stallTimer_.reset();
             LOG(WARNING) << "Closing connection from " << self->peer_
                          << ": a request was left incomplete for longer than the request timeout";
@@ -187,27 +523,83 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
   std::string peer_;
   std::unique_ptr<char[]> buffer_;
   http::RequestDecoder decoder_;
-  std::deque<std::optional<Slot>> slots_;
+  bool reading_ = false;       // a read is in flight
+  bool readStopped_ = false;   // the stream is broken: never read again
+  bool paused_ = false;        // not reading because of the bounds
+  bool waitingForRoom_ = false;
+  std::deque<http::Request> pending_;  // decoded, not handed on yet
+  std::optional<http::RequestDecoder::Failure> failure_;  // to answer after pending_
+  struct Slot {
+    std::optional<Outgoing> answer;
+    std::string path;     // of an HTTP request: whose answer size to learn
+    size_t reserved = 0;  // against the transport-wide bound, until answered
+  };
+  std::deque<Slot> slots_;  // answers, in request order
   uint64_t firstSlot_ = 0;
-  std::string outgoing_;
-  std::string inflight_;
+  std::deque<Outgoing> ready_;  // the write queue
+  size_t index_ = 0;            // of the buffer of ready_.front() being written
+  size_t offset_ = 0;           // bytes of that buffer already written
+  size_t frontWritten_ = 0;     // bytes of ready_.front() already written
+  size_t queued_ = 0;           // unwritten bytes of slots_ and ready_
   bool writing_ = false;
+  bool blocked_ = false;  // waiting for the socket to drain
+  TimePoint lastProgress_{};
+  std::optional<TimerId> writeTimer_;
+  uint64_t writeTimerGeneration_ = 0;
   bool closeAfterWrite_ = false;
   bool closed_ = false;
-  bool reading_stopped_ = false;
   std::optional<TimerId> stallTimer_;
 };
 
 void Responder::respond(const http::Response& response) const {
   if (!connection_) return;
-  std::string bytes;
-  http::encodeResponse(response, keepAlive_, &bytes);
+  std::string head;
+  http::encodeResponseHead(response, keepAlive_, &head);
+  std::shared_ptr<http::Response> body;
+  if (!headOnly_) {
+    body = std::make_shared<http::Response>();
+    body->body = response.body;
+    body->pieces = response.pieces;
+  }
+  send(std::move(head), std::move(body));
+}
+
+void Responder::respond(http::Response&& response) const {
+  if (!connection_) return;
+  std::string head;
+  http::encodeResponseHead(response, keepAlive_, &head);
+  std::shared_ptr<http::Response> body;
+  if (!headOnly_) {
+    body = std::make_shared<http::Response>();
+    body->body = std::move(response.body);
+    body->pieces = std::move(response.pieces);
+  }
+  send(std::move(head), std::move(body));
+}
+
+void Responder::respond(std::shared_ptr<const http::Response> response) const {
+  if (!connection_) return;
+  std::string head;
+  http::encodeResponseHead(*response, keepAlive_, &head);
+  if (headOnly_) response.reset();
+  send(std::move(head), std::move(response));
+}
+
+void Responder::send(std::string head, std::shared_ptr<const http::Response> body) const {
+  Outgoing outgoing;
+  outgoing.head = std::move(head);
+  outgoing.bytes = outgoing.head.size();
+  if (body && (!body->body.empty() || !body->pieces.empty())) {
+    outgoing.bytes += body->bodySize();
+    outgoing.response = std::move(body);
+  }
+  outgoing.closeAfter = !keepAlive_;
   auto connection = connection_;
   uint64_t slot = slot_;
-  bool close = !keepAlive_;
-  asio::post(connection->transport().io(), [connection, slot, close, bytes = std::move(bytes)]() mutable {
-    connection->complete(slot, std::move(bytes), close);
-  });
+  asio::post(connection->transport().io(),
+             [connection, slot, outgoing = std::move(outgoing)]() mutable {
+               connection->complete(slot, std::move(outgoing));
+             });
 }
 
 // One outbound connection to a peer address, shared by every actor here that
@@ -387,6 +779,7 @@ void Transport::stop() {
       outbound_.clear();
     }
     for (auto& connection : inbound) connection->close();
+    waitingForRoom_.clear();
     for (auto& connection : outbound) connection->fail("runtime stopping");
     work_.reset();
     // Timer waits the runtime's clock armed on io_ (for delay()s, stall
@@ -465,6 +858,88 @@ bool Transport::flush(Duration bound) {
 void Transport::outboundIdle() {
   { std::lock_guard<std::mutex> lock(flushMutex_); }
   flushed_.notify_all();
+}
+
+void Transport::queued(size_t added, size_t removed) {
+  if (added > 0) {
+    size_t now = queuedBytes_.fetch_add(added) + added;
+    if (now > peakQueuedBytes_.load()) peakQueuedBytes_.store(now);
+  }
+  if (removed > 0) {
+    queuedBytes_.fetch_sub(removed);
+    roomMade();
+  }
+}
+
+void Transport::reserved(size_t added, size_t removed) {
+  if (added > 0) reservedBytes_.fetch_add(added);
+  if (removed > 0) {
+    reservedBytes_.fetch_sub(removed);
+    roomMade();
+  }
+}
+
+size_t Transport::estimate(const std::string& path) const {
+  // An answer of unknown size may be as large as a connection may queue:
+  // a burst of first requests for a new path is let in a few at a time.
+  auto it = answerSizes_.find(path);
+  return it == answerSizes_.end() ? options_.maxQueuedBytesPerConnection : it->second;
+}
+
+void Transport::learn(const std::string& path, size_t bytes) {
+  // Bounded: clients choose the paths.
+  if (answerSizes_.size() >= 1024 && !answerSizes_.contains(path)) answerSizes_.clear();
+  answerSizes_[path] = bytes;
+}
+
+void Transport::roomMade() {
+  if (waitingForRoom_.empty() || wakePosted_ || overTotal()) return;
+  // Resumed from a fresh handler, not from inside the write that made room.
+  wakePosted_ = true;
+  asio::post(io_, [this] {
+    wakePosted_ = false;
+    waking_ = true;
+    while (!waitingForRoom_.empty() && !overTotal()) {
+      auto connection = std::move(waitingForRoom_.front());
+      waitingForRoom_.pop_front();
+      connection->roomAvailable();
+    }
+    waking_ = false;
+  });
+}
+
+void Transport::waitForRoom(std::shared_ptr<InboundConnection> connection) {
+  waitingForRoom_.push_back(std::move(connection));
+}
+
+void Transport::statsChanged() {
+  if (statsWaiters_.load() == 0) return;
+  { std::lock_guard<std::mutex> lock(statsMutex_); }
+  statsChanged_.notify_all();
+}
+
+Transport::HttpStats Transport::httpStats() const {
+  HttpStats stats;
+  stats.queuedBytes = queuedBytes_.load();
+  stats.reservedBytes = reservedBytes_.load();
+  stats.peakQueuedBytes = peakQueuedBytes_.load();
+  stats.blockedConnections = blockedConnections_.load();
+  stats.heldRequests = heldRequests_.load();
+  stats.pausedConnections = pausedConnections_.load();
+  stats.closedNotReading = closedNotReading_.load();
+  stats.closedWriteTimeout = closedWriteTimeout_.load();
+  return stats;
+}
+
+bool Transport::awaitHttpStats(const std::function<bool(const HttpStats&)>& done, Duration bound) {
+  statsWaiters_.fetch_add(1);
+  bool met;
+  {
+    std::unique_lock<std::mutex> lock(statsMutex_);
+    met = statsChanged_.wait_for(lock, bound, [&] { return done(httpStats()); });
+  }
+  statsWaiters_.fetch_sub(1);
+  return met;
 }
 
 void Transport::outboundFailed(const std::shared_ptr<OutboundConnection>& connection) {

@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <functional>
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "process/asio.hpp"
 #include "process/clock.hpp"
@@ -28,21 +30,36 @@ class OutboundConnection;
 
 // Answers one inbound request. Responses on a connection go out in request
 // order however they complete. Safe to call from any thread; only the first
-// call counts; a connection closed meanwhile drops the response.
+// call counts; a connection closed meanwhile drops the response. The answer
+// to a HEAD request carries the head only (Content-Length still counts the
+// whole body). The head is encoded on the calling thread; the body and
+// pieces are never copied into it: the const& overload copies the body and
+// the list of pieces (not the pieces), the rvalue one moves them, the
+// shared one copies nothing.
 class Responder {
  public:
   Responder() = default;
-  Responder(std::shared_ptr<InboundConnection> connection, uint64_t slot, bool keepAlive)
-      : connection_(std::move(connection)), slot_(slot), keepAlive_(keepAlive) {}
+  Responder(std::shared_ptr<InboundConnection> connection, uint64_t slot, bool keepAlive,
+            bool headOnly)
+      : connection_(std::move(connection)), slot_(slot), keepAlive_(keepAlive),
+        headOnly_(headOnly) {}
 
   void respond(const http::Response& response) const;
+  void respond(http::Response&& response) const;
+  // Shares `response` instead of copying it: it is kept, unchanged, until
+  // written. REQUIRES: not null.
+  void respond(std::shared_ptr<const http::Response> response) const;
   // False for requests whose sender waits for no answer (libprocess peers).
   bool wanted() const { return connection_ != nullptr; }
 
  private:
+  // `head` is encoded; `body` (null: none) gives the body and pieces.
+  void send(std::string head, std::shared_ptr<const http::Response> body) const;
+
   std::shared_ptr<InboundConnection> connection_;
   uint64_t slot_ = 0;
   bool keepAlive_ = true;
+  bool headOnly_ = false;
 };
 
 class Transport {
@@ -51,6 +68,38 @@ class Transport {
     size_t maxBodyBytes = 64 * 1024 * 1024;
     // A peer that leaves a request half sent for this long is disconnected.
     Duration requestTimeout = std::chrono::seconds(60);
+    // Bounds on the bytes of answers queued on inbound connections and not
+    // yet written; every answer counts its whole length (head, body and
+    // every piece, even pieces shared with other answers). See
+    // docs/runtime.md, "Slow HTTP clients".
+    //
+    // Per connection: while a connection has this much queued, nothing
+    // more is read from it; an answer that would leave more than this
+    // queued behind the one being written closes the connection (its client
+    // asked for more and is not reading). One answer, however large, is
+    // always accepted on a connection with nothing else queued.
+    size_t maxQueuedBytesPerConnection = 64 * 1024 * 1024;
+    // Whole transport: while this much is queued, or expected (each HTTP
+    // request being answered counts what the last answer to its path
+    // weighed, or maxQueuedBytesPerConnection for a path not answered yet),
+    // decoded HTTP requests wait, in arrival order, before they are handed
+    // to actors. Messages never wait for it.
+    size_t maxQueuedBytes = 512 * 1024 * 1024;
+    // A connection with answers queued whose writes make no progress for
+    // this long (its client stopped reading) is closed.
+    Duration writeTimeout = std::chrono::seconds(60);
+  };
+
+  // The HTTP serving side's gauges and counters, for tests and metrics.
+  struct HttpStats {
+    size_t queuedBytes = 0;           // answers queued, not yet written
+    size_t peakQueuedBytes = 0;       // the most queuedBytes has been
+    size_t reservedBytes = 0;         // expected for requests being answered
+    size_t heldRequests = 0;          // decoded requests waiting for the bounds
+    size_t pausedConnections = 0;     // connections not read because of the bounds
+    size_t blockedConnections = 0;    // connections waiting for their socket to drain
+    uint64_t closedNotReading = 0;    // connections closed by the per-connection bound
+    uint64_t closedWriteTimeout = 0;  // connections closed by the write timeout
   };
 
   // Called on the I/O thread.
@@ -93,6 +142,13 @@ class Transport {
   asio::io_context& io() { return io_; }
   const Options& options() const { return options_; }
 
+  HttpStats httpStats() const;
+  // Waits, at most `bound` (real time), until `done(httpStats())` holds;
+  // whether it did. For tests on real sockets: `done` is checked again
+  // every time a gauge or counter changes. REQUIRES: not called on the I/O
+  // thread.
+  bool awaitHttpStats(const std::function<bool(const HttpStats&)>& done, Duration bound);
+
  private:
   friend class InboundConnection;
   friend class OutboundConnection;
@@ -102,6 +158,30 @@ class Transport {
   void outboundFailed(const std::shared_ptr<OutboundConnection>& connection);
   // An outbound connection has nothing more to write (see flush()).
   void outboundIdle();
+
+  // I/O thread: the bytes of answers queued, and reserved for answers on
+  // their way, change by `added` - `removed`. When their sum falls below
+  // maxQueuedBytes, connections holding requests for room are resumed,
+  // first come first served.
+  void queued(size_t added, size_t removed);
+  void reserved(size_t added, size_t removed);
+  void roomMade();
+  void waitForRoom(std::shared_ptr<InboundConnection> connection);
+  // Something is queued or reserved, and at least maxQueuedBytes (so a
+  // bound of 0 still lets one thing through at a time).
+  bool overTotal() const {
+    size_t total = queuedBytes_.load() + reservedBytes_.load();
+    return total > 0 && total >= options_.maxQueuedBytes;
+  }
+  // An HTTP request must wait: the total is over its bound, or requests
+  // held earlier wait for room (first come, first served).
+  bool mustWaitForRoom() const { return overTotal() || (!waitingForRoom_.empty() && !waking_); }
+  // I/O thread: what the last answer to `path` weighed
+  // (maxQueuedBytesPerConnection if none is known).
+  size_t estimate(const std::string& path) const;
+  void learn(const std::string& path, size_t bytes);
+  // Wakes awaitHttpStats() callers, if any.
+  void statsChanged();
 
   Handler& handler_;
   Clock& clock_;
@@ -118,6 +198,27 @@ class Transport {
 
   std::mutex flushMutex_;  // taken before mutex_
   std::condition_variable flushed_;
+
+  // HTTP serving bounds. The gauges are written on the I/O thread (and by
+  // a connection dropped without being closed, see ~InboundConnection).
+  std::atomic<size_t> queuedBytes_{0};
+  std::atomic<size_t> peakQueuedBytes_{0};
+  std::atomic<size_t> reservedBytes_{0};
+  std::unordered_map<std::string, size_t> answerSizes_;  // by path (I/O thread only)
+  std::atomic<size_t> blockedConnections_{0};
+  std::atomic<size_t> heldRequests_{0};
+  std::atomic<size_t> pausedConnections_{0};
+  std::atomic<uint64_t> closedNotReading_{0};
+  std::atomic<uint64_t> closedWriteTimeout_{0};
+  // Connections whose next request waits for the total to fall below
+  // maxQueuedBytes, oldest first (I/O thread only). Owning: nothing else
+  // refers to a connection that is neither read nor written.
+  std::deque<std::shared_ptr<InboundConnection>> waitingForRoom_;
+  bool wakePosted_ = false;  // a resumption of waitingForRoom_ is queued on io_
+  bool waking_ = false;      // resuming waitingForRoom_ now
+  std::atomic<int> statsWaiters_{0};
+  std::mutex statsMutex_;
+  std::condition_variable statsChanged_;
 };
 
 }  // namespace process

@@ -7,23 +7,11 @@
 //
 // Waiting is always on an event (a future, a log line, bytes or EOF on a
 // socket), bounded by a generous real-time limit so that a broken runtime
-// fails the test instead of hanging it.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
+// fails the test instead of hanging it (support/raw_peer.hpp).
 #include <gtest/gtest.h>
 #include <glog/logging.h>
 
-#include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <chrono>
-#include <condition_variable>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,14 +23,17 @@
 #include "messages.pb.h"
 #include "process/actor.hpp"
 #include "process/runtime.hpp"
+#include "support/raw_peer.hpp"
 
 namespace process {
 namespace {
 
 using mesos::internal::FrameworkToExecutorMessage;
+using mesos::test::kSocketTimeout;
+using mesos::test::RawPeer;
+using mesos::test::WarningLog;
 using namespace std::chrono_literals;
 
-constexpr auto kSocketTimeout = 10s;
 constexpr size_t kMaxBodyBytes = 1024;
 constexpr Duration kRequestTimeout = 30s;
 const std::string kMessageName = "mesos.internal.FrameworkToExecutorMessage";
@@ -90,206 +81,6 @@ class EchoActor : public Actor {
 
   std::shared_ptr<Recorder> recorder_;
 };
-
-// Collects WARNING (and worse) log lines so that tests can wait for one and
-// count them.
-class WarningLog : public google::LogSink {
- public:
-  void send(google::LogSeverity severity, const char* /*fullFilename*/,
-            const char* /*baseFilename*/, int /*line*/, const google::LogMessageTime& /*time*/,
-            const char* message, size_t length) override {
-    if (severity < google::GLOG_WARNING) return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      lines_.emplace_back(message, length);
-    }
-    logged_.notify_all();
-  }
-
-  // Waits (real time, bounded) for a line containing every one of `parts`.
-  bool await(const std::vector<std::string>& parts) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    return logged_.wait_for(lock, kSocketTimeout, [&] {
-      return std::any_of(lines_.begin(), lines_.end(),
-                         [&](const std::string& line) { return containsAll(line, parts); });
-    });
-  }
-
-  size_t count(const std::string& part) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return static_cast<size_t>(std::count_if(lines_.begin(), lines_.end(), [&](const auto& line) {
-      return line.find(part) != std::string::npos;
-    }));
-  }
-
-  std::string all() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::string out;
-    for (const std::string& line : lines_) out += "  " + line + "\n";
-    return out;
-  }
-
- private:
-  static bool containsAll(const std::string& line, const std::vector<std::string>& parts) {
-    return std::all_of(parts.begin(), parts.end(),
-                       [&](const std::string& part) { return line.find(part) != std::string::npos; });
-  }
-
-  mutable std::mutex mutex_;
-  std::condition_variable logged_;
-  std::vector<std::string> lines_;
-};
-
-struct HttpResponse {
-  int status = 0;
-  std::map<std::string, std::string> headers;  // names lower-cased
-  std::string body;
-};
-
-// One raw TCP connection to the runtime, as a hostile or clumsy peer would
-// open it. Every read is bounded by kSocketTimeout.
-class RawPeer {
- public:
-  enum class End { kEof, kReset, kTimeout, kData };
-
-  explicit RawPeer(const Address& to) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd_ < 0) return;
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(to.port);
-    address.sin_addr.s_addr = htonl(to.ip);
-    if (::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-      ::close(fd_);
-      fd_ = -1;
-      return;
-    }
-    int one = 1;
-    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  }
-  ~RawPeer() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  RawPeer(const RawPeer&) = delete;
-  RawPeer& operator=(const RawPeer&) = delete;
-
-  bool connected() const { return fd_ >= 0; }
-
-  // "127.0.0.1:<port>", the way the runtime names this peer in its logs.
-  std::string localAddress() const {
-    sockaddr_in address{};
-    socklen_t length = sizeof(address);
-    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) return "?";
-    char ip[INET_ADDRSTRLEN] = {};
-    ::inet_ntop(AF_INET, &address.sin_addr, ip, sizeof(ip));
-    return std::string(ip) + ":" + std::to_string(ntohs(address.sin_port));
-  }
-
-  // Writes all of `bytes`; false when the connection is broken.
-  bool write(std::string_view bytes) {
-    while (!bytes.empty()) {
-      ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      bytes.remove_prefix(static_cast<size_t>(n));
-    }
-    return true;
-  }
-
-  // Sends FIN: the runtime reads EOF after what was written.
-  void shutdownWrite() { ::shutdown(fd_, SHUT_WR); }
-
-  // Closes with RST instead of FIN.
-  void reset() {
-    linger hard{1, 0};
-    ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
-    ::close(fd_);
-    fd_ = -1;
-  }
-
-  // Reads one Content-Length framed response; nullopt on EOF, error,
-  // timeout or a response that is not HTTP.
-  std::optional<HttpResponse> readResponse() {
-    auto deadline = std::chrono::steady_clock::now() + kSocketTimeout;
-    size_t headEnd;
-    while ((headEnd = buffer_.find("\r\n\r\n")) == std::string::npos) {
-      if (fill(deadline) != End::kData) return std::nullopt;
-    }
-    std::string_view head(buffer_.data(), headEnd);
-    if (!head.starts_with("HTTP/1.1 ") || head.size() < 12) return std::nullopt;
-    HttpResponse response;
-    response.status = std::atoi(std::string(head.substr(9, 3)).c_str());
-    size_t lineEnd = head.find("\r\n");
-    while (lineEnd != std::string_view::npos) {
-      head.remove_prefix(lineEnd + 2);
-      lineEnd = head.find("\r\n");
-      std::string_view line = head.substr(0, lineEnd);
-      size_t colon = line.find(':');
-      if (colon == std::string_view::npos) return std::nullopt;
-      std::string name(line.substr(0, colon));
-      std::transform(name.begin(), name.end(), name.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      std::string_view value = line.substr(colon + 1);
-      while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-      response.headers[name] = std::string(value);
-    }
-    auto length = response.headers.find("content-length");
-    if (length == response.headers.end()) return std::nullopt;
-    size_t bodySize = std::stoul(length->second);
-    size_t total = headEnd + 4 + bodySize;
-    while (buffer_.size() < total) {
-      if (fill(deadline) != End::kData) return std::nullopt;
-    }
-    response.body = buffer_.substr(headEnd + 4, bodySize);
-    buffer_.erase(0, total);
-    return response;
-  }
-
-  // Reads until the runtime closes the connection. `unread` gets every byte
-  // that arrived first (including any not consumed by readResponse()).
-  End readToEnd(std::string* unread) {
-    auto deadline = std::chrono::steady_clock::now() + kSocketTimeout;
-    End end;
-    while ((end = fill(deadline)) == End::kData) {
-    }
-    *unread = std::move(buffer_);
-    buffer_.clear();
-    return end;
-  }
-
- private:
-  End fill(std::chrono::steady_clock::time_point deadline) {
-    for (;;) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return End::kTimeout;
-      pollfd readable{fd_, POLLIN, 0};
-      int ready = ::poll(&readable, 1, static_cast<int>(left.count()));
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready == 0) return End::kTimeout;
-      char chunk[16 * 1024];
-      ssize_t n = ::recv(fd_, chunk, sizeof(chunk), 0);
-      if (n < 0 && errno == EINTR) continue;
-      if (n == 0) return End::kEof;
-      if (n < 0) return End::kReset;
-      buffer_.append(chunk, static_cast<size_t>(n));
-      return End::kData;
-    }
-  }
-
-  int fd_ = -1;
-  std::string buffer_;
-};
-
-std::ostream& operator<<(std::ostream& out, RawPeer::End end) {
-  switch (end) {
-    case RawPeer::End::kEof: return out << "EOF";
-    case RawPeer::End::kReset: return out << "reset";
-    case RawPeer::End::kTimeout: return out << "timeout";
-    case RawPeer::End::kData: return out << "data";
-  }
-  return out;
-}
 
 std::string messageBody(const std::string& data) {
   FrameworkToExecutorMessage message;
