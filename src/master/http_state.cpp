@@ -47,14 +47,14 @@ class Document {
   void startList() { first_ = true; }
   std::vector<Fragment>& pieces() { return pieces_; }
 
-  // An answer whose body is the pieces in order.
-  Response response() const {
-    size_t size = 0;
-    for (const Fragment& piece : pieces_) size += piece->size();
-    std::string body;
-    body.reserve(size);
-    for (const Fragment& piece : pieces_) body += *piece;
-    return Response::ok(std::move(body));
+  // An answer whose body is the pieces in order, handed over as they are:
+  // the transport writes the shared fragments without joining them
+  // (process/http.hpp, Response::pieces). Leaves the document empty.
+  Response response() {
+    Response response = Response::ok(std::string());
+    response.pieces = std::move(pieces_);
+    pieces_.clear();
+    return response;
   }
 
  private:
@@ -116,9 +116,12 @@ json::Array sortedArray(const std::unordered_set<std::string>& ids) {
 
 }  // namespace
 
+// Every request that waits for a render gets the same future, so the
+// answer (a list of a few hundred thousand shared fragments at 50,000
+// slaves) exists once however many clients asked for it.
 struct Master::StateRender {
   uint64_t version = 0;  // the registry's when the render started
-  std::vector<std::shared_ptr<process::Promise<Response>>> waiting;
+  process::Promise<Response> response;
   Document document;
 };
 
@@ -126,16 +129,11 @@ Future<Response> Master::stateEndpoint(const Request&) {
   if (lastState_ && lastState_->first == registry_.version() && stateCaching_) {
     return lastState_->second;
   }
-  auto promise = std::make_shared<process::Promise<Response>>();
-  Future<Response> future = promise->future();
-  if (stateRender_) {
-    stateRender_->waiting.push_back(std::move(promise));
-    return future;
-  }
+  if (stateRender_) return stateRender_->response.future();
   auto render = std::make_shared<StateRender>();
   stateRender_ = render;
   render->version = registry_.version();
-  render->waiting.push_back(std::move(promise));
+  Future<Response> future = render->response.future();
   render->document.add(std::string("{\"slaves\":["));
 
   std::vector<Pass> passes;
@@ -184,10 +182,9 @@ Future<Response> Master::stateEndpoint(const Request&) {
     head["used_resources"] = json::fromResources(registry_.usedTotal());
     head["offered_resources"] = json::fromResources(registry_.offeredTotal());
     render->document.add(members(head) + "}");
-    Response response = render->document.response();
-    lastState_.emplace(render->version, response);
+    render->response.set(render->document.response());
+    lastState_.emplace(render->version, render->response.future());
     if (stateRender_ == render) stateRender_.reset();
-    for (auto& waiting : render->waiting) waiting->set(response);
   });
   return future;
 }

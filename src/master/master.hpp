@@ -204,7 +204,7 @@ class Master : public process::Actor {
   // the last gets that (http_state.cpp).
   struct StateRender;
   std::shared_ptr<StateRender> stateRender_;
-  std::optional<std::pair<uint64_t, process::http::Response>> lastState_;
+  std::optional<std::pair<uint64_t, process::Future<process::http::Response>>> lastState_;
   bool stateCaching_ = true;
   double startTime_ = 0;    // wall-clock seconds since the epoch, at initialize()
   double electedTime_ = 0;  // when it became the leading master (so far: at start)
