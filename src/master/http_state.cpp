@@ -140,7 +140,8 @@ Future<Response> Master::stateEndpoint(const Request&) {
   passes.push_back({registry_.slaveIds(), [this, render](const std::string& id) {
                       const Slave* s = slave(id);
                       if (s == nullptr) return false;
-                      render->document.element(registry_.slaveJson(*s));
+                      render->document.next();
+                      registry_.slavePieces(*s, &render->document.pieces());
                       return true;
                     }});
   passes.push_back({registry_.frameworkIds(), [this, render](const std::string& id) {
@@ -196,7 +197,8 @@ Future<Response> Master::slavesEndpoint(const Request&) {
   passes.push_back({registry_.slaveIds(), [this, document](const std::string& id) {
                       const Slave* s = slave(id);
                       if (s == nullptr) return false;
-                      document->element(registry_.slaveJson(*s));
+                      document->next();
+                      registry_.slavePieces(*s, &document->pieces());
                       return true;
                     }});
   auto promise = std::make_shared<process::Promise<Response>>();

@@ -164,7 +164,7 @@ void Registry::setActive(Slave& slave, bool active) {
   } else {
     inactiveSlaves_++;
   }
-  touch(slave);
+  touchUsage(slave);
 }
 
 void Registry::removeSlave(Slave& slave) {
@@ -238,7 +238,7 @@ void Registry::addUsed(Slave& slave, const Resources& resources, int sign) {
     slave.used -= resources;
     usedTotal_ -= resources;
   }
-  touch(slave);
+  touchUsage(slave);
 }
 
 void Registry::addOffered(Slave& slave, const Resources& resources, int sign) {
@@ -249,7 +249,7 @@ void Registry::addOffered(Slave& slave, const Resources& resources, int sign) {
     slave.offered -= resources;
     offeredTotal_ -= resources;
   }
-  touch(slave);
+  touchUsage(slave);
 }
 
 void Registry::addUsed(TaskRecord& task) {
@@ -320,7 +320,7 @@ TaskRecord* Registry::adoptTask(Slave& slave, const Task& task, uint64_t launchO
   if (isTerminalState(adopted.task.state())) {
     adopted.released = true;
     touch(framework);
-    touch(slave);
+    touchUsage(slave);
   } else {
     addUsed(adopted);
   }
@@ -378,7 +378,7 @@ void Registry::removeTask(TaskRecord& task) {
     }
   }
   slave.tasks.erase(&task);
-  touch(slave);
+  touchUsage(slave);
   touch(framework);
   framework.tasks.erase(task.task.task_id().value());  // destroys `task`
   dropIfEmpty(framework);

@@ -142,7 +142,12 @@ struct Slave {
   // What its long tasks whose resources are not released hold
   // (long_tasks.cpp): what --long_task_share caps.
   Resources longUsed;
+  // Its /state object in two fragments: the fields that change only when it
+  // re-registers ("{...,"), then those that change with its tasks and
+  // offers (used, offered, active, and the closing brace). Empty after a
+  // change.
   mutable Fragment json;
+  mutable Fragment usageJson;
 };
 
 class Registry {
@@ -255,7 +260,8 @@ class Registry {
   // fragment is rendered anew each time.
   void setCaching(bool caching) { caching_ = caching; }
   Fragment taskJson(const TaskRecord& task) const;
-  Fragment slaveJson(const Slave& slave) const;
+  // A slave's /state object, whole, appended to `pieces` (two fragments).
+  void slavePieces(const Slave& slave, std::vector<Fragment>* pieces) const;
   // A framework's /state object, whole, appended to `pieces`: its fields,
   // its live tasks, completed tasks, offers and executors.
   void frameworkPieces(const Framework& framework, std::vector<Fragment>* pieces) const;
@@ -287,6 +293,12 @@ class Registry {
   void completedPieces(const Framework& framework, std::vector<Fragment>* pieces) const;
   void touch(const Slave& slave) const {
     slave.json.reset();
+    slave.usageJson.reset();
+    version_++;
+  }
+  // What is used or offered on it, or whether it is active, changed.
+  void touchUsage(const Slave& slave) const {
+    slave.usageJson.reset();
     version_++;
   }
   void touch(const Framework& framework) const {

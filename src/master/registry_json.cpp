@@ -60,16 +60,40 @@ Object Registry::slaveObject(const Slave& s) const {
   object["reserved_resources"] = json::reservedResources(s.total);
   object["unreserved_resources"] = json::unreservedResources(s.total);
   object["attributes"] = json::fromAttributes(s.info.attributes());
-  // False while its connection is broken (offered nothing until it
-  // re-registers).
   object["active"] = s.active;
   object["version"] = s.version;
   return object;
 }
 
-Fragment Registry::slaveJson(const Slave& s) const {
-  if (!s.json || !caching_) s.json = text(json::stringify(slaveObject(s)));
-  return s.json;
+void Registry::slavePieces(const Slave& s, std::vector<Fragment>* pieces) const {
+  if (!s.json || !caching_) {
+    Object object;
+    object["id"] = s.id.value();
+    object["pid"] = s.pid.toString();
+    object["hostname"] = s.info.hostname();
+    object["port"] = s.info.port();
+    object["registered_time"] = s.registeredTime;
+    object["resources"] = json::fromResources(s.total);
+    object["reserved_resources"] = json::reservedResources(s.total);
+    object["unreserved_resources"] = json::unreservedResources(s.total);
+    object["attributes"] = json::fromAttributes(s.info.attributes());
+    object["version"] = s.version;
+    std::string fields = json::stringify(object);
+    fields.back() = ',';  // the changing fields follow
+    s.json = text(std::move(fields));
+  }
+  if (!s.usageJson || !caching_) {
+    Object object;
+    object["used_resources"] = json::fromResources(s.used);
+    object["offered_resources"] = json::fromResources(s.offered);
+    // False while its connection is broken (offered nothing until it
+    // re-registers).
+    object["active"] = s.active;
+    std::string fields = json::stringify(object);
+    s.usageJson = text(fields.substr(1));  // after the opening brace
+  }
+  pieces->push_back(s.json);
+  pieces->push_back(s.usageJson);
 }
 
 Object Registry::frameworkSummaryObject(const Framework& f) const {

@@ -157,6 +157,10 @@ void RequestDecoder::finishRequest(std::vector<Request>* out) {
   phase_ = Phase::kHead;
 }
 
+namespace {
+constexpr size_t kKeptIdleBytes = 4096;
+}  // namespace
+
 std::optional<RequestDecoder::Failure> RequestDecoder::feed(const char* data, size_t size,
                                                             std::vector<Request>* out) {
   if (failure_) return failure_;
@@ -278,9 +282,14 @@ std::optional<RequestDecoder::Failure> RequestDecoder::feed(const char* data, si
     }
   }
 
-  // Drop consumed input; keep the unscanned tail.
+  // Drop consumed input; keep the unscanned tail. An idle connection keeps
+  // no large buffer (a master has one decoder per slave).
   if (consumed_ == buffer_.size()) {
-    buffer_.clear();
+    if (buffer_.capacity() > kKeptIdleBytes) {
+      std::string().swap(buffer_);
+    } else {
+      buffer_.clear();
+    }
     scanned_ = consumed_ = 0;
   } else if (consumed_ > 64 * 1024 || consumed_ > buffer_.size() / 2) {
     buffer_.erase(0, consumed_);

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <iostream>
 #include <utility>
@@ -217,6 +218,16 @@ Result<Runtime::Options> Runtime::withEnvironment(Options options) {
                    "they connect to (1-65535)"};
     }
     options.advertisePort = *parsed;
+  }
+  if (auto text = variable("LIBPROCESS_NUM_WORKER_THREADS")) {
+    unsigned workers = 0;
+    auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), workers);
+    if (error != std::errc() || end != text->data() + text->size() || workers == 0 ||
+        workers > 1024) {
+      return Error{"LIBPROCESS_NUM_WORKER_THREADS: '" + *text +
+                   "' is not a number of worker threads (1 to 1024)"};
+    }
+    options.workers = workers;
   }
   return options;
 }

@@ -69,8 +69,9 @@ class Runtime : public Transport::Handler {
 
   // `options` with the address fields set from the environment the way
   // libprocess reads it: LIBPROCESS_IP, LIBPROCESS_PORT,
-  // LIBPROCESS_ADVERTISE_IP and LIBPROCESS_ADVERTISE_PORT (unset or empty
-  // variables change nothing). Fails with one line naming the variable and
+  // LIBPROCESS_ADVERTISE_IP and LIBPROCESS_ADVERTISE_PORT, and the worker
+  // threads from LIBPROCESS_NUM_WORKER_THREADS (unset or empty variables
+  // change nothing). Fails with one line naming the variable and
   // what to write instead.
   static Result<Options> withEnvironment(Options options);
 

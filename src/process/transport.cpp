@@ -88,10 +88,10 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
       : transport_(transport),
         socket_(std::move(socket)),
         peer_(describe(from)),
-        buffer_(new char[kReadBufferBytes]),
         decoder_({64 * 1024, transport.options().maxBodyBytes}) {
     error_code ec;
     socket_.set_option(tcp::no_delay(true), ec);
+    socket_.non_blocking(true, ec);
   }
 
   // Only a connection dropped by its last Responder (an actor that never
@@ -207,18 +207,33 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
   // Nothing more is read or handed on (see pump()).
   bool full() const { return queued_ > 0 && queued_ >= limit(); }
 
+  // Waits until the socket is readable, then reads into the transport's
+  // one read buffer (every read is on the I/O thread): a connection holds
+  // no read buffer of its own, only what its decoder keeps of a request
+  // not yet whole.
   void read() {
     if (closed_ || readStopped_ || reading_) return;
     reading_ = true;
     auto self = shared_from_this();
-    socket_.async_read_some(asio::buffer(buffer_.get(), kReadBufferBytes),
-                            [self](const error_code& ec, size_t n) {
-                              self->reading_ = false;
-                              self->onRead(ec, n);
-                            });
+    socket_.async_wait(tcp::socket::wait_read, [self](const error_code& waited) {
+      self->reading_ = false;
+      if (self->closed_) return;
+      if (waited) {
+        self->onRead(waited, nullptr, 0);
+        return;
+      }
+      char* buffer = self->transport_.readBuffer();
+      error_code ec;
+      size_t n = self->socket_.read_some(asio::buffer(buffer, kReadBufferBytes), ec);
+      if (ec == asio::error::would_block || ec == asio::error::try_again) {
+        self->read();
+        return;
+      }
+      self->onRead(ec, buffer, n);
+    });
   }
 
-  void onRead(const error_code& ec, size_t n) {
+  void onRead(const error_code& ec, const char* data, size_t n) {
     if (closed_) return;
     if (ec) {
       if (!decoder_.idle()) {
@@ -229,7 +244,7 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
       return;
     }
     std::vector<http::Request> requests;
-    auto failure = decoder_.feed(buffer_.get(), n, &requests);
+    auto failure = decoder_.feed(data, n, &requests);
     size_t completed = requests.size();
     for (auto& request : requests) pending_.push_back(std::move(request));
     transport_.heldRequests_.fetch_add(completed);
@@ -521,7 +536,6 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
   Transport& transport_;
   tcp::socket socket_;
   std::string peer_;
-  std::unique_ptr<char[]> buffer_;
   http::RequestDecoder decoder_;
   bool reading_ = false;       // a read is in flight
   bool readStopped_ = false;   // the stream is broken: never read again
@@ -916,6 +930,11 @@ void Transport::statsChanged() {
   if (statsWaiters_.load() == 0) return;
   { std::lock_guard<std::mutex> lock(statsMutex_); }
   statsChanged_.notify_all();
+}
+
+char* Transport::readBuffer() {
+  if (!readBuffer_) readBuffer_.reset(new char[kReadBufferBytes]);
+  return readBuffer_.get();
 }
 
 Transport::HttpStats Transport::httpStats() const {

@@ -186,6 +186,9 @@ class Transport {
   Handler& handler_;
   Clock& clock_;
   Options options_;
+  // What inbound connections read into, one at a time (I/O thread only).
+  char* readBuffer();
+  std::unique_ptr<char[]> readBuffer_;
   asio::io_context io_;
   std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   asio::ip::tcp::acceptor acceptor_;

@@ -214,9 +214,11 @@ TEST(RuntimeOptionsTest, WithEnvironmentReadsTheLibprocessVariables) {
     ScopedEnvironment env({{"LIBPROCESS_IP", "0.0.0.0"},
                            {"LIBPROCESS_PORT", "5053"},
                            {"LIBPROCESS_ADVERTISE_IP", "10.1.2.3"},
-                           {"LIBPROCESS_ADVERTISE_PORT", "31000"}});
+                           {"LIBPROCESS_ADVERTISE_PORT", "31000"},
+                           {"LIBPROCESS_NUM_WORKER_THREADS", "3"}});
     auto options = Runtime::withEnvironment(Runtime::Options());
     ASSERT_TRUE(options.ok()) << options.error().message;
+    EXPECT_EQ(3u, options->workers);
     EXPECT_EQ("0.0.0.0", options->ip);
     EXPECT_EQ(5053, options->port);
     EXPECT_EQ(std::optional<std::string>("10.1.2.3"), options->advertiseIp);
@@ -234,7 +236,8 @@ TEST(RuntimeOptionsTest, WithEnvironmentReadsTheLibprocessVariables) {
            {"LIBPROCESS_IP", "example.com"},
            {"LIBPROCESS_PORT", "65536"},
            {"LIBPROCESS_ADVERTISE_IP", "0.0.0.0"},
-           {"LIBPROCESS_ADVERTISE_PORT", "0"}}) {
+           {"LIBPROCESS_ADVERTISE_PORT", "0"},
+           {"LIBPROCESS_NUM_WORKER_THREADS", "0"}}) {
     ScopedEnvironment env(std::map<std::string, std::string>{{variable, value}});
     auto options = Runtime::withEnvironment(Runtime::Options());
     ASSERT_FALSE(options.ok()) << variable << "=" << value;

@@ -30,7 +30,7 @@ class MasterFixture : public ::testing::Test {
 
   // Starts the master with flags_ (tests adjust them first).
   void start() {
-    process::Runtime::Options options;
+    process::Runtime::Options options = runtimeOptions_;
     options.pauseClock = true;
     runtime_ = std::move(process::Runtime::create(options)).value();
     auto allocator = internal::master::createAllocator(flags_);
@@ -148,6 +148,7 @@ class MasterFixture : public ::testing::Test {
   }
 
   internal::master::MasterFlags flags_;
+  process::Runtime::Options runtimeOptions_;  // start() pauses its clock
   std::unique_ptr<process::Runtime> runtime_;
   process::Spawned<internal::master::Master> master_;
   std::vector<process::Spawned<Peer>> peers_;
