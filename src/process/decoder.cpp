@@ -282,10 +282,11 @@ std::optional<RequestDecoder::Failure> RequestDecoder::feed(const char* data, si
     }
   }
 
-  // Drop consumed input; keep the unscanned tail. An idle connection keeps
-  // no large buffer (a master has one decoder per slave).
+  // Drop consumed input; keep the unscanned tail. A connection that is not
+  // streaming (this input was small) keeps no large buffer: a master has a
+  // decoder per slave, mostly idle.
   if (consumed_ == buffer_.size()) {
-    if (buffer_.capacity() > kKeptIdleBytes) {
+    if (buffer_.capacity() > kKeptIdleBytes && size < kKeptIdleBytes) {
       std::string().swap(buffer_);
     } else {
       buffer_.clear();

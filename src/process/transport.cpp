@@ -28,6 +28,8 @@ constexpr size_t kMaxIovecs = IOV_MAX;
 #else
 constexpr size_t kMaxIovecs = 1024;
 #endif
+// An outbound connection keeps a write buffer up to this size for reuse.
+constexpr size_t kKeptWriteBufferBytes = 1024 * 1024;
 // Bytes one connection writes before the I/O thread turns to the others.
 constexpr size_t kWriteTurnBytes = 1024 * 1024;
 
@@ -62,6 +64,7 @@ struct Outgoing {
   std::shared_ptr<const http::Response> response;
   size_t bytes = 0;  // head, body and pieces: what counts against the bounds
   bool closeAfter = false;
+  bool held = false;  // counted in the transport's total (Transport::hold)
 
   // The buffers to write, in order: 0 the head, 1 the body, 2... the pieces.
   size_t buffers() const { return response ? 2 + response->pieces.size() : 1; }
@@ -99,8 +102,21 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
   // back; the socket closes itself.
   ~InboundConnection() {
     if (closed_) return;
-    transport_.queuedBytes_.fetch_sub(queued_);
-    transport_.reservedBytes_.fetch_sub(unanswered());
+    // The transport's accounts are kept on its I/O thread: hand it what
+    // this connection still held there.
+    std::vector<std::pair<std::string, size_t>> reservations;
+    std::vector<Outgoing> answers(std::make_move_iterator(ready_.begin()),
+                                  std::make_move_iterator(ready_.end()));
+    for (Slot& slot : slots_) {
+      if (!slot.target.empty()) reservations.emplace_back(std::move(slot.target), slot.reserved);
+      if (slot.answer) answers.push_back(std::move(*slot.answer));
+    }
+    Transport* transport = &transport_;
+    asio::post(transport_.io_, [transport, reservations = std::move(reservations),
+                                answers = std::move(answers)] {
+      for (const auto& [target, bytes] : reservations) transport->unreserve(target, bytes);
+      for (const Outgoing& answer : answers) transport->release(answer);
+    });
     transport_.heldRequests_.fetch_sub(pending_.size());
     if (paused_) transport_.pausedConnections_.fetch_sub(1);
     if (blocked_) transport_.blockedConnections_.fetch_sub(1);
@@ -122,17 +138,26 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     size_t index = slot - firstSlot_;
     if (index >= slots_.size() || slots_[index].answer.has_value()) return;  // answered already
     Slot& answered = slots_[index];
-    if (!answered.path.empty()) transport_.learn(answered.path, outgoing.bytes);
-    transport_.reserved(0, std::exchange(answered.reserved, 0));
-    size_t bytes = outgoing.bytes;
-    queued_ += bytes;
+    std::string path = answered.path;
+    if (!path.empty()) transport_.learn(path, outgoing.bytes);
+    if (!answered.target.empty()) {
+      transport_.unreserve(std::exchange(answered.target, {}), answered.reserved);
+    }
+    queued_ += outgoing.bytes;
     answered.answer = std::move(outgoing);
+    size_t readyBefore = ready_.size();
+    size_t moved = 0;
     while (!closeAfterWrite_ && !slots_.empty() && slots_.front().answer.has_value()) {
       if (slots_.front().answer->closeAfter) closeAfterWrite_ = true;
       ready_.push_back(std::move(*slots_.front().answer));
       slots_.pop_front();
       ++firstSlot_;
+      ++moved;
     }
+    // Where the new answer is now: in the write queue, or still waiting
+    // for an earlier one.
+    Outgoing& added =
+        index < moved ? ready_[readyBefore + index] : *slots_[index - moved].answer;
     // The oldest answer may be of any size; what waits behind it is bounded.
     size_t behind = queued_ - oldestRemaining();
     if (behind > transport_.options().maxQueuedBytesPerConnection) {
@@ -141,11 +166,10 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
                    << " of them behind the one being written, over the per-connection limit of "
                    << mib(transport_.options().maxQueuedBytesPerConnection) << ")";
       transport_.closedNotReading_.fetch_add(1);
-      queued_ -= bytes;  // never counted in the transport's total
       close();
       return;
     }
-    transport_.queued(bytes, 0);
+    transport_.hold(added, path);
     write();
     transport_.statsChanged();
   }
@@ -159,10 +183,14 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     setBlocked(false);
     transport_.heldRequests_.fetch_sub(pending_.size());
     pending_.clear();
+    for (const Outgoing& answer : ready_) transport_.release(answer);
     ready_.clear();
-    transport_.reserved(0, unanswered());
+    for (Slot& slot : slots_) {
+      if (!slot.target.empty()) transport_.unreserve(slot.target, slot.reserved);
+      if (slot.answer) transport_.release(*slot.answer);
+    }
     slots_.clear();
-    transport_.queued(0, std::exchange(queued_, 0));
+    queued_ = 0;
     error_code ec;
     socket_.shutdown(tcp::socket::shutdown_both, ec);
     socket_.close(ec);
@@ -184,23 +212,18 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
 
  private:
   // A place for the answer to a request in the order of requests. An HTTP
-  // request's `path` reserves, against the transport-wide bound, what the
-  // last answer to that path weighed, until its own answer is in.
-  uint64_t reserveSlot(std::string path = {}) {
+  // request for `target` (its path and query) reserves, against the
+  // transport-wide bound, what the last answer to its path weighed, until
+  // its own answer is in (requests for one target that the actor is known
+  // to answer together reserve once: Transport::reserve).
+  uint64_t reserveSlot(const http::Request* request = nullptr) {
     Slot& slot = slots_.emplace_back();
-    if (!path.empty()) {
-      slot.reserved = transport_.estimate(path);
-      transport_.reserved(slot.reserved, 0);
-      slot.path = std::move(path);
+    if (request != nullptr) {
+      slot.path = request->path;
+      slot.target = request->path + "?" + request->query;
+      slot.reserved = transport_.reserve(slot.target, slot.path);
     }
     return firstSlot_ + slots_.size() - 1;
-  }
-
-  // Bytes still reserved for answers not in yet.
-  size_t unanswered() const {
-    size_t reserved = 0;
-    for (const Slot& slot : slots_) reserved += slot.reserved;
-    return reserved;
   }
 
   size_t limit() const { return transport_.options().maxQueuedBytesPerConnection; }
@@ -333,7 +356,7 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
       // Messages are answered 202, HEAD requests with a head: neither says
       // what the path's answers weigh.
       bool head = request.method == "HEAD";
-      uint64_t slot = reserveSlot(isMessage(request) || head ? std::string() : request.path);
+      uint64_t slot = reserveSlot(isMessage(request) || head ? nullptr : &request);
       responder = Responder(shared_from_this(), slot, request.keepAlive, head);
     }
     transport_.handler_.onRequest(std::move(request), peer_, std::move(responder));
@@ -427,10 +450,11 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
   // them, dropping each answer once written.
   void consume(size_t n) {
     queued_ -= n;
-    transport_.queued(0, n);
+    transport_.writtenBytes_.fetch_add(n);
     while (!ready_.empty()) {
       Outgoing& front = ready_.front();
       if (index_ == front.buffers()) {
+        transport_.release(front);
         ready_.pop_front();
         index_ = 0;
         frontWritten_ = 0;
@@ -545,7 +569,8 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
   std::optional<http::RequestDecoder::Failure> failure_;  // to answer after pending_
   struct Slot {
     std::optional<Outgoing> answer;
-    std::string path;     // of an HTTP request: whose answer size to learn
+    std::string path;    // of an HTTP request: whose answer size to learn
+    std::string target;  // path and query, while reserved for
     size_t reserved = 0;  // against the transport-wide bound, until answered
   };
   std::deque<Slot> slots_;  // answers, in request order
@@ -652,7 +677,11 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (failed_) return false;
-      if (pending_.empty()) {
+      // Messages are copied into the queue's buffer, whose memory is reused
+      // write after write (growing a fresh string for every burst was a
+      // fifth of a busy master's time in malloc); a large one that finds
+      // the queue empty is taken as it is.
+      if (pending_.empty() && bytes.size() > pending_.capacity()) {
         pending_.swap(bytes);
       } else {
         pending_.append(bytes);
@@ -696,7 +725,13 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (failed_) return;
-      inflight_.clear();
+      // The buffer just written becomes the next queue, emptied; one that a
+      // burst made large is let go.
+      if (inflight_.capacity() > kKeptWriteBufferBytes) {
+        std::string().swap(inflight_);
+      } else {
+        inflight_.clear();
+      }
       inflight_.swap(pending_);
     }
     auto self = shared_from_this();
@@ -893,6 +928,47 @@ void Transport::reserved(size_t added, size_t removed) {
   }
 }
 
+size_t Transport::reserve(const std::string& target, const std::string& path) {
+  size_t& pending = pendingTargets_[target];
+  size_t bytes = pending > 0 && sharedPaths_.count(path) > 0 ? 0 : estimate(path);
+  ++pending;
+  reserved(bytes, 0);
+  return bytes;
+}
+
+void Transport::unreserve(const std::string& target, size_t bytes) {
+  if (auto it = pendingTargets_.find(target); it != pendingTargets_.end() && --it->second == 0) {
+    pendingTargets_.erase(it);
+  }
+  reserved(0, bytes);
+}
+
+void Transport::hold(Outgoing& answer, const std::string& path) {
+  answer.held = true;
+  size_t added = answer.head.size();
+  if (answer.response) {
+    if (sharedAnswers_[answer.response.get()]++ == 0) {
+      added += answer.bytes - answer.head.size();
+    } else if (!path.empty()) {
+      sharedPaths_.insert(path);  // its actor answers requests together
+    }
+  }
+  queued(added, 0);
+}
+
+void Transport::release(const Outgoing& answer) {
+  if (!answer.held) return;
+  size_t removed = answer.head.size();
+  if (answer.response) {
+    auto it = sharedAnswers_.find(answer.response.get());
+    if (it != sharedAnswers_.end() && --it->second == 0) {
+      sharedAnswers_.erase(it);
+      removed += answer.bytes - answer.head.size();
+    }
+  }
+  queued(0, removed);
+}
+
 size_t Transport::estimate(const std::string& path) const {
   // An answer of unknown size may be as large as a connection may queue:
   // a burst of first requests for a new path is let in a few at a time.
@@ -940,6 +1016,7 @@ char* Transport::readBuffer() {
 Transport::HttpStats Transport::httpStats() const {
   HttpStats stats;
   stats.queuedBytes = queuedBytes_.load();
+  stats.writtenBytes = writtenBytes_.load();
   stats.reservedBytes = reservedBytes_.load();
   stats.peakQueuedBytes = peakQueuedBytes_.load();
   stats.blockedConnections = blockedConnections_.load();

@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "process/asio.hpp"
@@ -27,6 +28,7 @@ namespace process {
 
 class InboundConnection;
 class OutboundConnection;
+struct Outgoing;
 
 // Answers one inbound request. Responses on a connection go out in request
 // order however they complete. Safe to call from any thread; only the first
@@ -69,9 +71,9 @@ class Transport {
     // A peer that leaves a request half sent for this long is disconnected.
     Duration requestTimeout = std::chrono::seconds(60);
     // Bounds on the bytes of answers queued on inbound connections and not
-    // yet written; every answer counts its whole length (head, body and
-    // every piece, even pieces shared with other answers). See
-    // docs/runtime.md, "Slow HTTP clients".
+    // yet written: on a connection every answer counts its whole length;
+    // in the total, a response held by several connections counts its body
+    // once. See docs/runtime.md, "Slow HTTP clients".
     //
     // Per connection: while a connection has this much queued, nothing
     // more is read from it; an answer that would leave more than this
@@ -81,9 +83,10 @@ class Transport {
     size_t maxQueuedBytesPerConnection = 64 * 1024 * 1024;
     // Whole transport: while this much is queued, or expected (each HTTP
     // request being answered counts what the last answer to its path
-    // weighed, or maxQueuedBytesPerConnection for a path not answered yet),
-    // decoded HTTP requests wait, in arrival order, before they are handed
-    // to actors. Messages never wait for it.
+    // weighed, or maxQueuedBytesPerConnection for a path not answered yet;
+    // once for all the requests for one target at once on a path known to
+    // be answered together), decoded HTTP requests wait, in arrival order,
+    // before they are handed to actors. Messages never wait for it.
     size_t maxQueuedBytes = 512 * 1024 * 1024;
     // A connection with answers queued whose writes make no progress for
     // this long (its client stopped reading) is closed.
@@ -100,6 +103,7 @@ class Transport {
     size_t blockedConnections = 0;    // connections waiting for their socket to drain
     uint64_t closedNotReading = 0;    // connections closed by the per-connection bound
     uint64_t closedWriteTimeout = 0;  // connections closed by the write timeout
+    uint64_t writtenBytes = 0;        // bytes of answers written to clients, in all
   };
 
   // Called on the I/O thread.
@@ -165,6 +169,19 @@ class Transport {
   // first come first served.
   void queued(size_t added, size_t removed);
   void reserved(size_t added, size_t removed);
+  // I/O thread. An HTTP request for `target` (path and query) is on its
+  // way to an actor: reserves what the last answer to `path` weighed and
+  // returns it, or nothing when another request for the target is being
+  // answered and the path's actor is known to answer such requests with
+  // one shared response (as the master does /state).
+  size_t reserve(const std::string& target, const std::string& path);
+  void unreserve(const std::string& target, size_t bytes);
+  // I/O thread. An answer to a request for `path` is queued on a
+  // connection / written or dropped: its head counts on every connection,
+  // its body once however many connections hold the same response (which
+  // marks `path` as answered together).
+  void hold(Outgoing& answer, const std::string& path);
+  void release(const Outgoing& answer);
   void roomMade();
   void waitForRoom(std::shared_ptr<InboundConnection> connection);
   // Something is queued or reserved, and at least maxQueuedBytes (so a
@@ -208,11 +225,19 @@ class Transport {
   std::atomic<size_t> peakQueuedBytes_{0};
   std::atomic<size_t> reservedBytes_{0};
   std::unordered_map<std::string, size_t> answerSizes_;  // by path (I/O thread only)
+  // HTTP requests being answered, by target; paths whose actor answered
+  // concurrent requests with one response (I/O thread only).
+  std::unordered_map<std::string, size_t> pendingTargets_;
+  std::unordered_set<std::string> sharedPaths_;
+  // Responses queued on connections, by address: how many answers hold
+  // each (I/O thread only).
+  std::unordered_map<const void*, size_t> sharedAnswers_;
   std::atomic<size_t> blockedConnections_{0};
   std::atomic<size_t> heldRequests_{0};
   std::atomic<size_t> pausedConnections_{0};
   std::atomic<uint64_t> closedNotReading_{0};
   std::atomic<uint64_t> closedWriteTimeout_{0};
+  std::atomic<uint64_t> writtenBytes_{0};
   // Connections whose next request waits for the total to fall below
   // maxQueuedBytes, oldest first (I/O thread only). Owning: nothing else
   // refers to a connection that is neither read nor written.

@@ -14,6 +14,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -67,6 +68,20 @@ struct Signals {
   Promise<Nothing> heldArrived;   // /held was called
   Promise<Nothing> countArrived;  // /count was called (the first time)
   std::atomic<int> countHits{0};
+
+  // /together was called `hits` times so far.
+  void together() {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++togetherHits;
+    changed.notify_all();
+  }
+  bool awaitTogether(int hits) {
+    std::unique_lock<std::mutex> lock(mutex);
+    return changed.wait_for(lock, kSocketTimeout, [&] { return togetherHits >= hits; });
+  }
+  std::mutex mutex;
+  std::condition_variable changed;
+  int togetherHits = 0;
 };
 
 // Serves pieced bodies built from pieces it keeps (so that concurrent
@@ -83,12 +98,19 @@ class PiecesActor : public Actor {
     held_.pop_front();
   }
 
+  // Answers every /together request so far with one pieced response.
+  void releaseTogether(size_t count, size_t size) {
+    together_->set(piecedResponse(count, size));
+    together_.reset();
+  }
+
  protected:
   void initialize() override {
     route("/pieces", &PiecesActor::pieces);
     route("/count", &PiecesActor::count);
     route("/held", &PiecesActor::held);
     route("/odd", &PiecesActor::odd);
+    route("/together", &PiecesActor::together);
   }
 
  private:
@@ -123,6 +145,15 @@ class PiecesActor : public Actor {
     return held_.back().future();
   }
 
+  // Requests that arrive before the next releaseTogether() share its
+  // answer, as concurrent /state requests share a master's render.
+  Future<http::Response> together(const http::Request&) {
+    if (!together_) together_ = std::make_shared<Promise<http::Response>>();
+    Future<http::Response> future = together_->future();
+    signals_->together();
+    return future;
+  }
+
   // A 404 whose body is all pieces, among them an empty and a null one.
   Future<http::Response> odd(const http::Request&) {
     http::Response response = http::Response::notFound();
@@ -135,6 +166,7 @@ class PiecesActor : public Actor {
   std::shared_ptr<Signals> signals_;
   std::map<std::pair<size_t, size_t>, Pieces> cache_;
   std::deque<Promise<http::Response>> held_;
+  std::shared_ptr<Promise<http::Response>> together_;
 };
 
 // Reads `answers` answers carrying `expected` from every client, taking
@@ -415,19 +447,19 @@ TEST_F(HttpServingTest, SlowSteadyReaderGetsEverything) {
   // Each time the runtime is seen to have written more, four seconds pass.
   // A progress seen just after an advance may have happened just before it,
   // so at most two advances (8 s) separate two writes.
-  size_t lastSeen = runtime_->queuedResponseBytes();
+  uint64_t lastSeen = runtime_->httpStats().writtenBytes;
   Duration passed{};
   while (reader.buffered() < expected.size() + 64) {
     RawPeer::End end = reader.readSome(16 * 1024);
     if (end == RawPeer::End::kTimeout) break;
     ASSERT_EQ(end, RawPeer::End::kData) << "after " << reader.buffered() << " bytes";
-    size_t queued = runtime_->queuedResponseBytes();
-    if (queued < lastSeen) {
-      lastSeen = queued;
+    uint64_t written = runtime_->httpStats().writtenBytes;
+    if (written > lastSeen) {
+      lastSeen = written;
       runtime_->clock().advance(4s);
       passed += 4s;
     }
-    if (queued == 0) break;
+    if (runtime_->queuedResponseBytes() == 0) break;
   }
   auto response = reader.readResponse();
   ASSERT_TRUE(response.has_value());
@@ -591,6 +623,36 @@ TEST_F(HttpServingTest, BurstOfLargeRequestsIsLetInAsFarAsTheTotalAllows) {
   }));
   // Never more than the bound and the one answer that crossed it.
   EXPECT_LE(runtime_->httpStats().peakQueuedBytes, kTotal + expected.size() + 1024);
+}
+
+TEST_F(HttpServingTest, ConcurrentRequestsAnsweredTogetherCountOnce) {
+  // Ten clients at once for a 12 MB answer the actor gives them all,
+  // under a total bound of 30 MB: the answer counts once, and once the
+  // runtime has seen the path answered together, requests for it being
+  // answered reserve once, so none waits for room.
+  constexpr size_t kTotal = 30 << 20;
+  start([&](Runtime::Options& options) { options.maxQueuedResponseBytes = kTotal; });
+  std::string expected = expectedBody(3000, 4096);
+  auto round = [&](int clients, int hitsBefore) {
+    std::vector<std::unique_ptr<RawPeer>> peers;
+    for (int i = 0; i < clients; ++i) {
+      peers.push_back(std::make_unique<RawPeer>(runtime_->address(), kSmallReceiveBuffer));
+      ASSERT_TRUE(peers.back()->connected());
+      ASSERT_TRUE(peers.back()->write(get("/pieces/together")));
+    }
+    ASSERT_TRUE(signals_->awaitTogether(hitsBefore + clients))
+        << "requests were held: " << runtime_->httpStats().heldRequests;
+    EXPECT_EQ(runtime_->httpStats().heldRequests, 0u);
+    dispatch(actor_.pid(), &PiecesActor::releaseTogether, size_t{3000}, size_t{4096});
+    readAll(peers, 1, expected);
+    ASSERT_TRUE(awaitNothingQueued());
+  };
+  round(1, 0);  // learns the answer's size
+  round(2, 1);  // learns that the path is answered together
+  round(10, 3);
+  // One body, and a head per answer.
+  EXPECT_LT(runtime_->httpStats().peakQueuedBytes, expected.size() + 10 * 1024);
+  EXPECT_EQ(runtime_->httpStats().reservedBytes, 0u);
 }
 
 }  // namespace
