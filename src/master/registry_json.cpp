@@ -47,7 +47,11 @@ Fragment Registry::taskJson(const TaskRecord& task) const {
   return task.json;
 }
 
-Object Registry::slaveObject(const Slave& s) const {
+
+namespace {
+
+// A slave's /state fields that change only when it re-registers.
+Object slaveFixedObject(const Slave& s) {
   Object object;
   object["id"] = s.id.value();
   object["pid"] = s.pid.toString();
@@ -55,45 +59,44 @@ Object Registry::slaveObject(const Slave& s) const {
   object["port"] = s.info.port();
   object["registered_time"] = s.registeredTime;
   object["resources"] = json::fromResources(s.total);
-  object["used_resources"] = json::fromResources(s.used);
-  object["offered_resources"] = json::fromResources(s.offered);
   object["reserved_resources"] = json::reservedResources(s.total);
   object["unreserved_resources"] = json::unreservedResources(s.total);
   object["attributes"] = json::fromAttributes(s.info.attributes());
-  object["active"] = s.active;
   object["version"] = s.version;
   return object;
 }
 
+// Those that change with its tasks and offers, and its connection.
+Object slaveUsageObject(const Slave& s) {
+  Object object;
+  object["used_resources"] = json::fromResources(s.used);
+  object["offered_resources"] = json::fromResources(s.offered);
+  // False while its connection is broken (offered nothing until it
+  // re-registers).
+  object["active"] = s.active;
+  return object;
+}
+
+}  // namespace
+
 void Registry::slavePieces(const Slave& s, std::vector<Fragment>* pieces) const {
   if (!s.json || !caching_) {
-    Object object;
-    object["id"] = s.id.value();
-    object["pid"] = s.pid.toString();
-    object["hostname"] = s.info.hostname();
-    object["port"] = s.info.port();
-    object["registered_time"] = s.registeredTime;
-    object["resources"] = json::fromResources(s.total);
-    object["reserved_resources"] = json::reservedResources(s.total);
-    object["unreserved_resources"] = json::unreservedResources(s.total);
-    object["attributes"] = json::fromAttributes(s.info.attributes());
-    object["version"] = s.version;
-    std::string fields = json::stringify(object);
+    std::string fields = json::stringify(slaveFixedObject(s));
     fields.back() = ',';  // the changing fields follow
     s.json = text(std::move(fields));
   }
   if (!s.usageJson || !caching_) {
-    Object object;
-    object["used_resources"] = json::fromResources(s.used);
-    object["offered_resources"] = json::fromResources(s.offered);
-    // False while its connection is broken (offered nothing until it
-    // re-registers).
-    object["active"] = s.active;
-    std::string fields = json::stringify(object);
+    std::string fields = json::stringify(slaveUsageObject(s));
     s.usageJson = text(fields.substr(1));  // after the opening brace
   }
   pieces->push_back(s.json);
   pieces->push_back(s.usageJson);
+}
+
+Object Registry::slaveObject(const Slave& s) const {
+  Object object = slaveFixedObject(s);
+  object.merge(slaveUsageObject(s));
+  return object;
 }
 
 Object Registry::frameworkSummaryObject(const Framework& f) const {

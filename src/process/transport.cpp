@@ -591,29 +591,11 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
 };
 
 void Responder::respond(const http::Response& response) const {
-  if (!connection_) return;
-  std::string head;
-  http::encodeResponseHead(response, keepAlive_, &head);
-  std::shared_ptr<http::Response> body;
-  if (!headOnly_) {
-    body = std::make_shared<http::Response>();
-    body->body = response.body;
-    body->pieces = response.pieces;
-  }
-  send(std::move(head), std::move(body));
+  if (connection_) respond(std::make_shared<const http::Response>(response));
 }
 
 void Responder::respond(http::Response&& response) const {
-  if (!connection_) return;
-  std::string head;
-  http::encodeResponseHead(response, keepAlive_, &head);
-  std::shared_ptr<http::Response> body;
-  if (!headOnly_) {
-    body = std::make_shared<http::Response>();
-    body->body = std::move(response.body);
-    body->pieces = std::move(response.pieces);
-  }
-  send(std::move(head), std::move(body));
+  if (connection_) respond(std::make_shared<const http::Response>(std::move(response)));
 }
 
 void Responder::respond(std::shared_ptr<const http::Response> response) const {
