@@ -118,9 +118,25 @@ Future<Response> Master::rolesEndpoint(const Request&) {
 struct Master::Steps {
   std::vector<Pass> passes;
   size_t pass = 0;  // the current pass
-  size_t next = 0;  // the next id in it
+  size_t next = 0;  // the next entry in it
   std::function<void()> done;
 };
+
+Master::Pass::Pass(std::vector<std::string> ids, std::function<bool(const std::string& id)> visit)
+    : count(ids.size()) {
+  auto list = std::make_shared<const std::vector<std::string>>(std::move(ids));
+  this->visit = [list, visit = std::move(visit)](size_t index) { return visit((*list)[index]); };
+}
+
+// Slaves that joined after the pass began are left out: one that left
+// after its visit and came back may have taken a later slot.
+Master::Pass Master::slavePass(std::function<bool(const Slave& slave)> visit) const {
+  uint64_t began = registry_.version();
+  return Pass(registry_.slaveSlots(), [this, began, visit = std::move(visit)](size_t slot) {
+    const Slave* s = registry_.slaveInSlot(slot);
+    return s != nullptr && s->addedAt <= began && visit(*s);
+  });
+}
 
 void Master::renderInSteps(std::vector<Pass> passes, std::function<void()> done) {
   auto steps = std::make_shared<Steps>();
@@ -134,10 +150,10 @@ void Master::runSteps(const std::shared_ptr<Steps>& steps) {
   while (steps->pass < steps->passes.size()) {
     Pass& pass = steps->passes[steps->pass];
     if (pass.start) std::exchange(pass.start, nullptr)();
-    while (budget > 0 && steps->next < pass.ids.size()) {
-      if (pass.visit(pass.ids[steps->next++])) budget--;
+    while (budget > 0 && steps->next < pass.count) {
+      if (pass.visit(steps->next++)) budget--;
     }
-    if (steps->next < pass.ids.size()) {
+    if (steps->next < pass.count) {
       process::dispatch(self(), [this, steps] { runSteps(steps); });
       return;
     }

@@ -25,45 +25,36 @@ using process::http::Response;
 
 namespace {
 
-Fragment text(std::string value) { return std::make_shared<const std::string>(std::move(value)); }
-
-// A JSON document under assembly, as pieces.
+// A JSON document under assembly (master/pieces.hpp).
 class Document {
  public:
-  void add(Fragment piece) { pieces_.push_back(std::move(piece)); }
-  void add(std::string piece) { pieces_.push_back(text(std::move(piece))); }
+  void add(const Fragment& piece) { pieces_.add(piece); }
+  void add(std::string_view text) { pieces_.append(text); }
   // An element of the list being written: a comma before all but the first.
-  void element(Fragment piece) {
-    if (!first_) pieces_.push_back(comma());
-    first_ = false;
-    pieces_.push_back(std::move(piece));
+  void element(const Fragment& piece) {
+    next();
+    pieces_.add(piece);
   }
   // Starts an element made of several pieces (added next).
   void next() {
-    if (!first_) pieces_.push_back(comma());
+    if (!first_) pieces_.append(",");
     first_ = false;
   }
   // The next element will be a list's first.
   void startList() { first_ = true; }
-  std::vector<Fragment>& pieces() { return pieces_; }
+  Pieces& pieces() { return pieces_; }
 
   // An answer whose body is the pieces in order, handed over as they are:
-  // the transport writes the shared fragments without joining them
-  // (process/http.hpp, Response::pieces). Leaves the document empty.
+  // the transport writes them without joining them (process/http.hpp,
+  // Response::pieces). Leaves the document empty.
   Response response() {
     Response response = Response::ok(std::string());
-    response.pieces = std::move(pieces_);
-    pieces_.clear();
+    response.pieces = pieces_.take();
     return response;
   }
 
  private:
-  static const Fragment& comma() {
-    static const Fragment instance = text(",");
-    return instance;
-  }
-
-  std::vector<Fragment> pieces_;
+  Pieces pieces_;
   bool first_ = true;
 };
 
@@ -137,13 +128,11 @@ Future<Response> Master::stateEndpoint(const Request&) {
   render->document.add(std::string("{\"slaves\":["));
 
   std::vector<Pass> passes;
-  passes.push_back({registry_.slaveIds(), [this, render](const std::string& id) {
-                      const Slave* s = slave(id);
-                      if (s == nullptr) return false;
-                      render->document.next();
-                      registry_.slavePieces(*s, &render->document.pieces());
-                      return true;
-                    }});
+  passes.push_back(slavePass([this, render](const Slave& s) {
+    render->document.next();
+    registry_.slavePieces(s, &render->document.pieces());
+    return true;
+  }));
   passes.push_back({registry_.frameworkIds(), [this, render](const std::string& id) {
                       const Framework* f = framework(id);
                       if (f == nullptr) return false;
@@ -194,13 +183,11 @@ Future<Response> Master::slavesEndpoint(const Request&) {
   auto document = std::make_shared<Document>();
   document->add(std::string("{\"slaves\":["));
   std::vector<Pass> passes;
-  passes.push_back({registry_.slaveIds(), [this, document](const std::string& id) {
-                      const Slave* s = slave(id);
-                      if (s == nullptr) return false;
-                      document->next();
-                      registry_.slavePieces(*s, &document->pieces());
-                      return true;
-                    }});
+  passes.push_back(slavePass([this, document](const Slave& s) {
+    document->next();
+    registry_.slavePieces(s, &document->pieces());
+    return true;
+  }));
   auto promise = std::make_shared<process::Promise<Response>>();
   renderInSteps(std::move(passes), [document, promise] {
     document->add(std::string("],\"recovered_slaves\":[]}"));
@@ -273,41 +260,41 @@ Future<Response> Master::stateSummaryEndpoint(const Request&) {
                       Object object = registry_.frameworkSummaryObject(*f);
                       counts.render(object);
                       object["slave_ids"] = sortedArray(slaves);
-                      render->frameworks.element(text(json::stringify(object)));
+                      render->frameworks.next();
+                      render->frameworks.add(json::stringify(object));
                       return true;
                     }});
-  passes.push_back({registry_.slaveIds(), [this, render](const std::string& id) {
-                      const Slave* s = slave(id);
-                      if (s == nullptr) return false;
-                      TaskCounts counts;
-                      std::unordered_set<std::string> frameworks;
-                      if (auto it = render->completedBySlave.find(id);
-                          it != render->completedBySlave.end()) {
-                        counts.add(it->second.tasks);
-                        frameworks = std::move(it->second.frameworkIds);
-                        render->completedBySlave.erase(it);
-                      }
-                      for (const TaskRecord* task : s->tasks) {
-                        // Only registered frameworks' tasks, as in their own entries.
-                        if (!task->framework->registered) continue;
-                        frameworks.insert(task->framework->id.value());
-                        counts.count(task->task.state());
-                      }
-                      Object object = registry_.slaveObject(*s);
-                      counts.render(object);
-                      object["framework_ids"] = sortedArray(frameworks);
-                      render->slaves.element(text(json::stringify(object)));
-                      return true;
-                    }});
+  passes.push_back(slavePass([this, render](const Slave& s) {
+    const std::string& id = s.id.value();
+    TaskCounts counts;
+    std::unordered_set<std::string> frameworks;
+    if (auto it = render->completedBySlave.find(id); it != render->completedBySlave.end()) {
+      counts.add(it->second.tasks);
+      frameworks = std::move(it->second.frameworkIds);
+      render->completedBySlave.erase(it);
+    }
+    for (const TaskRecord* task : s.tasks) {
+      // Only registered frameworks' tasks, as in their own entries.
+      if (!task->framework->registered) continue;
+      frameworks.insert(task->framework->id.value());
+      counts.count(task->task.state());
+    }
+    Object object = registry_.slaveObject(s);
+    counts.render(object);
+    object["framework_ids"] = sortedArray(frameworks);
+    render->slaves.next();
+    render->slaves.add(json::stringify(object));
+    return true;
+  }));
   renderInSteps(std::move(passes), [this, render] {
     Object head;
     head["hostname"] = info_.hostname();
     head["cluster"] = flags_.cluster;
     Document document;
     document.add("{" + members(head) + ",\"slaves\":[");
-    for (Fragment& piece : render->slaves.pieces()) document.add(std::move(piece));
+    for (const Fragment& piece : render->slaves.pieces().take()) document.add(piece);
     document.add(std::string("],\"frameworks\":["));
-    for (Fragment& piece : render->frameworks.pieces()) document.add(std::move(piece));
+    for (const Fragment& piece : render->frameworks.pieces().take()) document.add(piece);
     document.add(std::string("]}"));
     render->response.set(document.response());
   });

@@ -200,14 +200,12 @@ Future<Response> Master::tasksEndpoint(const Request& request) {
   } else {
     // Live tasks slave by slave (bounded work per visit), then what the
     // frameworks completed.
-    passes.push_back({registry_.slaveIds(), [this, live](const std::string& id) {
-                        Slave* s = slave(id);
-                        if (s == nullptr) return false;
-                        for (const TaskRecord* task : s->tasks) {
-                          if (task->framework->registered) live(*task);
-                        }
-                        return true;
-                      }});
+    passes.push_back(slavePass([live](const Slave& s) {
+      for (const TaskRecord* task : s.tasks) {
+        if (task->framework->registered) live(*task);
+      }
+      return true;
+    }));
     passes.push_back({registry_.frameworkIds(), [this, completed](const std::string& id) {
                         Framework* f = framework(id);
                         if (f == nullptr) return false;

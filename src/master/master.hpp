@@ -181,17 +181,21 @@ class Master : public process::Actor {
       const process::http::Request& request);
 
   // Rendering that may be big happens in steps, each an event of its own, so
-  // that the master handles other messages in between: a pass visits ids in
-  // turn; `visit` returns whether the entry was still there (one that went
-  // away meanwhile costs nothing). Each entry is shown whole; the document
-  // is not one instant of the whole cluster.
+  // that the master handles other messages in between: a pass visits the
+  // entries 0..count-1 in turn (ids from a list taken when it was made, or
+  // the registry's slave slots); `visit` returns whether the entry was
+  // still there (one that went away meanwhile costs nothing). Each entry is
+  // shown whole; the document is not one instant of the whole cluster.
   struct Pass {
-    Pass(std::vector<std::string> ids, std::function<bool(const std::string& id)> visit)
-        : ids(std::move(ids)), visit(std::move(visit)) {}
-    std::vector<std::string> ids;
-    std::function<bool(const std::string& id)> visit;
+    Pass(size_t count, std::function<bool(size_t index)> visit)
+        : count(count), visit(std::move(visit)) {}
+    Pass(std::vector<std::string> ids, std::function<bool(const std::string& id)> visit);
+    size_t count;
+    std::function<bool(size_t index)> visit;
     std::function<void()> start;  // if set, runs when the pass begins
   };
+  // A pass over the slaves, by slot (Registry::slaveInSlot).
+  Pass slavePass(std::function<bool(const Slave& slave)> visit) const;
   struct Steps;
   // Runs the passes in order, at most stateChunk_ visited entries per event,
   // then `done` (in the last step).

@@ -142,8 +142,16 @@ Slave& Registry::addSlave(const SlaveID& id, const SlaveInfo& info, const UPID& 
   slave.total = Resources(info.resources());
   slave.registeredTime = now;
   slavesByPid_[pid] = &slave;
+  if (freeSlots_.empty()) {
+    slave.slot = slots_.size();
+    slots_.push_back(&slave);
+  } else {
+    slave.slot = freeSlots_.back();
+    freeSlots_.pop_back();
+    slots_[slave.slot] = &slave;
+  }
   clusterTotal_ += slave.total;
-  version_++;
+  slave.addedAt = ++version_;
   return slave;
 }
 
@@ -176,6 +184,8 @@ void Registry::removeSlave(Slave& slave) {
   if (!slave.active) inactiveSlaves_--;
   clusterTotal_ -= slave.total;
   version_++;
+  slots_[slave.slot] = nullptr;
+  freeSlots_.push_back(slave.slot);
   slaves_.erase(slave.id.value());
 }
 
@@ -440,19 +450,18 @@ int64_t Registry::tasksIn(TaskState state) const {
   return it == now_.end() ? 0 : it->second;
 }
 
+size_t Registry::taskCount() const {
+  int64_t count = 0;
+  for (const auto& [state, n] : now_) count += n;
+  return static_cast<size_t>(std::max<int64_t>(count, 0));
+}
+
 uint64_t Registry::tasksReached(TaskState state) const {
   auto it = reached_.find(state);
   return it == reached_.end() ? 0 : it->second;
 }
 
 // Listings.
-
-std::vector<std::string> Registry::slaveIds() const {
-  std::vector<std::string> ids;
-  ids.reserve(slaves_.size());
-  for (const auto& [id, slave] : slaves_) ids.push_back(id);
-  return ids;
-}
 
 std::vector<std::string> Registry::frameworkIds() const {
   std::vector<std::string> ids;

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "common/json.hpp"
+#include "master/pieces.hpp"
 #include "mesos/resources.hpp"
 #include "messages.pb.h"
 #include "process/clock.hpp"
@@ -56,9 +57,6 @@ using process::UPID;
 
 struct Framework;
 struct Slave;
-
-// Immutable text shared by the documents that contain it.
-using Fragment = std::shared_ptr<const std::string>;
 
 struct TaskRecord {
   Task task;  // the wire form: ids, state, resources, the latest few statuses
@@ -137,6 +135,8 @@ struct Slave {
   std::unordered_map<std::string, std::unordered_map<std::string, ExecutorInfo>> executors;
   size_t executorCount = 0;
   std::unordered_set<std::string> offers;
+  size_t slot = 0;       // its place in Registry::slaveInSlot
+  uint64_t addedAt = 0;  // the registry's version() once it was added
   uint32_t missedPings = 0;
   bool pongPending = false;
   // What its long tasks whose resources are not released hold
@@ -193,6 +193,17 @@ class Registry {
   // REQUIRES: its tasks, executors and offers are gone.
   void removeSlave(Slave& slave);
   size_t slaveCount() const { return slaves_.size(); }
+  // The slaves by slot, for endpoints that visit them all in steps: a slave
+  // keeps its slot while it is registered, and a removed slave's slot is
+  // reused by a later one. A visit of slots 0..slaveSlots()-1 that began at
+  // version() v and skips slaves added after v (Slave::addedAt > v) sees
+  // every slave there throughout once, and no slave twice however slaves
+  // leave and come back between its steps. As many slots as the most
+  // slaves there were at once; nullptr for an empty slot.
+  size_t slaveSlots() const { return slots_.size(); }
+  const Slave* slaveInSlot(size_t slot) const {
+    return slot < slots_.size() ? slots_[slot] : nullptr;
+  }
   // Calls `visit(Slave&)` for every slave. O(slaves).
   template <typename Visit>
   void forEachSlave(Visit visit) {
@@ -249,6 +260,8 @@ class Registry {
   // Counters: the tasks in each state now, and every terminal state reached
   // (each task once).
   int64_t tasksIn(TaskState state) const;
+  // Tasks held now, in any state.
+  size_t taskCount() const;
   uint64_t tasksReached(TaskState state) const;
   // A terminal state the master reported for a task it never added
   // (TASK_ERROR for an invalid task, TASK_LOST for invalid offers).
@@ -259,18 +272,17 @@ class Registry {
   // With caching off (tests: a document must equal a fresh render) every
   // fragment is rendered anew each time.
   void setCaching(bool caching) { caching_ = caching; }
-  Fragment taskJson(const TaskRecord& task) const;
+  const Fragment& taskJson(const TaskRecord& task) const;
   // A slave's /state object, whole, appended to `pieces` (two fragments).
-  void slavePieces(const Slave& slave, std::vector<Fragment>* pieces) const;
+  void slavePieces(const Slave& slave, Pieces* pieces) const;
   // A framework's /state object, whole, appended to `pieces`: its fields,
   // its live tasks, completed tasks, offers and executors.
-  void frameworkPieces(const Framework& framework, std::vector<Fragment>* pieces) const;
+  void frameworkPieces(const Framework& framework, Pieces* pieces) const;
   // What /state-summary starts from (it adds counts); rendered every time.
   json::Object slaveObject(const Slave& slave) const;
   json::Object frameworkSummaryObject(const Framework& framework) const;
 
   // Ids, for the endpoints that visit every entry in steps.
-  std::vector<std::string> slaveIds() const;
   std::vector<std::string> frameworkIds() const;  // registered ones
   std::vector<std::string> completedFrameworkIds() const;
   // Ids of frameworks known only from slaves' reports, and their tasks.
@@ -285,12 +297,12 @@ class Registry {
   void dropIfEmpty(Framework& framework);
   void setState(TaskRecord& task, TaskState state);
   void addUsed(TaskRecord& task);
-  Fragment offerJson(const OfferRecord& offer) const;
+  const Fragment& offerJson(const OfferRecord& offer) const;
   // The fields of the framework's /state object: "{...", without the
   // closing brace and the lists.
   Fragment frameworkFields(const Framework& framework) const;
   Fragment executorsJson(const Framework& framework) const;
-  void completedPieces(const Framework& framework, std::vector<Fragment>* pieces) const;
+  void completedPieces(const Framework& framework, Pieces* pieces) const;
   void touch(const Slave& slave) const {
     slave.json.reset();
     slave.usageJson.reset();
@@ -320,6 +332,8 @@ class Registry {
   std::deque<std::unique_ptr<Framework>> completedFrameworks_;
   std::unordered_map<std::string, std::unique_ptr<Slave>> slaves_;
   std::unordered_map<UPID, Slave*> slavesByPid_;
+  std::vector<Slave*> slots_;
+  std::vector<size_t> freeSlots_;
   size_t inactiveSlaves_ = 0;
   Resources clusterTotal_;
   Resources usedTotal_;

@@ -14,35 +14,20 @@ namespace {
 
 Fragment text(std::string value) { return std::make_shared<const std::string>(std::move(value)); }
 
-// The separators documents are assembled with, shared by all of them.
-struct Separators {
-  Fragment comma = text(",");
-  Fragment tasks = text(",\"tasks\":[");
-  Fragment completedTasks = text("],\"completed_tasks\":[");
-  Fragment offers = text("],\"offers\":[");
-  Fragment executors = text("],\"executors\":[");
-  Fragment end = text("]}");
-};
-
-const Separators& separators() {
-  static const Separators instance;
-  return instance;
-}
-
 // Appends `items`, comma-separated.
-template <typename Items, typename Fragmentof>
-void appendList(const Items& items, Fragmentof fragmentOf, std::vector<Fragment>* pieces) {
+template <typename Items, typename FragmentOf>
+void appendList(const Items& items, FragmentOf fragmentOf, Pieces* pieces) {
   bool first = true;
   for (const auto& item : items) {
-    if (!first) pieces->push_back(separators().comma);
+    if (!first) pieces->append(",");
     first = false;
-    pieces->push_back(fragmentOf(item));
+    pieces->add(fragmentOf(item));
   }
 }
 
 }  // namespace
 
-Fragment Registry::taskJson(const TaskRecord& task) const {
+const Fragment& Registry::taskJson(const TaskRecord& task) const {
   if (!task.json || !caching_) task.json = text(json::stringify(json::fromTask(task.task)));
   return task.json;
 }
@@ -79,7 +64,7 @@ Object slaveUsageObject(const Slave& s) {
 
 }  // namespace
 
-void Registry::slavePieces(const Slave& s, std::vector<Fragment>* pieces) const {
+void Registry::slavePieces(const Slave& s, Pieces* pieces) const {
   if (!s.json || !caching_) {
     std::string fields = json::stringify(slaveFixedObject(s));
     fields.back() = ',';  // the changing fields follow
@@ -89,8 +74,8 @@ void Registry::slavePieces(const Slave& s, std::vector<Fragment>* pieces) const 
     std::string fields = json::stringify(slaveUsageObject(s));
     s.usageJson = text(fields.substr(1));  // after the opening brace
   }
-  pieces->push_back(s.json);
-  pieces->push_back(s.usageJson);
+  pieces->add(s.json);
+  pieces->add(s.usageJson);
 }
 
 Object Registry::slaveObject(const Slave& s) const {
@@ -136,7 +121,7 @@ Fragment Registry::frameworkFields(const Framework& f) const {
   return f.json;
 }
 
-Fragment Registry::offerJson(const OfferRecord& record) const {
+const Fragment& Registry::offerJson(const OfferRecord& record) const {
   if (record.json && caching_) return record.json;
   Object offer;
   offer["id"] = record.offer.id().value();
@@ -171,7 +156,7 @@ Fragment Registry::executorsJson(const Framework& f) const {
   return text(std::move(out));
 }
 
-void Registry::completedPieces(const Framework& f, std::vector<Fragment>* pieces) const {
+void Registry::completedPieces(const Framework& f, Pieces* pieces) const {
   if (!caching_) f.completedChunks.clear();
   size_t i = 0;
   while (i < f.completed.size()) {
@@ -186,25 +171,28 @@ void Registry::completedPieces(const Framework& f, std::vector<Fragment>* pieces
       }
       joined = std::make_shared<const std::string>(std::move(text));
     }
-    if (i > 0) pieces->push_back(separators().comma);
-    pieces->push_back(joined);
+    if (i > 0) pieces->append(",");
+    pieces->add(joined);
     i = end;
   }
 }
 
-void Registry::frameworkPieces(const Framework& f, std::vector<Fragment>* pieces) const {
-  const Separators& s = separators();
-  pieces->push_back(frameworkFields(f));
-  pieces->push_back(s.tasks);
-  appendList(f.tasks, [this](const auto& entry) { return taskJson(*entry.second); }, pieces);
-  pieces->push_back(s.completedTasks);
+void Registry::frameworkPieces(const Framework& f, Pieces* pieces) const {
+  pieces->add(frameworkFields(f));
+  pieces->append(",\"tasks\":[");
+  appendList(
+      f.tasks, [this](const auto& entry) -> const Fragment& { return taskJson(*entry.second); },
+      pieces);
+  pieces->append("],\"completed_tasks\":[");
   completedPieces(f, pieces);
-  pieces->push_back(s.offers);
-  appendList(f.offers, [this](const std::string& id) { return offerJson(offers_.at(id)); },
-             pieces);
-  pieces->push_back(s.executors);
-  pieces->push_back(executorsJson(f));
-  pieces->push_back(s.end);
+  pieces->append("],\"offers\":[");
+  appendList(
+      f.offers,
+      [this](const std::string& id) -> const Fragment& { return offerJson(offers_.at(id)); },
+      pieces);
+  pieces->append("],\"executors\":[");
+  pieces->add(executorsJson(f));
+  pieces->append("]}");
 }
 
 }  // namespace mesos::internal::master

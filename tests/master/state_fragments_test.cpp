@@ -3,6 +3,10 @@
 // again. After every kind of change, each document must equal a fresh
 // render (fragment caching off): a missed invalidation shows here as a
 // stale entity.
+#include <atomic>
+#include <set>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "support/master_fixture.hpp"
@@ -180,6 +184,11 @@ TEST_F(StateFragmentsTest, DocumentsEqualAFreshRenderAfterEveryKindOfChange) {
   leave.mutable_slave_id()->set_value("elsewhere-S9");
   send(c, leave);
   expectFresh("slave removed");
+
+  // A new slave takes the removed one's slot.
+  Peer& d = slave("slave(3)");
+  registerSlave(d);
+  expectFresh("slave registered in a reused slot");
 }
 
 // A framework's history is shown in joined chunks of completed tasks;
@@ -228,6 +237,59 @@ TEST_F(StateFragmentsTest, AnUnchangedStateIsServedAgainAndAChangeRendersAnew) {
   json::Value third = get("/state");
   ASSERT_EQ(1u, third["slaves"].array().size());
   EXPECT_EQ(0u, first["slaves"].array().size());
+}
+
+// /state visits the slaves in steps (here one slave per event) while
+// slaves leave and come back, taking whatever slots are free: each slave is
+// shown at most once, and those there throughout are all shown.
+TEST_F(StateFragmentsTest, SlavesComingAndGoingDuringARenderAreShownAtMostOnce) {
+  // Ten that come and go (the first slots), then ten that stay.
+  std::vector<Peer*> churning;
+  auto reregistration = [](Peer& peer) {
+    ReregisterSlaveMessage message;
+    message.mutable_slave()->set_hostname(peer.id() + ".example");
+    message.mutable_slave()->mutable_id()->set_value(peer.id());
+    *message.mutable_slave()->mutable_resources() =
+        Resources::parse("cpus:1;mem:64").value().proto();
+    message.set_version("1.0.0");
+    return message;
+  };
+  for (int i = 0; i < 10; ++i) {
+    churning.push_back(&slave("churn-" + std::to_string(i)));
+    churning.back()->post(master(), reregistration(*churning.back()));
+  }
+  runtime_->settle();
+  std::vector<std::string> staying;
+  for (int i = 0; i < 10; ++i) {
+    staying.push_back(registerSlave(slave("stay-" + std::to_string(i))).value());
+  }
+  master_->setStateChunk(1);
+  for (int round = 0; round < 5; ++round) {
+    json::Value state;
+    std::atomic<bool> done{false};
+    std::thread reader([&] {
+      state = get("/state");
+      done = true;
+    });
+    // Without settling: these interleave with the render's steps.
+    for (size_t i = 0; i < 2000 && !done; ++i) {
+      Peer& peer = *churning[i % churning.size()];
+      UnregisterSlaveMessage leave;
+      leave.mutable_slave_id()->set_value(peer.id());
+      peer.post(master(), leave);
+      peer.post(master(), reregistration(peer));
+      std::this_thread::yield();
+    }
+    reader.join();
+    runtime_->settle();
+    std::multiset<std::string> shown;
+    for (const json::Value& s : state["slaves"].array()) shown.insert(s["id"].string());
+    for (const std::string& id : shown) EXPECT_EQ(1u, shown.count(id)) << id << " shown twice";
+    for (const std::string& id : staying) {
+      EXPECT_EQ(1u, shown.count(id)) << id << " was there throughout";
+    }
+  }
+  EXPECT_EQ(20u, get("/slaves")["slaves"].array().size());
 }
 
 }  // namespace
