@@ -125,7 +125,9 @@ struct Master::Steps {
 Master::Pass::Pass(std::vector<std::string> ids, std::function<bool(const std::string& id)> visit)
     : count(ids.size()) {
   auto list = std::make_shared<const std::vector<std::string>>(std::move(ids));
-  this->visit = [list, visit = std::move(visit)](size_t index) { return visit((*list)[index]); };
+  this->visit = [list, visit = std::move(visit)](size_t index) -> size_t {
+    return visit((*list)[index]) ? 1 : 0;
+  };
 }
 
 // Slaves that joined after the pass began are left out: one that left
@@ -134,7 +136,16 @@ Master::Pass Master::slavePass(std::function<bool(const Slave& slave)> visit) co
   uint64_t began = registry_.version();
   return Pass(registry_.slaveSlots(), [this, began, visit = std::move(visit)](size_t slot) {
     const Slave* s = registry_.slaveInSlot(slot);
-    return s != nullptr && s->addedAt <= began && visit(*s);
+    return s != nullptr && s->addedAt <= began && visit(*s) ? 1 : 0;
+  });
+}
+
+Master::Pass Master::slaveChunkPass(Pieces* pieces) const {
+  uint64_t began = registry_.version();
+  auto first = std::make_shared<bool>(true);
+  size_t chunks = (registry_.slaveSlots() + kSlaveChunk - 1) / kSlaveChunk;
+  return Pass(chunks, [this, began, pieces, first](size_t chunk) {
+    return registry_.slaveChunkPieces(chunk, began, pieces, first.get());
   });
 }
 
@@ -151,7 +162,7 @@ void Master::runSteps(const std::shared_ptr<Steps>& steps) {
     Pass& pass = steps->passes[steps->pass];
     if (pass.start) std::exchange(pass.start, nullptr)();
     while (budget > 0 && steps->next < pass.count) {
-      if (pass.visit(steps->next++)) budget--;
+      budget -= std::min(budget, pass.visit(steps->next++));
     }
     if (steps->next < pass.count) {
       process::dispatch(self(), [this, steps] { runSteps(steps); });

@@ -128,11 +128,7 @@ Future<Response> Master::stateEndpoint(const Request&) {
   render->document.add(std::string("{\"slaves\":["));
 
   std::vector<Pass> passes;
-  passes.push_back(slavePass([this, render](const Slave& s) {
-    render->document.next();
-    registry_.slavePieces(s, &render->document.pieces());
-    return true;
-  }));
+  passes.push_back(slaveChunkPass(&render->document.pieces()));
   passes.push_back({registry_.frameworkIds(), [this, render](const std::string& id) {
                       const Framework* f = framework(id);
                       if (f == nullptr) return false;
@@ -183,11 +179,7 @@ Future<Response> Master::slavesEndpoint(const Request&) {
   auto document = std::make_shared<Document>();
   document->add(std::string("{\"slaves\":["));
   std::vector<Pass> passes;
-  passes.push_back(slavePass([this, document](const Slave& s) {
-    document->next();
-    registry_.slavePieces(s, &document->pieces());
-    return true;
-  }));
+  passes.push_back(slaveChunkPass(&document->pieces()));
   auto promise = std::make_shared<process::Promise<Response>>();
   renderInSteps(std::move(passes), [document, promise] {
     document->add(std::string("],\"recovered_slaves\":[]}"));

@@ -183,19 +183,23 @@ class Master : public process::Actor {
   // Rendering that may be big happens in steps, each an event of its own, so
   // that the master handles other messages in between: a pass visits the
   // entries 0..count-1 in turn (ids from a list taken when it was made, or
-  // the registry's slave slots); `visit` returns whether the entry was
-  // still there (one that went away meanwhile costs nothing). Each entry is
-  // shown whole; the document is not one instant of the whole cluster.
+  // the registry's slave slots or chunks of them); `visit` returns how many
+  // entities it showed (an entry that went away meanwhile costs nothing).
+  // Each entity is shown whole; the document is not one instant of the
+  // whole cluster.
   struct Pass {
-    Pass(size_t count, std::function<bool(size_t index)> visit)
+    Pass(size_t count, std::function<size_t(size_t index)> visit)
         : count(count), visit(std::move(visit)) {}
     Pass(std::vector<std::string> ids, std::function<bool(const std::string& id)> visit);
     size_t count;
-    std::function<bool(size_t index)> visit;
+    std::function<size_t(size_t index)> visit;
     std::function<void()> start;  // if set, runs when the pass begins
   };
   // A pass over the slaves, by slot (Registry::slaveInSlot).
   Pass slavePass(std::function<bool(const Slave& slave)> visit) const;
+  // The slaves' /state objects, comma separated, appended to `pieces`, by
+  // chunks of slots (Registry::slaveChunkPieces).
+  Pass slaveChunkPass(Pieces* pieces) const;
   struct Steps;
   // Runs the passes in order, at most stateChunk_ visited entries per event,
   // then `done` (in the last step).

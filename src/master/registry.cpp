@@ -151,6 +151,7 @@ Slave& Registry::addSlave(const SlaveID& id, const SlaveInfo& info, const UPID& 
     slots_[slave.slot] = &slave;
   }
   clusterTotal_ += slave.total;
+  dropChunk(slave);
   slave.addedAt = ++version_;
   return slave;
 }
@@ -186,6 +187,7 @@ void Registry::removeSlave(Slave& slave) {
   version_++;
   slots_[slave.slot] = nullptr;
   freeSlots_.push_back(slave.slot);
+  dropChunk(slave);
   slaves_.erase(slave.id.value());
 }
 
@@ -299,6 +301,7 @@ TaskRecord& Registry::addTask(Framework& framework, Slave& slave, const TaskInfo
   auto [it, inserted] = framework.tasks.try_emplace(info.task_id().value(), std::move(record));
   CHECK(inserted) << "task " << info.task_id().value() << " added twice";
   slave.tasks.insert(&added);
+  placeTask(added);
   now_[TASK_STAGING]++;
   addUsed(added);
   return added;
@@ -326,6 +329,7 @@ TaskRecord* Registry::adoptTask(Slave& slave, const Task& task, uint64_t launchO
   it->second = std::move(record);
   TaskRecord& adopted = *it->second;
   slave.tasks.insert(&adopted);
+  placeTask(adopted);
   now_[adopted.task.state()]++;
   if (isTerminalState(adopted.task.state())) {
     adopted.released = true;
@@ -335,6 +339,26 @@ TaskRecord* Registry::adoptTask(Slave& slave, const Task& task, uint64_t launchO
     addUsed(adopted);
   }
   return &adopted;
+}
+
+void Registry::placeTask(TaskRecord& task) {
+  Framework& framework = *task.framework;
+  if (framework.freeTaskSlots.empty()) {
+    task.slot = framework.taskSlots.size();
+    framework.taskSlots.push_back(&task);
+  } else {
+    task.slot = framework.freeTaskSlots.back();
+    framework.freeTaskSlots.pop_back();
+    framework.taskSlots[task.slot] = &task;
+  }
+  dropChunk(task);
+}
+
+void Registry::unplaceTask(TaskRecord& task) {
+  Framework& framework = *task.framework;
+  framework.taskSlots[task.slot] = nullptr;
+  framework.freeTaskSlots.push_back(task.slot);
+  dropChunk(task);
 }
 
 TaskRecord* Registry::task(const std::string& frameworkId, const std::string& taskId) {
@@ -388,6 +412,7 @@ void Registry::removeTask(TaskRecord& task) {
     }
   }
   slave.tasks.erase(&task);
+  unplaceTask(task);
   touchUsage(slave);
   touch(framework);
   framework.tasks.erase(task.task.task_id().value());  // destroys `task`

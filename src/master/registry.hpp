@@ -1,7 +1,9 @@
 // Registry: the one owner of the master's state: frameworks, slaves,
 // executors, tasks and offers, the resource sums kept over them, the task
 // counters, and each entity's /state JSON, rendered when first asked for
-// after a change and shared by every document that shows it.
+// after a change and shared by every document that shows it; slaves and a
+// framework's live and completed tasks are also kept joined in small
+// chunks, each dropped when one of its entities changes.
 //
 // Everything that changes what an entity holds or how it renders goes
 // through the registry's operations, which keep these invariants:
@@ -72,6 +74,7 @@ struct TaskRecord {
   // A short task's --short_task_max_duration timer, until it fires or the
   // task's resources are released (long_tasks.cpp).
   std::optional<process::TimerId> expiry;
+  size_t slot = 0;        // its place in Framework::taskSlots
   mutable Fragment json;  // its /state JSON; empty after a change
 };
 
@@ -101,6 +104,13 @@ struct Framework {
   double reregisteredTime = 0;
   double unregisteredTime = 0;
   std::unordered_map<std::string, std::unique_ptr<TaskRecord>> tasks;  // by task id (owner)
+  // Its tasks by slot (a task keeps its slot; a gone task's slot is
+  // reused), and their JSON joined by kTaskChunk slots: /state shows a
+  // framework's tasks as these chunks, and a task's change drops only its
+  // own chunk (each is joined again when next shown).
+  std::vector<TaskRecord*> taskSlots;
+  std::vector<size_t> freeTaskSlots;
+  mutable std::vector<Fragment> taskChunks;
   std::unordered_map<std::string, size_t> executorSlaves;  // slave id -> its executors there
   std::unordered_set<std::string> offers;                  // offer ids
   Resources used;
@@ -117,6 +127,12 @@ struct Framework {
 
 // How many completed tasks one joined piece of a document holds.
 inline constexpr uint64_t kCompletedChunk = 64;
+// How many task slots one joined piece of a framework's live tasks covers:
+// small, so that most chunks are unchanged from one /state to the next even
+// with thousands of task changes a second.
+inline constexpr size_t kTaskChunk = 16;
+// How many slave slots one joined piece of the slaves' list covers.
+inline constexpr size_t kSlaveChunk = 8;
 
 struct Slave {
   SlaveID id;
@@ -204,6 +220,13 @@ class Registry {
   const Slave* slaveInSlot(size_t slot) const {
     return slot < slots_.size() ? slots_[slot] : nullptr;
   }
+  // The slaves of slots [chunk * kSlaveChunk, (chunk + 1) * kSlaveChunk)
+  // added at or before version `began`, as /state shows them, comma
+  // separated, appended to `pieces` (with a comma first unless `*first`;
+  // *first becomes false once something was appended). The JSON of a chunk
+  // is kept until one of its slaves changes. Returns how many slaves it
+  // showed.
+  size_t slaveChunkPieces(size_t chunk, uint64_t began, Pieces* pieces, bool* first) const;
   // Calls `visit(Slave&)` for every slave. O(slaves).
   template <typename Visit>
   void forEachSlave(Visit visit) {
@@ -273,8 +296,6 @@ class Registry {
   // fragment is rendered anew each time.
   void setCaching(bool caching) { caching_ = caching; }
   const Fragment& taskJson(const TaskRecord& task) const;
-  // A slave's /state object, whole, appended to `pieces` (two fragments).
-  void slavePieces(const Slave& slave, Pieces* pieces) const;
   // A framework's /state object, whole, appended to `pieces`: its fields,
   // its live tasks, completed tasks, offers and executors.
   void frameworkPieces(const Framework& framework, Pieces* pieces) const;
@@ -306,12 +327,19 @@ class Registry {
   void touch(const Slave& slave) const {
     slave.json.reset();
     slave.usageJson.reset();
+    dropChunk(slave);
     version_++;
   }
   // What is used or offered on it, or whether it is active, changed.
   void touchUsage(const Slave& slave) const {
     slave.usageJson.reset();
+    dropChunk(slave);
     version_++;
+  }
+  void dropChunk(const Slave& slave) const {
+    if (size_t chunk = slave.slot / kSlaveChunk; chunk < slaveChunks_.size()) {
+      slaveChunks_[chunk].json.reset();
+    }
   }
   void touch(const Framework& framework) const {
     framework.json.reset();
@@ -319,8 +347,19 @@ class Registry {
   }
   void touch(const TaskRecord& task) const {
     task.json.reset();
+    dropChunk(task);
     version_++;
   }
+  void dropChunk(const TaskRecord& task) const {
+    std::vector<Fragment>& chunks = task.framework->taskChunks;
+    if (size_t chunk = task.slot / kTaskChunk; chunk < chunks.size()) chunks[chunk].reset();
+  }
+  // Gives the task a slot in its framework's taskSlots, or takes it back.
+  void placeTask(TaskRecord& task);
+  void unplaceTask(TaskRecord& task);
+  void tasksPieces(const Framework& framework, Pieces* pieces) const;
+  // Renders the slave's two fragments where they are empty.
+  void renderSlave(const Slave& slave) const;
   // `sign` times `resources` more used (or offered) on `slave`.
   void addUsed(Slave& slave, const Resources& resources, int sign);
   void addOffered(Slave& slave, const Resources& resources, int sign);
@@ -334,6 +373,13 @@ class Registry {
   std::unordered_map<UPID, Slave*> slavesByPid_;
   std::vector<Slave*> slots_;
   std::vector<size_t> freeSlots_;
+  // The slaves' JSON joined by kSlaveChunk slots, with the latest addedAt
+  // of the slaves in it; empty after a change of any of them.
+  struct SlaveChunk {
+    Fragment json;
+    uint64_t addedAt = 0;
+  };
+  mutable std::vector<SlaveChunk> slaveChunks_;
   size_t inactiveSlaves_ = 0;
   Resources clusterTotal_;
   Resources usedTotal_;

@@ -64,7 +64,7 @@ Object slaveUsageObject(const Slave& s) {
 
 }  // namespace
 
-void Registry::slavePieces(const Slave& s, Pieces* pieces) const {
+void Registry::renderSlave(const Slave& s) const {
   if (!s.json || !caching_) {
     std::string fields = json::stringify(slaveFixedObject(s));
     fields.back() = ',';  // the changing fields follow
@@ -74,8 +74,47 @@ void Registry::slavePieces(const Slave& s, Pieces* pieces) const {
     std::string fields = json::stringify(slaveUsageObject(s));
     s.usageJson = text(fields.substr(1));  // after the opening brace
   }
-  pieces->add(s.json);
-  pieces->add(s.usageJson);
+}
+
+size_t Registry::slaveChunkPieces(size_t chunk, uint64_t began, Pieces* pieces,
+                                  bool* first) const {
+  if (slaveChunks_.size() <= chunk) slaveChunks_.resize(chunk + 1);
+  SlaveChunk& joined = slaveChunks_[chunk];
+  size_t end = std::min(slots_.size(), (chunk + 1) * kSlaveChunk);
+  size_t shown = 0;
+  // What was kept, when it shows no slave added after `began`.
+  if (joined.json && caching_ && joined.addedAt <= began) {
+    for (size_t slot = chunk * kSlaveChunk; slot < end; ++slot) shown += slots_[slot] ? 1 : 0;
+    if (joined.json->empty()) return 0;
+    if (!*first) pieces->append(",");
+    *first = false;
+    pieces->add(joined.json);
+    return shown;
+  }
+  std::string text;
+  uint64_t addedAt = 0;
+  bool complete = true;  // every slave in it shown: worth keeping
+  for (size_t slot = chunk * kSlaveChunk; slot < end; ++slot) {
+    const Slave* s = slots_[slot];
+    if (s == nullptr) continue;
+    if (s->addedAt > began) {
+      complete = false;
+      continue;
+    }
+    renderSlave(*s);
+    if (!text.empty()) text += ',';
+    text += *s->json;
+    text += *s->usageJson;
+    addedAt = std::max(addedAt, s->addedAt);
+    shown++;
+  }
+  auto fragment = std::make_shared<const std::string>(std::move(text));
+  if (complete) joined = {fragment, addedAt};
+  if (fragment->empty()) return 0;
+  if (!*first) pieces->append(",");
+  *first = false;
+  pieces->add(fragment);
+  return shown;
 }
 
 Object Registry::slaveObject(const Slave& s) const {
@@ -177,12 +216,34 @@ void Registry::completedPieces(const Framework& f, Pieces* pieces) const {
   }
 }
 
+void Registry::tasksPieces(const Framework& f, Pieces* pieces) const {
+  size_t chunks = (f.taskSlots.size() + kTaskChunk - 1) / kTaskChunk;
+  if (f.taskChunks.size() < chunks) f.taskChunks.resize(chunks);
+  bool first = true;
+  for (size_t chunk = 0; chunk < chunks; ++chunk) {
+    Fragment& joined = f.taskChunks[chunk];
+    if (!joined || !caching_) {
+      std::string text;
+      size_t end = std::min(f.taskSlots.size(), (chunk + 1) * kTaskChunk);
+      for (size_t slot = chunk * kTaskChunk; slot < end; ++slot) {
+        const TaskRecord* task = f.taskSlots[slot];
+        if (task == nullptr) continue;
+        if (!text.empty()) text += ',';
+        text += *taskJson(*task);
+      }
+      joined = std::make_shared<const std::string>(std::move(text));
+    }
+    if (joined->empty()) continue;
+    if (!first) pieces->append(",");
+    first = false;
+    pieces->add(joined);
+  }
+}
+
 void Registry::frameworkPieces(const Framework& f, Pieces* pieces) const {
   pieces->add(frameworkFields(f));
   pieces->append(",\"tasks\":[");
-  appendList(
-      f.tasks, [this](const auto& entry) -> const Fragment& { return taskJson(*entry.second); },
-      pieces);
+  tasksPieces(f, pieces);
   pieces->append("],\"completed_tasks\":[");
   completedPieces(f, pieces);
   pieces->append("],\"offers\":[");

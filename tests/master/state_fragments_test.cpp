@@ -226,6 +226,57 @@ TEST_F(StateFragmentsTest, CompletedTasksAcrossChunkBoundaries) {
   }
 }
 
+// A framework's live tasks are shown in joined chunks of task slots; a
+// task's change, end or a new task in a freed slot drops only its chunk,
+// and the documents stay exact.
+TEST_F(StateFragmentsTest, LiveTasksAcrossChunksAndReusedSlots) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID slaveId = registerSlave(a, "cpus:400;mem:409600");
+  std::vector<TaskInfo> tasks;
+  for (int i = 0; i < 40; ++i) {
+    tasks.push_back(commandTask("t" + std::to_string(i), slaveId, "cpus:1;mem:32"));
+  }
+  launch(s, frameworkId, {lastOffer(s).id()}, tasks, 0);
+  size_t firstOffers = s.received<ResourceOffersMessage>().size();
+  expectFresh("40 tasks launched");
+  for (int i : {0, 17, 33}) {
+    send(a, update(frameworkId, slaveId, "t" + std::to_string(i), TASK_RUNNING, a));
+  }
+  expectFresh("updates in three chunks");
+  for (int i : {5, 20, 21, 39}) {
+    StatusUpdateMessage finished =
+        update(frameworkId, slaveId, "t" + std::to_string(i), TASK_FINISHED, a);
+    finished.mutable_update()->clear_uuid();
+    finished.mutable_update()->mutable_status()->clear_uuid();
+    send(a, finished);
+  }
+  expectFresh("tasks gone from the middle and the end");
+  std::vector<TaskInfo> more;
+  for (int i = 40; i < 44; ++i) {
+    more.push_back(commandTask("t" + std::to_string(i), slaveId, "cpus:1;mem:32"));
+  }
+  // Whatever is offered now (what the ended tasks freed).
+  advance(flags_.allocation_interval);
+  std::vector<OfferID> offered;
+  auto offers = s.received<ResourceOffersMessage>();
+  for (size_t i = firstOffers; i < offers.size(); ++i) {
+    for (const Offer& offer : offers[i].offers()) offered.push_back(offer.id());
+  }
+  launch(s, frameworkId, offered, more, 0);
+  expectFresh("new tasks in the freed slots");
+  json::Value state = get("/state");
+  std::multiset<std::string> ids;
+  for (const json::Value& task : state["frameworks"].array()[0]["tasks"].array()) {
+    ids.insert(task["id"].string());
+  }
+  EXPECT_EQ(40u, ids.size());
+  for (const std::string& id : ids) EXPECT_EQ(1u, ids.count(id)) << id;
+  EXPECT_EQ(0u, ids.count("t20"));
+  EXPECT_EQ(1u, ids.count("t43"));
+}
+
 TEST_F(StateFragmentsTest, AnUnchangedStateIsServedAgainAndAChangeRendersAnew) {
   Peer& s = scheduler("scheduler(1)");
   registerFramework(s);
