@@ -59,6 +59,11 @@ Pool& pool() {
   return *instance;
 }
 
+const Fragment& comma() {
+  static const Fragment* instance = new Fragment(std::make_shared<const std::string>(","));
+  return *instance;
+}
+
 }  // namespace
 
 Pieces::~Pieces() {
@@ -67,8 +72,7 @@ Pieces::~Pieces() {
 
 void Pieces::append(std::string_view text) {
   if (!open_ && !copying()) {
-    static const Fragment* comma = new Fragment(std::make_shared<const std::string>(","));
-    pieces_.push_back(text == "," ? *comma : std::make_shared<const std::string>(text));
+    pieces_.push_back(text == "," ? comma() : std::make_shared<const std::string>(text));
     return;
   }
   while (!text.empty()) {
@@ -83,6 +87,12 @@ void Pieces::append(std::string_view text) {
 
 void Pieces::flush() {
   if (!open_ || open_->empty()) return;
+  if (open_->size() < kShareFrom) {
+    // A few separators between shared pieces: not worth a whole buffer.
+    pieces_.push_back(*open_ == "," ? comma() : std::make_shared<const std::string>(*open_));
+    open_->clear();
+    return;
+  }
   pieces_.emplace_back(open_.release(), [](const std::string* buffer) {
     pool().give(const_cast<std::string*>(buffer));
   });

@@ -2,9 +2,10 @@
 // list of immutable strings that it writes without joining them
 // (process/http.hpp, Response::pieces).
 //
-// Large shared fragments (a framework's joined history) go in as they are;
-// small ones (a task, a slave, a separator) are copied into joined pieces
-// of about kJoinedBytes. A piece costs whoever holds, writes and frees it
+// Large shared fragments (chunks of entities, kShareFrom bytes and more)
+// go in as they are; small ones (a lone task, a separator) are copied into
+// joined pieces of about kJoinedBytes (what little lies between two shared
+// fragments becomes a small piece of its own). A piece costs whoever holds, writes and frees it
 // about as much as copying a few hundred bytes: a document of a hundred
 // thousand tasks is a few thousand pieces, not a few hundred thousand.
 //

@@ -91,7 +91,15 @@ size_t Registry::slaveChunkPieces(size_t chunk, uint64_t began, Pieces* pieces,
     pieces->add(joined.json);
     return shown;
   }
+  size_t size = 0;
+  for (size_t slot = chunk * kSlaveChunk; slot < end; ++slot) {
+    if (const Slave* s = slots_[slot]) {
+      renderSlave(*s);
+      size += s->json->size() + s->usageJson->size() + 1;
+    }
+  }
   std::string text;
+  text.reserve(size);  // kept for as long as the chunk: no slack
   uint64_t addedAt = 0;
   bool complete = true;  // every slave in it shown: worth keeping
   for (size_t slot = chunk * kSlaveChunk; slot < end; ++slot) {
@@ -101,7 +109,6 @@ size_t Registry::slaveChunkPieces(size_t chunk, uint64_t began, Pieces* pieces,
       complete = false;
       continue;
     }
-    renderSlave(*s);
     if (!text.empty()) text += ',';
     text += *s->json;
     text += *s->usageJson;
@@ -203,7 +210,10 @@ void Registry::completedPieces(const Framework& f, Pieces* pieces) const {
     size_t end = std::min(f.completed.size(), (chunk + 1) * kCompletedChunk - f.completedSeq);
     Fragment& joined = f.completedChunks[chunk];
     if (!joined) {
+      size_t size = 0;
+      for (size_t j = i; j < end; ++j) size += f.completed[j].json->size() + 1;
       std::string text;
+      text.reserve(size);
       for (size_t j = i; j < end; ++j) {
         if (j > i) text += ',';
         text += *f.completed[j].json;
@@ -223,13 +233,19 @@ void Registry::tasksPieces(const Framework& f, Pieces* pieces) const {
   for (size_t chunk = 0; chunk < chunks; ++chunk) {
     Fragment& joined = f.taskChunks[chunk];
     if (!joined || !caching_) {
+      size_t begin = chunk * kTaskChunk;
+      size_t end = std::min(f.taskSlots.size(), begin + kTaskChunk);
+      size_t size = 0;
+      for (size_t slot = begin; slot < end; ++slot) {
+        if (const TaskRecord* task = f.taskSlots[slot]) size += taskJson(*task)->size() + 1;
+      }
       std::string text;
-      size_t end = std::min(f.taskSlots.size(), (chunk + 1) * kTaskChunk);
-      for (size_t slot = chunk * kTaskChunk; slot < end; ++slot) {
+      text.reserve(size);  // kept for as long as the chunk: no slack
+      for (size_t slot = begin; slot < end; ++slot) {
         const TaskRecord* task = f.taskSlots[slot];
         if (task == nullptr) continue;
         if (!text.empty()) text += ',';
-        text += *taskJson(*task);
+        text += *task->json;
       }
       joined = std::make_shared<const std::string>(std::move(text));
     }
