@@ -17,7 +17,7 @@ using mesos::internal::master::MasterFlags;
 namespace {
 
 // How long stopping may take after SIGTERM or SIGINT.
-constexpr std::chrono::milliseconds kStopBound{900};
+constexpr std::chrono::milliseconds kStopBound{600};
 
 }  // namespace
 
