@@ -8,7 +8,7 @@ packages=(
   libboost-dev libboost-system-dev
   libprotobuf-dev libprotoc-dev protobuf-compiler
   libgoogle-glog-dev libgflags-dev
-  libzookeeper-mt-dev
+  libzookeeper-mt-dev zookeeper default-jre-headless
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   golang-go golang-github-mesos-mesos-go-dev golang-goprotobuf-dev
