@@ -1,0 +1,158 @@
+// The ZooKeeper actor against a real server: calls and their answers,
+// children watches, and a session that expires and is replaced.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <zookeeper/zookeeper.h>
+
+#include "process/dispatch.hpp"
+#include "process/runtime.hpp"
+#include "support/zookeeper_server.hpp"
+#include "zk/zookeeper.hpp"
+
+namespace mesos::test {
+namespace {
+
+using namespace std::chrono_literals;
+using internal::zk::ZooKeeper;
+using process::Future;
+
+class ZooKeeperTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string why = ZooKeeperServers::unavailable(); !why.empty()) GTEST_SKIP() << why;
+    ASSERT_TRUE(servers_.start()) << servers_.error();
+    runtime_ = std::move(process::Runtime::create({})).value();
+    auto url = internal::zk::parseUrl("zk://" + servers_.connectString() + "/mesos");
+    ASSERT_TRUE(url.ok());
+    zk_ = runtime_->spawn<ZooKeeper>("zookeeper", *url, std::chrono::milliseconds(1000));
+  }
+
+  void TearDown() override {
+    zk_ = {};
+    runtime_.reset();
+  }
+
+  // Runs `f` on the actor and waits for the future it returns.
+  template <typename F>
+  auto call(F f) {
+    ZooKeeper* zk = zk_.get();
+    auto future = process::dispatch(zk_.pid(), [zk, f] { return f(*zk); });
+    EXPECT_TRUE(future.await(30s)) << "no answer from ZooKeeper within 30 s";
+    return future.get();
+  }
+
+  ZooKeeperServers servers_{1};
+  std::unique_ptr<process::Runtime> runtime_;
+  process::Spawned<ZooKeeper> zk_;
+};
+
+TEST_F(ZooKeeperTest, CallsAndWatches) {
+  ASSERT_TRUE(call([](ZooKeeper& zk) { return zk.createPath("/mesos/group"); }).ok());
+  // Made already: still fine.
+  ASSERT_TRUE(call([](ZooKeeper& zk) { return zk.createPath("/mesos/group"); }).ok());
+
+  auto first = call([](ZooKeeper& zk) {
+    return zk.create("/mesos/group/json.info_", "one", ZOO_EPHEMERAL | ZOO_SEQUENCE);
+  });
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ("/mesos/group/json.info_0000000000", *first);
+  auto data = call([&](ZooKeeper& zk) { return zk.get(*first); });
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ("one", *data);
+
+  auto children = call([](ZooKeeper& zk) { return zk.children("/mesos/group"); });
+  ASSERT_TRUE(children.ok());
+  EXPECT_EQ(std::vector<std::string>{"json.info_0000000000"}, children->names);
+  Future<process::Nothing> changed = children->changed;
+  EXPECT_FALSE(changed.isReady());
+  auto second = call([](ZooKeeper& zk) {
+    return zk.create("/mesos/group/json.info_", "two", ZOO_EPHEMERAL | ZOO_SEQUENCE);
+  });
+  ASSERT_TRUE(second.ok());
+  EXPECT_TRUE(changed.await(30s)) << "the children watch did not fire";
+
+  auto missing = call([](ZooKeeper& zk) { return zk.get("/mesos/nothing"); });
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(ZNONODE, missing.error().code);
+  auto removed = call([&](ZooKeeper& zk) { return zk.remove(*first); });
+  ASSERT_TRUE(removed.ok());
+  EXPECT_TRUE(*removed);
+  auto again = call([&](ZooKeeper& zk) { return zk.remove(*first); });
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+  auto exists = call([](ZooKeeper& zk) { return zk.create("/mesos/group", "", 0); });
+  ASSERT_FALSE(exists.ok());
+  EXPECT_EQ(ZNODEEXISTS, exists.error().code);
+}
+
+TEST_F(ZooKeeperTest, AnExpiredSessionIsReplacedAndItsEphemeralNodesAreGone) {
+  // What the listener heard, in order.
+  struct Heard {
+    std::mutex mutex;
+    std::vector<ZooKeeper::Session> events;
+    std::vector<int64_t> ids;
+  };
+  auto heard = std::make_shared<Heard>();
+  auto made = call([heard](ZooKeeper& zk) {
+    zk.listen([heard](ZooKeeper::Session session, int64_t id) {
+      std::lock_guard<std::mutex> lock(heard->mutex);
+      heard->events.push_back(session);
+      heard->ids.push_back(id);
+    });
+    return zk.createPath("/mesos");
+  });
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  auto node = call([](ZooKeeper& zk) {
+    return zk.create("/mesos/json.info_", "x", ZOO_EPHEMERAL | ZOO_SEQUENCE);
+  });
+  ASSERT_TRUE(node.ok());
+  auto children = call([](ZooKeeper& zk) { return zk.children("/mesos"); });
+  ASSERT_TRUE(children.ok());
+  ZooKeeper::SessionKey key = call([](ZooKeeper& zk) { return zk.sessionKey(); });
+  ASSERT_NE(0, key.id);
+
+  // Another client takes the session over and closes it: the server ends
+  // the session, and our actor learns it has expired.
+  clientid_t id{};
+  id.client_id = key.id;
+  std::copy(key.password.begin(), key.password.end(), id.passwd);
+  zhandle_t* thief = zookeeper_init(servers_.connectString().c_str(), nullptr, 1000, &id, nullptr, 0);
+  ASSERT_NE(nullptr, thief);
+  auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (zoo_state(thief) != ZOO_CONNECTED_STATE && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);  // a real client connecting
+  }
+  ASSERT_EQ(ZOO_CONNECTED_STATE, zoo_state(thief));
+  zookeeper_close(thief);
+
+  EXPECT_TRUE(children->changed.await(30s)) << "the watch did not end with the session";
+  // A new session: connected again, with another id.
+  deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int64_t now = call([](ZooKeeper& zk) { return zk.connected() ? zk.sessionId() : 0; });
+    if (now != 0 && now != key.id) break;
+    std::this_thread::sleep_for(20ms);  // the real server making the session
+  }
+  {
+    std::lock_guard<std::mutex> lock(heard->mutex);
+    ASSERT_GE(heard->events.size(), 3u);
+    EXPECT_EQ(ZooKeeper::Session::kConnected, heard->events.front());
+    EXPECT_EQ(ZooKeeper::Session::kConnected, heard->events.back());
+    EXPECT_NE(heard->ids.front(), heard->ids.back());
+    bool expired = false;
+    for (auto event : heard->events) expired = expired || event == ZooKeeper::Session::kExpired;
+    EXPECT_TRUE(expired);
+  }
+  auto gone = call([&](ZooKeeper& zk) { return zk.get(*node); });
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(ZNONODE, gone.error().code);
+}
+
+}  // namespace
+}  // namespace mesos::test
