@@ -3,7 +3,6 @@
 #include <glog/logging.h>
 #include <zookeeper/zookeeper.h>
 
-#include <cstring>
 #include <utility>
 
 #include "process/dispatch.hpp"
@@ -159,15 +158,24 @@ void ZooKeeper::open() {
                             static_cast<int>(sessionTimeout_.count()), nullptr, context.get(), 0,
                             logLine);
   if (handle_ == nullptr) {
-    // Only bad arguments or no memory: the URL was checked.
-    LOG(FATAL) << "Cannot start a ZooKeeper session with " << url_.toString() << ": "
-               << std::strerror(errno);
+    // The URL was checked: a host name that does not resolve (yet), or no
+    // memory. Calls wait meanwhile.
+    // Said once a minute.
+    LOG_IF(WARNING, failedOpens_++ % 60 == 0)
+        << "Cannot start a ZooKeeper session with " << url_.toString()
+        << " (do its servers' names resolve?); trying again every second";
+    sessionContext_.reset();
+    delay(std::chrono::seconds(1), [this] {
+      if (handle_ == nullptr) open();
+    });
+    return;
   }
   if (url_.credentials) {
     std::string identity = url_.credentials->user + ":" + url_.credentials->password;
     zoo_add_auth(handle_, "digest", identity.data(), static_cast<int>(identity.size()), nullptr,
                  nullptr);
   }
+  failedOpens_ = 0;
   LOG(INFO) << "Connecting to ZooKeeper at " << url_.toString();
 }
 

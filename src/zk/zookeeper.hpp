@@ -112,6 +112,7 @@ class ZooKeeper : public process::Actor {
   zhandle_t* handle_ = nullptr;
   uint64_t generation_ = 0;  // of handle_: replies of older handles are dropped
   std::shared_ptr<void> sessionContext_;
+  uint64_t failedOpens_ = 0;  // in a row: the servers' names did not resolve
   bool connected_ = false;
   uint64_t connections_ = 0;  // connected events so far
   int64_t sessionId_ = 0;

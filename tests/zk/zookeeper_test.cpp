@@ -154,5 +154,21 @@ TEST_F(ZooKeeperTest, AnExpiredSessionIsReplacedAndItsEphemeralNodesAreGone) {
   EXPECT_EQ(ZNONODE, gone.error().code);
 }
 
+// A server name that does not resolve is not fatal: the actor keeps
+// trying, and calls wait for a session.
+TEST(ZooKeeperUnresolvableTest, CallsWaitAndTheActorLives) {
+  auto runtime = std::move(process::Runtime::create({})).value();
+  auto url = internal::zk::parseUrl("zk://no-such-host.invalid:2181/mesos");
+  ASSERT_TRUE(url.ok());
+  auto zk = runtime->spawn<ZooKeeper>("zookeeper", *url, std::chrono::milliseconds(1000));
+  ZooKeeper* actor = zk.get();
+  Future<Result<std::string>> answer =
+      process::dispatch(zk.pid(), [actor] { return actor->get("/mesos"); });
+  auto connected = process::dispatch(zk.pid(), [actor] { return actor->connected(); });
+  ASSERT_TRUE(connected.await(30s));
+  EXPECT_FALSE(connected.get());
+  EXPECT_FALSE(answer.await(300ms)) << "answered without a session";
+}
+
 }  // namespace
 }  // namespace mesos::test
