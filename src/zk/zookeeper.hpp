@@ -67,6 +67,27 @@ class ZooKeeper : public process::Actor {
   // Makes `path` and its parents (persistent, empty) where missing.
   process::Future<Result<process::Nothing>> createPath(std::string path);
 
+  // Group membership (zk/group.cpp), Apache Mesos's layout: the members of
+  // the group at `path` are its ephemeral sequential children
+  // "<label>_<10-digit sequence>" (masters: "json.info"), in order of
+  // sequence; the lowest leads.
+  struct Member {
+    uint64_t sequence = 0;
+    std::string path;  // "<group>/<label>_<sequence>"
+  };
+  struct Members {
+    std::vector<Member> members;  // by sequence
+    process::Future<process::Nothing> changed;
+  };
+  // Joins with `data`, which holds `token` (a string no other member's
+  // data holds: it finds this member's node again when the answer to its
+  // creation was lost, or when it joins twice). Makes the group's path
+  // where missing. The member ends with the session (or leave()).
+  process::Future<Result<Member>> join(std::string path, std::string label, std::string data,
+                                       std::string token);
+  process::Future<Result<bool>> leave(const Member& member) { return remove(member.path); }
+  process::Future<Result<Members>> members(std::string path, std::string label);
+
   // The session's id; 0 before the first connection.
   int64_t sessionId() const { return sessionId_; }
   // The id and password another client needs to take the session over
@@ -105,6 +126,8 @@ class ZooKeeper : public process::Actor {
   uint64_t addWatch(std::shared_ptr<process::Promise<process::Nothing>>* promise);
   void createStep(std::shared_ptr<process::Promise<Result<process::Nothing>>> promise,
                   std::string path, size_t next);
+  struct Joining;
+  void joinStep(std::shared_ptr<Joining> joining);
   void notify(Session session);
 
   const Url url_;

@@ -154,6 +154,60 @@ TEST_F(ZooKeeperTest, AnExpiredSessionIsReplacedAndItsEphemeralNodesAreGone) {
   EXPECT_EQ(ZNONODE, gone.error().code);
 }
 
+// Group membership as Apache Mesos lays it out: members in order of
+// sequence, joining again finds the member made before, and a member goes
+// with its session.
+TEST_F(ZooKeeperTest, GroupMembersInOrderAndGoneWithTheirSession) {
+  auto url = internal::zk::parseUrl("zk://" + servers_.connectString() + "/mesos");
+  ASSERT_TRUE(url.ok());
+  auto other = runtime_->spawn<ZooKeeper>("zookeeper-b", *url, std::chrono::milliseconds(1000));
+  ZooKeeper* b = other.get();
+
+  auto a1 = call([](ZooKeeper& zk) {
+    return zk.join("/mesos/masters", "json.info", "{\"id\":\"A\"}", "\"id\":\"A\"");
+  });
+  ASSERT_TRUE(a1.ok()) << a1.error().message;
+  EXPECT_EQ("/mesos/masters/json.info_0000000000", a1->path);
+  EXPECT_EQ(0u, a1->sequence);
+  auto b1 = process::dispatch(other.pid(), [b] {
+    return b->join("/mesos/masters", "json.info", "{\"id\":\"B\"}", "\"id\":\"B\"");
+  });
+  ASSERT_TRUE(b1.await(30s));
+  ASSERT_TRUE(b1.get().ok()) << b1.get().error().message;
+  EXPECT_EQ(1u, b1.get()->sequence);
+  // Not a member: another label, or not a sequence.
+  ASSERT_TRUE(call([](ZooKeeper& zk) {
+                return zk.create("/mesos/masters/log_replicas", "", ZOO_EPHEMERAL);
+              }).ok());
+
+  // A joins again (as after a lost answer): the same member.
+  auto a2 = call([](ZooKeeper& zk) {
+    return zk.join("/mesos/masters", "json.info", "{\"id\":\"A\"}", "\"id\":\"A\"");
+  });
+  ASSERT_TRUE(a2.ok());
+  EXPECT_EQ(a1->path, a2->path);
+
+  auto seen = process::dispatch(other.pid(), [b] { return b->members("/mesos/masters", "json.info"); });
+  ASSERT_TRUE(seen.await(30s));
+  ASSERT_TRUE(seen.get().ok());
+  const auto& members = seen.get()->members;
+  ASSERT_EQ(2u, members.size());
+  EXPECT_EQ(a1->path, members[0].path);
+  EXPECT_EQ(b1.get()->path, members[1].path);
+  auto leader = process::dispatch(other.pid(), [b, path = members[0].path] { return b->get(path); });
+  ASSERT_TRUE(leader.await(30s));
+  EXPECT_EQ("{\"id\":\"A\"}", *leader.get());
+
+  // A's session closes: its member goes, and B sees the change.
+  zk_ = {};
+  ASSERT_TRUE(seen.get()->changed.await(30s));
+  auto after = process::dispatch(other.pid(), [b] { return b->members("/mesos/masters", "json.info"); });
+  ASSERT_TRUE(after.await(30s));
+  ASSERT_TRUE(after.get().ok());
+  ASSERT_EQ(1u, after.get()->members.size());
+  EXPECT_EQ(b1.get()->path, after.get()->members[0].path);
+}
+
 // A server name that does not resolve is not fatal: the actor keeps
 // trying, and calls wait for a session.
 TEST(ZooKeeperUnresolvableTest, CallsWaitAndTheActorLives) {
