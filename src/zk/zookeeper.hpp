@@ -26,10 +26,12 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "mesos.pb.h"
 #include "mesos/result.hpp"
 #include "process/actor.hpp"
 #include "process/future.hpp"
@@ -87,6 +89,17 @@ class ZooKeeper : public process::Actor {
                                        std::string token);
   process::Future<Result<bool>> leave(const Member& member) { return remove(member.path); }
   process::Future<Result<Members>> members(std::string path, std::string label);
+
+  // The leading master of the group of masters at `path` (zk/masters.hpp;
+  // the path made where missing): none while there is no member; with its member's path and a future
+  // that completes when the members change. An error when the leader's
+  // node does not hold MasterInfo JSON.
+  struct Leading {
+    std::optional<MasterInfo> leader;
+    std::string member;
+    process::Future<process::Nothing> changed;
+  };
+  process::Future<Result<Leading>> leader(std::string path);
 
   // The session's id; 0 before the first connection.
   int64_t sessionId() const { return sessionId_; }

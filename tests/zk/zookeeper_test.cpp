@@ -13,6 +13,7 @@
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
 #include "support/zookeeper_server.hpp"
+#include "zk/masters.hpp"
 #include "zk/zookeeper.hpp"
 
 namespace mesos::test {
@@ -206,6 +207,56 @@ TEST_F(ZooKeeperTest, GroupMembersInOrderAndGoneWithTheirSession) {
   ASSERT_TRUE(after.get().ok());
   ASSERT_EQ(1u, after.get()->members.size());
   EXPECT_EQ(b1.get()->path, after.get()->members[0].path);
+}
+
+// The leading master: the lowest json.info member, its MasterInfo read
+// back; the next one leads once it goes; a leader's node that does not hold
+// MasterInfo is an error that says so.
+TEST_F(ZooKeeperTest, TheLeadingMasterIsTheLowestMember) {
+  auto info = [](const std::string& id, int port) {
+    MasterInfo master;
+    master.set_id(id);
+    master.set_ip(0x0100007f);
+    master.set_port(static_cast<uint32_t>(port));
+    master.set_pid("master@127.0.0.1:" + std::to_string(port));
+    return master;
+  };
+  auto none = call([](ZooKeeper& zk) { return zk.leader("/mesos"); });
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_FALSE(none->leader.has_value());
+
+  auto a = call([&](ZooKeeper& zk) {
+    return zk.join("/mesos", internal::zk::kMasterLabel,
+                   internal::zk::masterInfoJson(info("A", 5050)), "\"id\":\"A\"");
+  });
+  ASSERT_TRUE(a.ok());
+  auto b = call([&](ZooKeeper& zk) {
+    return zk.join("/mesos", internal::zk::kMasterLabel,
+                   internal::zk::masterInfoJson(info("B", 5051)), "\"id\":\"B\"");
+  });
+  ASSERT_TRUE(b.ok());
+  auto first = call([](ZooKeeper& zk) { return zk.leader("/mesos"); });
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_TRUE(first->leader.has_value());
+  EXPECT_EQ("A", first->leader->id());
+  EXPECT_EQ("master@127.0.0.1:5050", first->leader->pid());
+  EXPECT_EQ(a->path, first->member);
+
+  ASSERT_TRUE(call([&](ZooKeeper& zk) { return zk.leave(*a); }).ok());
+  ASSERT_TRUE(first->changed.await(30s));
+  auto second = call([](ZooKeeper& zk) { return zk.leader("/mesos"); });
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE(second->leader.has_value());
+  EXPECT_EQ("B", second->leader->id());
+
+  ASSERT_TRUE(call([](ZooKeeper& zk) { return zk.createPath("/bad"); }).ok());
+  ASSERT_TRUE(call([](ZooKeeper& zk) {
+                return zk.create("/bad/json.info_", "garbage", ZOO_EPHEMERAL | ZOO_SEQUENCE);
+              }).ok());
+  auto bad = call([](ZooKeeper& zk) { return zk.leader("/bad"); });
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string::npos, bad.error().message.find("/bad/json.info_0000000000"))
+      << bad.error().message;
 }
 
 // A server name that does not resolve is not fatal: the actor keeps
