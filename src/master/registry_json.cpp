@@ -1,6 +1,8 @@
 // The registry's JSON: each entity as /state shows it (Apache Mesos's
 // shapes for the fields we have), cached per entity until it changes.
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "common/state_json.hpp"
 #include "master/registry.hpp"
@@ -24,6 +26,30 @@ void appendList(const Items& items, FragmentOf fragmentOf, Pieces* pieces) {
     pieces->add(fragmentOf(item));
   }
 }
+
+// A chunk's text: elements (each of one or two parts) joined with commas,
+// in a string of exactly their size (it is kept as long as the chunk).
+class ChunkText {
+ public:
+  void add(const std::string& part, const std::string* more = nullptr) {
+    elements_.push_back({&part, more});
+    size_ += part.size() + (more != nullptr ? more->size() : 0) + 1;
+  }
+  Fragment take() {
+    std::string joined;
+    joined.reserve(size_);
+    for (const auto& [part, more] : elements_) {
+      if (!joined.empty()) joined += ',';
+      joined += *part;
+      if (more != nullptr) joined += *more;
+    }
+    return text(std::move(joined));
+  }
+
+ private:
+  std::vector<std::pair<const std::string*, const std::string*>> elements_;
+  size_t size_ = 0;
+};
 
 }  // namespace
 
@@ -82,41 +108,30 @@ size_t Registry::slaveChunkPieces(size_t chunk, uint64_t began, Pieces* pieces,
   SlaveChunk& joined = slaveChunks_[chunk];
   size_t end = std::min(slots_.size(), (chunk + 1) * kSlaveChunk);
   size_t shown = 0;
-  // What was kept, when it shows no slave added after `began`.
+  Fragment fragment;
   if (joined.json && caching_ && joined.addedAt <= began) {
+    // What was kept: it shows no slave added after `began`.
     for (size_t slot = chunk * kSlaveChunk; slot < end; ++slot) shown += slots_[slot] ? 1 : 0;
-    if (joined.json->empty()) return 0;
-    if (!*first) pieces->append(",");
-    *first = false;
-    pieces->add(joined.json);
-    return shown;
-  }
-  size_t size = 0;
-  for (size_t slot = chunk * kSlaveChunk; slot < end; ++slot) {
-    if (const Slave* s = slots_[slot]) {
+    fragment = joined.json;
+  } else {
+    ChunkText text;
+    uint64_t addedAt = 0;
+    bool complete = true;  // every slave in it shown: worth keeping
+    for (size_t slot = chunk * kSlaveChunk; slot < end; ++slot) {
+      const Slave* s = slots_[slot];
+      if (s == nullptr) continue;
+      if (s->addedAt > began) {
+        complete = false;
+        continue;
+      }
       renderSlave(*s);
-      size += s->json->size() + s->usageJson->size() + 1;
+      text.add(*s->json, s->usageJson.get());
+      addedAt = std::max(addedAt, s->addedAt);
+      shown++;
     }
+    fragment = text.take();
+    if (complete) joined = {fragment, addedAt};
   }
-  std::string text;
-  text.reserve(size);  // kept for as long as the chunk: no slack
-  uint64_t addedAt = 0;
-  bool complete = true;  // every slave in it shown: worth keeping
-  for (size_t slot = chunk * kSlaveChunk; slot < end; ++slot) {
-    const Slave* s = slots_[slot];
-    if (s == nullptr) continue;
-    if (s->addedAt > began) {
-      complete = false;
-      continue;
-    }
-    if (!text.empty()) text += ',';
-    text += *s->json;
-    text += *s->usageJson;
-    addedAt = std::max(addedAt, s->addedAt);
-    shown++;
-  }
-  auto fragment = std::make_shared<const std::string>(std::move(text));
-  if (complete) joined = {fragment, addedAt};
   if (fragment->empty()) return 0;
   if (!*first) pieces->append(",");
   *first = false;
@@ -210,15 +225,9 @@ void Registry::completedPieces(const Framework& f, Pieces* pieces) const {
     size_t end = std::min(f.completed.size(), (chunk + 1) * kCompletedChunk - f.completedSeq);
     Fragment& joined = f.completedChunks[chunk];
     if (!joined) {
-      size_t size = 0;
-      for (size_t j = i; j < end; ++j) size += f.completed[j].json->size() + 1;
-      std::string text;
-      text.reserve(size);
-      for (size_t j = i; j < end; ++j) {
-        if (j > i) text += ',';
-        text += *f.completed[j].json;
-      }
-      joined = std::make_shared<const std::string>(std::move(text));
+      ChunkText text;
+      for (size_t j = i; j < end; ++j) text.add(*f.completed[j].json);
+      joined = text.take();
     }
     if (i > 0) pieces->append(",");
     pieces->add(joined);
@@ -233,21 +242,12 @@ void Registry::tasksPieces(const Framework& f, Pieces* pieces) const {
   for (size_t chunk = 0; chunk < chunks; ++chunk) {
     Fragment& joined = f.taskChunks[chunk];
     if (!joined || !caching_) {
-      size_t begin = chunk * kTaskChunk;
-      size_t end = std::min(f.taskSlots.size(), begin + kTaskChunk);
-      size_t size = 0;
-      for (size_t slot = begin; slot < end; ++slot) {
-        if (const TaskRecord* task = f.taskSlots[slot]) size += taskJson(*task)->size() + 1;
+      ChunkText text;
+      size_t end = std::min(f.taskSlots.size(), (chunk + 1) * kTaskChunk);
+      for (size_t slot = chunk * kTaskChunk; slot < end; ++slot) {
+        if (const TaskRecord* task = f.taskSlots[slot]) text.add(*taskJson(*task));
       }
-      std::string text;
-      text.reserve(size);  // kept for as long as the chunk: no slack
-      for (size_t slot = begin; slot < end; ++slot) {
-        const TaskRecord* task = f.taskSlots[slot];
-        if (task == nullptr) continue;
-        if (!text.empty()) text += ',';
-        text += *task->json;
-      }
-      joined = std::make_shared<const std::string>(std::move(text));
+      joined = text.take();
     }
     if (joined->empty()) continue;
     if (!first) pieces->append(",");

@@ -304,6 +304,22 @@ void ZooKeeper::onWatchEvent(uint64_t id) {
   watches_.erase(it);
 }
 
+namespace {
+
+// Completes `promise` with the reply's value, or the failure of `what`.
+std::function<void(int, ZooKeeper::ReplyData&)> valueDone(
+    std::shared_ptr<Promise<Result<std::string>>> promise, std::string what) {
+  return [promise, what](int rc, ZooKeeper::ReplyData& reply) {
+    if (rc == ZOK) {
+      promise->set(Result<std::string>(std::move(reply.value)));
+    } else {
+      promise->set(Result<std::string>(failure(rc, what)));
+    }
+  };
+}
+
+}  // namespace
+
 Future<Result<std::string>> ZooKeeper::create(std::string path, std::string data, int flags) {
   auto promise = std::make_shared<Promise<Result<std::string>>>();
   Call call;
@@ -313,13 +329,7 @@ Future<Result<std::string>> ZooKeeper::create(std::string path, std::string data
     return zoo_acreate(handle, path.c_str(), data.data(), static_cast<int>(data.size()), acl,
                        flags, stringDone, context);
   };
-  call.done = [promise, path](int rc, ReplyData& reply) {
-    if (rc == ZOK) {
-      promise->set(Result<std::string>(std::move(reply.value)));
-    } else {
-      promise->set(Result<std::string>(failure(rc, "create " + path)));
-    }
-  };
+  call.done = valueDone(promise, "create " + path);
   add(std::move(call));
   return promise->future();
 }
@@ -331,13 +341,7 @@ Future<Result<std::string>> ZooKeeper::get(std::string path) {
   call.issue = [path](zhandle_t* handle, void* context) {
     return zoo_awget(handle, path.c_str(), nullptr, nullptr, dataDone, context);
   };
-  call.done = [promise, path](int rc, ReplyData& reply) {
-    if (rc == ZOK) {
-      promise->set(Result<std::string>(std::move(reply.value)));
-    } else {
-      promise->set(Result<std::string>(failure(rc, "get " + path)));
-    }
-  };
+  call.done = valueDone(promise, "get " + path);
   add(std::move(call));
   return promise->future();
 }
