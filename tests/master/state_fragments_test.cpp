@@ -50,6 +50,36 @@ class StateFragmentsTest : public MasterFixture {
     runtime_->settle();
   }
 
+  // A framework on a big slave with `count` tasks t0, t1, ... launched.
+  struct Launched {
+    Peer* scheduler;
+    Peer* slave;
+    FrameworkID frameworkId;
+    SlaveID slaveId;
+  };
+  Launched launchTasks(int count) {
+    Peer& s = scheduler("scheduler(1)");
+    Peer& a = slave("slave(1)");
+    FrameworkID frameworkId = registerFramework(s);
+    SlaveID slaveId = registerSlave(a, "cpus:400;mem:409600");
+    std::vector<TaskInfo> tasks;
+    for (int i = 0; i < count; ++i) {
+      tasks.push_back(commandTask("t" + std::to_string(i), slaveId, "cpus:1;mem:32"));
+    }
+    launch(s, frameworkId, {lastOffer(s).id()}, tasks, 0);
+    return {&s, &a, frameworkId, slaveId};
+  }
+
+  // TASK_FINISHED without a uuid: the master forgets the task at once.
+  void finish(const Launched& launched, int task) {
+    StatusUpdateMessage finished = update(launched.frameworkId, launched.slaveId,
+                                          "t" + std::to_string(task), TASK_FINISHED,
+                                          *launched.slave);
+    finished.mutable_update()->clear_uuid();
+    finished.mutable_update()->mutable_status()->clear_uuid();
+    send(*launched.slave, finished);
+  }
+
   void acknowledge(Peer& scheduler, const FrameworkID& frameworkId, const SlaveID& slaveId,
                    const StatusUpdateMessage& update) {
     StatusUpdateAcknowledgementMessage ack;
@@ -198,22 +228,9 @@ TEST_F(StateFragmentsTest, CompletedTasksAcrossChunkBoundaries) {
   flags_.max_completed_tasks_per_framework = 150;
   runtime_.reset();
   start();
-  Peer& s = scheduler("scheduler(1)");
-  Peer& a = slave("slave(1)");
-  FrameworkID frameworkId = registerFramework(s);
-  SlaveID slaveId = registerSlave(a, "cpus:400;mem:409600");
-  std::vector<TaskInfo> tasks;
+  Launched launched = launchTasks(400);
   for (int i = 0; i < 400; ++i) {
-    tasks.push_back(commandTask("t" + std::to_string(i), slaveId, "cpus:1;mem:32"));
-  }
-  launch(s, frameworkId, {lastOffer(s).id()}, tasks, 0);
-  for (int i = 0; i < 400; ++i) {
-    // No uuid: the master forgets the task at once.
-    StatusUpdateMessage finished =
-        update(frameworkId, slaveId, "t" + std::to_string(i), TASK_FINISHED, a);
-    finished.mutable_update()->clear_uuid();
-    finished.mutable_update()->mutable_status()->clear_uuid();
-    send(a, finished);
+    finish(launched, i);
     if (i == 63 || i == 64 || i == 150 || i == 151 || i == 200 || i == 399) {
       expectFresh("completed task " + std::to_string(i));
     }
@@ -230,28 +247,18 @@ TEST_F(StateFragmentsTest, CompletedTasksAcrossChunkBoundaries) {
 // task's change, end or a new task in a freed slot drops only its chunk,
 // and the documents stay exact.
 TEST_F(StateFragmentsTest, LiveTasksAcrossChunksAndReusedSlots) {
-  Peer& s = scheduler("scheduler(1)");
-  Peer& a = slave("slave(1)");
-  FrameworkID frameworkId = registerFramework(s);
-  SlaveID slaveId = registerSlave(a, "cpus:400;mem:409600");
-  std::vector<TaskInfo> tasks;
-  for (int i = 0; i < 40; ++i) {
-    tasks.push_back(commandTask("t" + std::to_string(i), slaveId, "cpus:1;mem:32"));
-  }
-  launch(s, frameworkId, {lastOffer(s).id()}, tasks, 0);
+  Launched launched = launchTasks(40);
+  Peer& s = *launched.scheduler;
+  Peer& a = *launched.slave;
+  FrameworkID frameworkId = launched.frameworkId;
+  SlaveID slaveId = launched.slaveId;
   size_t firstOffers = s.received<ResourceOffersMessage>().size();
   expectFresh("40 tasks launched");
   for (int i : {0, 17, 33}) {
     send(a, update(frameworkId, slaveId, "t" + std::to_string(i), TASK_RUNNING, a));
   }
   expectFresh("updates in three chunks");
-  for (int i : {5, 20, 21, 39}) {
-    StatusUpdateMessage finished =
-        update(frameworkId, slaveId, "t" + std::to_string(i), TASK_FINISHED, a);
-    finished.mutable_update()->clear_uuid();
-    finished.mutable_update()->mutable_status()->clear_uuid();
-    send(a, finished);
-  }
+  for (int i : {5, 20, 21, 39}) finish(launched, i);
   expectFresh("tasks gone from the middle and the end");
   std::vector<TaskInfo> more;
   for (int i = 40; i < 44; ++i) {
