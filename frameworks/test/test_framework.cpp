@@ -23,12 +23,16 @@ using namespace mesos;
 
 struct FrameworkFlags : flags::FlagSet {
   FrameworkFlags() {
-    add(&master, "master", "The master: host:port or master@ip:port");
+    add(&master, "master",
+        "The master: host:port or master@ip:port, or zk://host:port[,...]/path (the leader of "
+        "the masters' group in ZooKeeper)");
     add(&num_tasks, "num_tasks", "How many tasks to run", uint32_t{5});
     add(&task_seconds, "task_seconds", "How long each task works", 1.0);
     add(&task_cpus, "task_cpus", "Cpus per task", 0.1);
     add(&task_mem, "task_mem", "Memory per task, in MB", 32.0);
     add(&executor, "executor", "Path of test-executor (default: next to this binary)");
+    add(&failover_timeout, "failover_timeout",
+        "Seconds the master keeps the framework's tasks while its scheduler is away", 0.0);
   }
   std::optional<std::string> master;
   uint32_t num_tasks;
@@ -36,6 +40,7 @@ struct FrameworkFlags : flags::FlagSet {
   double task_cpus;
   double task_mem;
   std::optional<std::string> executor;
+  double failover_timeout;
 };
 
 std::string besideMe(const std::string& name) {
@@ -160,6 +165,7 @@ int main(int argc, char** argv) {
   TestScheduler scheduler(flags);
   FrameworkInfo framework;
   framework.set_name("Test Framework (C++)");
+  framework.set_failover_timeout(flags.failover_timeout);
   MesosSchedulerDriver driver(&scheduler, framework, *flags.master);
   Status status = driver.run();
   return status == DRIVER_STOPPED ? scheduler.exitCode() : 1;

@@ -26,9 +26,17 @@ void AllocatorActor::initialize() {
 }
 
 void AllocatorActor::tick() {
-  allocateNow();
-  allocator_->checkRevocations();
+  if (!held_) {
+    allocateNow();
+    allocator_->checkRevocations();
+  }
   delay(interval_, [this] { tick(); });
+}
+
+void AllocatorActor::hold(bool held) {
+  if (held_ == held) return;
+  held_ = held;
+  if (!held_) allocateNow();
 }
 
 void AllocatorActor::allocateNow() {
@@ -61,6 +69,11 @@ void AllocatorActor::soonAll() {
 
 void AllocatorActor::runPending() {
   pendingScheduled_ = false;
+  if (held_) {
+    pendingAll_ = false;
+    pendingSlaves_.clear();
+    return;
+  }
   if (pendingAll_) {
     allocateNow();
     return;

@@ -48,6 +48,9 @@ class AllocatorActor : public process::Actor {
 
   // Runs a full cycle now (tests; the timer does it every interval).
   void allocateNow();
+  // While held, nothing is allocated (a newly elected master lets slaves
+  // and frameworks re-register first); releasing runs a full cycle.
+  void hold(bool held);
 
   // Time spent in the last full cycle, how many cycles ran, and how many
   // revocations the policy asked for.
@@ -75,6 +78,7 @@ class AllocatorActor : public process::Actor {
   OfferCallback offer_;
   RevokeCallback revoke_;
   Stats stats_;
+  bool held_ = false;
   bool pendingScheduled_ = false;
   bool pendingAll_ = false;
   std::unordered_set<std::string> pendingSlaves_;

@@ -37,7 +37,9 @@ using namespace mesos;
 
 struct ExecuteFlags : flags::FlagSet {
   ExecuteFlags() {
-    add(&master, "master", "The master: host:port or master@ip:port");
+    add(&master, "master",
+        "The master: host:port or master@ip:port, or zk://host:port[,...]/path (the leader of "
+        "the masters' group in ZooKeeper), or file:///path naming a file that holds either");
     add(&name, "name", "Name of the task (and its id)");
     add(&command, "command", "Shell command to run");
     add(&resources, "resources", "Resources of the task", std::string("cpus:1;mem:128"));

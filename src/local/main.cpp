@@ -1,7 +1,7 @@
 // mesos-local: a whole cluster in one process: a master and --num_slaves
 // slaves on one runtime (one port), for trying frameworks out.
 //
-//   mesos-local [--num_slaves=N] [--ip=IP] [--port=5050] [--advertise_ip=IP] [--work_dir=DIR]
+//   mesos-local [--num_slaves=N] [--num_masters=N --zk=zk://HOST:PORT/PATH] [--ip=IP] [--port=5050] [--advertise_ip=IP] [--work_dir=DIR]
 //               [--resources=cpus:2;mem:2048;...] [--allocator=drf|priority|lottery|PATH.so]
 //
 // Frameworks connect to --ip:--port as to any master. SIGINT or SIGTERM stops
@@ -23,6 +23,14 @@ using namespace std::chrono_literals;
 struct LocalFlags : mesos::flags::FlagSet {
   LocalFlags() {
     add(&num_slaves, "num_slaves", "Number of slaves to run", uint32_t{1});
+    add(&num_masters, "num_masters",
+        "Number of masters to run; more than one needs --zk (they elect a leader there)",
+        uint32_t{1});
+    add(&zk, "zk",
+        "ZooKeeper URL of the masters' group (zk://host:port[,...]/path or file:///path); the "
+        "slaves and frameworks find the leader there");
+    add(&zk_session_timeout, "zk_session_timeout", "The masters' ZooKeeper session timeout",
+        mesos::flags::Duration(10s));
     add(&ip, "ip", "IP address to listen on; 0.0.0.0 listens on every interface",
         std::string("127.0.0.1"));
     add(&port, "port", "Port of the master (and of the slaves: one runtime)", uint16_t{5050});
@@ -44,6 +52,11 @@ struct LocalFlags : mesos::flags::FlagSet {
   }
   mesos::Result<void> validate() const override {
     if (num_slaves == 0) return mesos::Error{"--num_slaves must be at least 1"};
+    if (num_masters == 0) return mesos::Error{"--num_masters must be at least 1"};
+    if (num_masters > 1 && !zk) {
+      return mesos::Error{"--num_masters=" + std::to_string(num_masters) +
+                          " needs --zk (the masters elect their leader through ZooKeeper)"};
+    }
     if (auto ok = process::Runtime::checkIp("--ip", ip, false); !ok) return ok.error();
     if (advertise_ip) {
       if (auto ok = process::Runtime::checkIp("--advertise_ip", *advertise_ip, true); !ok) {
@@ -57,6 +70,9 @@ struct LocalFlags : mesos::flags::FlagSet {
     return {};
   }
   uint32_t num_slaves;
+  uint32_t num_masters;
+  std::optional<std::string> zk;
+  mesos::flags::Duration zk_session_timeout;
   std::string ip;
   uint16_t port;
   std::optional<std::string> advertise_ip;
@@ -98,7 +114,14 @@ int main(int argc, char** argv) {
   mesos::internal::master::MasterFlags masterFlags;
   masterFlags.allocation_interval = flags.allocation_interval;
   masterFlags.allocator = flags.allocator;
-  auto cluster = mesos::internal::local::LocalCluster::start(options, masterFlags);
+  masterFlags.zk = flags.zk;
+  masterFlags.zk_session_timeout = flags.zk_session_timeout;
+  if (auto valid = masterFlags.validate(); !valid) {
+    std::cerr << "mesos-local: " << valid.error().message << std::endl;
+    return 1;
+  }
+  auto cluster =
+      mesos::internal::local::LocalCluster::start(options, masterFlags, flags.num_masters);
   if (!cluster) {
     std::cerr << "mesos-local: " << cluster.error().message << std::endl;
     return 1;
@@ -113,9 +136,16 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  std::cout << "mesos-local: master at " << (*cluster)->master() << " with " << flags.num_slaves
-            << " slave(s); state at http://" << (*cluster)->runtime().address()
-            << "/master/state" << std::endl;
+  if (flags.zk) {
+    std::cout << "mesos-local: " << flags.num_masters << " master(s) electing a leader at "
+              << *flags.zk << ", " << flags.num_slaves << " slave(s); frameworks use --master="
+              << *flags.zk << "; state at http://" << (*cluster)->runtime().address()
+              << "/master/state" << std::endl;
+  } else {
+    std::cout << "mesos-local: master at " << (*cluster)->master() << " with "
+              << flags.num_slaves << " slave(s); state at http://"
+              << (*cluster)->runtime().address() << "/master/state" << std::endl;
+  }
   int signal = process::awaitStopSignal();
   LOG(INFO) << "Received signal " << signal << "; stopping";
   cluster.value().reset();

@@ -6,6 +6,7 @@
 #include "allocator/config.hpp"
 #include "allocator/factory.hpp"
 #include "process/runtime.hpp"
+#include "zk/url.hpp"
 
 namespace mesos::internal::master {
 
@@ -48,6 +49,27 @@ MasterFlags::MasterFlags() {
   add(&max_body_size, "max_body_size", "Largest request body accepted",
       flags::Bytes{64ull * 1024 * 1024});
 
+  add(&zk, "zk",
+      "ZooKeeper URL of the masters' group, for leader election among several masters: "
+      "zk://host:port[,host:port...]/path, optionally with user:password@ before the hosts, or "
+      "file:///path naming a file that holds it (default: no election; this master leads)");
+  add(&zk_session_timeout, "zk_session_timeout",
+      "ZooKeeper session timeout: a leader not heard from for this long is replaced, and stops "
+      "acting a little sooner",
+      flags::Duration(10s));
+  add(&quorum, "quorum",
+      "Accepted for compatibility with Apache Mesos (its replicated log's quorum); unused: this "
+      "master keeps no replicated state, it rebuilds its state from the slaves and frameworks "
+      "that re-register");
+  add(&slave_reregister_timeout, "slave_reregister_timeout",
+      "After an election, how long reconciliation of a task on a slave that has not re-registered "
+      "waits for that slave before answering TASK_LOST; frameworks known only from slaves' "
+      "reports are kept at least this long",
+      flags::Duration(std::chrono::minutes(10)));
+  add(&allocation_settle_delay, "allocation_settle_delay",
+      "After an election, how long the master lets slaves and frameworks re-register before it "
+      "offers resources",
+      flags::Duration(1s));
   add(&allocator, "allocator",
       "Allocation policy: drf (weighted DRF), priority (strict priority among roles), lottery, "
       "or the path of an allocator module (.so)",
@@ -135,6 +157,19 @@ Result<void> MasterFlags::validate() const {
   }
   if (short_task_max_duration && *short_task_max_duration <= flags::Duration::zero()) {
     return Error{"--short_task_max_duration must be positive"};
+  }
+  if (zk) {
+    auto url = zk::parseUrl(*zk);
+    if (!url) return Error{"--zk: " + url.error().message};
+  }
+  if (zk_session_timeout <= flags::Duration::zero()) {
+    return Error{"--zk_session_timeout must be positive"};
+  }
+  if (slave_reregister_timeout <= flags::Duration::zero()) {
+    return Error{"--slave_reregister_timeout must be positive"};
+  }
+  if (allocation_settle_delay < flags::Duration::zero()) {
+    return Error{"--allocation_settle_delay must not be negative"};
   }
   if (auto config = allocatorConfig(); !config) return config.error();
   return {};

@@ -32,6 +32,13 @@ struct MasterFlags : flags::FlagSet {
   std::string cluster;
   flags::Bytes max_body_size;
 
+  // High availability (docs/high-availability.md).
+  std::optional<std::string> zk;
+  flags::Duration zk_session_timeout;
+  std::optional<uint32_t> quorum;
+  flags::Duration slave_reregister_timeout;
+  flags::Duration allocation_settle_delay;
+
   // Allocation (docs/allocation.md).
   std::string allocator;
   std::optional<std::string> roles;

@@ -43,12 +43,17 @@ void Master::installRoutes() {
 Future<Response> Master::healthEndpoint(const Request&) { return Response::ok("", "text/plain"); }
 
 // /master/redirect: 307 to the leading master, as Apache Mesos answers
-// (Location "//<leader's hostname, else ip>:<port>"). A standalone master
-// leads itself.
+// (Location "//<leader's hostname, else ip>:<port>"); 503 while a standby
+// knows no leader.
 Future<Response> Master::redirectEndpoint(const Request&) {
-  const std::string& host = info_.hostname().empty() ? info_.address().ip() : info_.hostname();
+  const MasterInfo* leader = leading_ ? &info_ : (leader_ ? &*leader_ : nullptr);
+  if (leader == nullptr) {
+    return Response::serviceUnavailable("No leading master is elected\n");
+  }
+  const std::string& host =
+      leader->hostname().empty() ? leader->address().ip() : leader->hostname();
   Response response{307, "text/plain", "", {}};
-  response.headers.emplace_back("Location", "//" + host + ":" + std::to_string(info_.port()));
+  response.headers.emplace_back("Location", "//" + host + ":" + std::to_string(leader->port()));
   return response;
 }
 
@@ -177,17 +182,21 @@ void Master::runSteps(const std::shared_ptr<Steps>& steps) {
 Object Master::stateHead() const {
   Object head = json::versionInfo();
   head["start_time"] = startTime_;
-  head["elected_time"] = electedTime_;
+  if (leading_) head["elected_time"] = electedTime_;
   head["id"] = info_.id();
   head["pid"] = self().toString();
   head["hostname"] = info_.hostname();
-  head["leader"] = self().toString();
-  Object leader;
-  leader["id"] = info_.id();
-  leader["pid"] = info_.pid();
-  leader["port"] = info_.port();
-  leader["hostname"] = info_.hostname();
-  head["leader_info"] = std::move(leader);
+  // A standby names the leader it knows of (none: no "leader").
+  const MasterInfo* known = leading_ ? &info_ : (leader_ ? &*leader_ : nullptr);
+  if (known != nullptr) {
+    head["leader"] = known->pid();
+    Object leader;
+    leader["id"] = known->id();
+    leader["pid"] = known->pid();
+    leader["port"] = known->port();
+    leader["hostname"] = known->hostname();
+    head["leader_info"] = std::move(leader);
+  }
   head["cluster"] = flags_.cluster;
   head["activated_slaves"] =
       static_cast<int64_t>(registry_.slaveCount() - registry_.inactiveSlaveCount());

@@ -17,8 +17,9 @@ namespace {
 constexpr const char* kVersion = "1.0.0";
 }  // namespace
 
-Master::Master(const MasterFlags& flags, std::unique_ptr<allocator::Allocator> allocator)
-    : Actor("master"),
+Master::Master(const MasterFlags& flags, std::unique_ptr<allocator::Allocator> allocator,
+               std::string id)
+    : Actor(std::move(id)),
       flags_(flags),
       policy_(std::move(allocator)),
       registry_(flags.max_completed_frameworks, flags.max_completed_tasks_per_framework) {
@@ -34,7 +35,8 @@ Master::~Master() = default;
 
 void Master::initialize() {
   startTime_ = now();
-  electedTime_ = startTime_;  // no election yet: this master leads from the start
+  leading_ = !flags_.zk.has_value();
+  if (leading_) electedTime_ = startTime_;  // no election: this master leads from the start
   info_.set_id(uuidToString(randomUuid()));
   info_.set_ip(htonl(self().address.ip));
   info_.set_port(self().address.port);
@@ -93,7 +95,11 @@ void Master::initialize() {
 
   metricsActor_ = runtime().spawn<MetricsActor>(master, allocator_.pid());
 
-  delay(flags_.slave_ping_timeout, [this] { pingSlaves(); });
+  if (leading_) {
+    delay(flags_.slave_ping_timeout, [this] { pingSlaves(); });
+  } else {
+    contend();
+  }
 }
 
 void Master::finalize() {

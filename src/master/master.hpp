@@ -39,6 +39,9 @@
 #include "scheduler.pb.h"
 #include "process/actor.hpp"
 #include "process/runtime.hpp"
+#include "zk/contender.hpp"
+#include "zk/detector.hpp"
+#include "zk/zookeeper.hpp"
 
 namespace mesos::internal::master {
 
@@ -52,7 +55,10 @@ bool isLongTask(const Labels& labels);
 class Master : public process::Actor {
  public:
   // `allocator` is the policy the master's allocator actor runs.
-  Master(const MasterFlags& flags, std::unique_ptr<allocator::Allocator> allocator);
+  // `id`: the actor's id (several masters may share a runtime: mesos-local
+  // --num_masters).
+  Master(const MasterFlags& flags, std::unique_ptr<allocator::Allocator> allocator,
+         std::string id = "master");
   ~Master() override;
 
   // From the allocator actor: offer these resources to the framework.
@@ -62,6 +68,16 @@ class Master : public process::Actor {
   void revoke(const allocator::Revocation& revocation);
 
   const MasterInfo& info() const { return info_; }
+  // What a master that lost its leadership does once it has stopped acting
+  // (election.cpp): by default, exit the process with status 1 (a
+  // supervisor restarts it as a standby); masters sharing a process
+  // (mesos-local, tests) terminate only themselves. Set before spawning.
+  void setLostLeadershipAction(std::function<void(const std::string& why)> action) {
+    lostLeadershipAction_ = std::move(action);
+  }
+  // Whether this master leads (always, without --zk). Call through
+  // dispatch().
+  bool leading() const { return leading_; }
   // How many slaves or frameworks one step of rendering /state,
   // /state-summary, /slaves, /frameworks or /tasks covers (tests make it
   // small to exercise the steps).
@@ -80,8 +96,59 @@ class Master : public process::Actor {
   void initialize() override;
   void finalize() override;
   void exited(const UPID& pid) override;
+  // With --zk: a leader whose lease lapsed handles nothing more
+  // (election.cpp).
+  bool admit() override;
 
  private:
+  // election.cpp: leader election with --zk, the standby's behaviour, the
+  // lease, and what the newly elected master does while slaves and
+  // frameworks come back.
+  void contend();
+  void elected();
+  void lostLeadership(const std::string& why);
+  void watchLeader(std::optional<MasterInfo> previous);
+  // A standby drops what schedulers and slaves send (one log line per
+  // peer).
+  void dropAsStandby(const UPID& from, const std::string& what);
+  // Whether the re-registration window after an election is open: task
+  // reconciliation for slaves not yet back waits (--slave_reregister_timeout).
+  bool reregistrationWindowOpen() const;
+  // Reconciliation of `taskId` (on `slaveId`, when given) that waits for
+  // the slave or the window's end.
+  void deferReconciliation(const Framework& framework, const TaskID& taskId,
+                           const std::optional<SlaveID>& slaveId);
+  // A slave came back with these tasks: answers the reconciliations that
+  // waited for them.
+  void answerDeferred(const Slave& slave);
+  void answerDeferred(const TaskRecord& task);
+  void reregistrationWindowClosed();
+  // A framework known only from a slave's report: kept until its failover
+  // timeout counted from the election (at least --slave_reregister_timeout)
+  // ends, then its tasks are killed.
+  void noteReportedFramework(const FrameworkInfo& info);
+  void reportedFrameworkExpired(const std::string& frameworkId);
+  struct Deferred {
+    std::string frameworkId;
+    TaskID taskId;
+  };
+
+  bool leading_ = true;
+  bool lost_ = false;  // leadership lost: nothing is handled any more
+  std::shared_ptr<zk::Lease> lease_;  // with --zk
+  process::Spawned<zk::ZooKeeper> zk_;
+  process::Spawned<zk::LeaderContender> contender_;
+  std::unique_ptr<zk::MasterDetector> detector_;
+  std::optional<MasterInfo> leader_;  // the leader as detected (this master once elected)
+  std::unordered_set<std::string> standbyLogged_;  // peers told about dropped messages
+  std::function<void(const std::string&)> lostLeadershipAction_;
+  bool windowOpen_ = false;
+  // Reconciliations waiting: by slave id, and (no slave id given) by
+  // "<framework id> <task id>".
+  std::unordered_map<std::string, std::vector<Deferred>> deferredBySlave_;
+  std::unordered_map<std::string, Deferred> deferredByTask_;
+  std::unordered_set<std::string> reportedFrameworks_;  // with a removal timer
+
   // frameworks.cpp
   void registerFramework(const UPID& from, const RegisterFrameworkMessage& message);
   void reregisterFramework(const UPID& from, const ReregisterFrameworkMessage& message);
@@ -135,6 +202,8 @@ class Master : public process::Actor {
   void statusUpdateAcknowledgement(const UPID& from,
                                    const StatusUpdateAcknowledgementMessage& message);
   void reconcileTasks(const UPID& from, const ReconcileTasksMessage& message);
+  // The master's answer to reconciliation: the task's latest state.
+  void sendReconciliation(Framework& framework, const TaskRecord& task);
   void frameworkToExecutor(const UPID& from, const FrameworkToExecutorMessage& message);
   void executorToFramework(const UPID& from, const ExecutorToFrameworkMessage& message);
   void exitedExecutor(const UPID& from, const ExitedExecutorMessage& message);
@@ -228,6 +297,10 @@ class Master : public process::Actor {
     std::string name = M::descriptor()->name();
     on<M>(std::function<void(const UPID&, const M&)>(
         [this, handler, name](const UPID& from, const M& message) {
+          if (!leading_) {
+            dropAsStandby(from, name);
+            return;
+          }
           metrics_.messages[name]++;
           (this->*handler)(from, message);
         }));

@@ -105,6 +105,19 @@ void Registry::unregisterFramework(Framework& framework, double now) {
   while (completedFrameworks_.size() > maxCompletedFrameworks_) completedFrameworks_.pop_front();
 }
 
+Framework* Registry::unregisteredFramework(const std::string& id) {
+  auto it = frameworks_.find(id);
+  if (it == frameworks_.end() || it->second->registered) return nullptr;
+  return it->second.get();
+}
+
+void Registry::describe(Framework& framework, const FrameworkInfo& info) {
+  CHECK(!framework.registered) << "framework " << framework.id.value() << " is registered";
+  framework.info = info;
+  *framework.info.mutable_id() = framework.id;
+  touch(framework);
+}
+
 const Framework* Registry::completedFramework(const std::string& id) const {
   for (const auto& framework : completedFrameworks_) {
     if (framework->id.value() == id) return framework.get();

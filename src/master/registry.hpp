@@ -310,6 +310,10 @@ class Registry {
   std::vector<std::string> unregisteredFrameworkIds() const;
   const std::unordered_map<std::string, std::unique_ptr<TaskRecord>>& unregisteredTasks(
       const std::string& id) const;
+  // The entry of a framework known only from slaves' reports, or nullptr.
+  Framework* unregisteredFramework(const std::string& id);
+  // What a slave reported of such a framework (its FrameworkInfo).
+  void describe(Framework& framework, const FrameworkInfo& info);
 
  private:
   // The framework entry of `id`, registered or not, created if absent.

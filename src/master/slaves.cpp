@@ -113,8 +113,12 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
     }
     for (const Task& task : message.tasks()) {
       TaskRecord* adopted = registry_.adoptTask(*s, task, nextLaunchOrder_++);
-      if (adopted != nullptr && !adopted->released) trackTask(*s, *adopted);
+      if (adopted == nullptr) continue;
+      if (!adopted->released) trackTask(*s, *adopted);
+      if (!deferredByTask_.empty()) answerDeferred(*adopted);
     }
+    // Frameworks not back yet are kept for their failover timeout.
+    for (const FrameworkInfo& framework : message.frameworks()) noteReportedFramework(framework);
     // What each framework holds here, for the allocator.
     std::unordered_map<std::string, Resources> used;
     for (const auto& [frameworkId, executors] : s->executors) {
@@ -129,6 +133,7 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
               << message.tasks_size() << " tasks";
     dispatch(allocator_.pid(), &AllocatorActor::addSlave, s->id, s->info, s->total, used);
   }
+  answerDeferred(*s);
   SlaveReregisteredMessage reply;
   reply.mutable_slave_id()->CopyFrom(s->id);
   reply.mutable_connection()->CopyFrom(connection(flags_));

@@ -160,37 +160,47 @@ void Master::killTask(const UPID& from, const KillTaskMessage& message) {
 void Master::reconcileTasks(const UPID& from, const ReconcileTasksMessage& message) {
   Framework* f = frameworkFrom(from, message.framework_id(), "ReconcileTasksMessage");
   if (f == nullptr) return;
-  auto reply = [&](const TaskRecord& task) {
-    StatusUpdateMessage update;
-    StatusUpdate* u = update.mutable_update();
-    u->mutable_framework_id()->CopyFrom(f->id);
-    u->mutable_slave_id()->CopyFrom(task.task.slave_id());
-    if (task.task.has_executor_id()) u->mutable_executor_id()->CopyFrom(task.task.executor_id());
-    u->set_timestamp(now());
-    TaskStatus* status = u->mutable_status();
-    status->CopyFrom(task.latest);
-    status->clear_uuid();
-    status->mutable_task_id()->CopyFrom(task.task.task_id());
-    status->mutable_slave_id()->CopyFrom(task.task.slave_id());
-    status->set_state(task.task.state());
-    status->set_source(TaskStatus::SOURCE_MASTER);
-    status->set_reason(TaskStatus::REASON_RECONCILIATION);
-    send(f->pid, std::move(update));
-  };
   if (message.statuses_size() == 0) {
-    for (const auto& [id, task] : f->tasks) reply(*task);
+    for (const auto& [id, task] : f->tasks) sendReconciliation(*f, *task);
     return;
   }
   for (const TaskStatus& status : message.statuses()) {
     auto task = f->tasks.find(status.task_id().value());
     if (task != f->tasks.end()) {
-      reply(*task->second);
-    } else {
-      sendMasterUpdate(*f, status.has_slave_id() ? status.slave_id() : SlaveID(),
-                       status.task_id(), TASK_LOST, TaskStatus::REASON_RECONCILIATION,
-                       "Reconciliation: task unknown to the master");
+      sendReconciliation(*f, *task->second);
+      continue;
     }
+    // After an election the task's slave may not be back yet: the answer
+    // waits for it (election.cpp). A slave that is back does not have it.
+    bool slaveBack = status.has_slave_id() && slave(status.slave_id().value()) != nullptr;
+    if (windowOpen_ && !slaveBack) {
+      deferReconciliation(*f, status.task_id(),
+                          status.has_slave_id() ? std::optional<SlaveID>(status.slave_id())
+                                                : std::nullopt);
+      continue;
+    }
+    sendMasterUpdate(*f, status.has_slave_id() ? status.slave_id() : SlaveID(), status.task_id(),
+                     TASK_LOST, TaskStatus::REASON_RECONCILIATION,
+                     "Reconciliation: task unknown to the master");
   }
+}
+
+void Master::sendReconciliation(Framework& f, const TaskRecord& task) {
+  StatusUpdateMessage update;
+  StatusUpdate* u = update.mutable_update();
+  u->mutable_framework_id()->CopyFrom(f.id);
+  u->mutable_slave_id()->CopyFrom(task.task.slave_id());
+  if (task.task.has_executor_id()) u->mutable_executor_id()->CopyFrom(task.task.executor_id());
+  u->set_timestamp(now());
+  TaskStatus* status = u->mutable_status();
+  status->CopyFrom(task.latest);
+  status->clear_uuid();
+  status->mutable_task_id()->CopyFrom(task.task.task_id());
+  status->mutable_slave_id()->CopyFrom(task.task.slave_id());
+  status->set_state(task.task.state());
+  status->set_source(TaskStatus::SOURCE_MASTER);
+  status->set_reason(TaskStatus::REASON_RECONCILIATION);
+  send(f.pid, std::move(update));
 }
 
 void Master::frameworkToExecutor(const UPID& from, const FrameworkToExecutorMessage& message) {

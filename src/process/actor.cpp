@@ -70,6 +70,14 @@ void Actor::dropUnparsable(const MessageEvent& event) const {
 }
 
 void Actor::consume(Event& event) {
+  if (!std::holds_alternative<InitializeEvent>(event) &&
+      !std::holds_alternative<TerminateEvent>(event) && !admit()) {
+    if (auto* http = std::get_if<HttpEvent>(&event)) {
+      http->respond(Future<http::Response>(
+          http::Response::serviceUnavailable("this process no longer serves requests\n")));
+    }
+    return;
+  }
   std::visit(
       [this](auto& e) {
         using E = std::decay_t<decltype(e)>;

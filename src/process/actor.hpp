@@ -47,6 +47,11 @@ class Actor {
   virtual void finalize() {}
   // A linked actor terminated, or the connection to its address broke.
   virtual void exited(const UPID& /*pid*/) {}
+  // Asked before each event other than initialization and termination:
+  // false drops it (an HTTP request is answered 503). For an actor that
+  // must stop acting at once, whatever is queued (a master that lost its
+  // leadership).
+  virtual bool admit() { return true; }
 
   // Installs the handler for protobuf message M (by M's full name).
   // Messages that do not parse as M are logged and dropped.

@@ -70,6 +70,9 @@ struct Response {
   static Response internalError(std::string message) {
     return Response{500, "text/plain", std::move(message), {}};
   }
+  static Response serviceUnavailable(std::string message) {
+    return Response{503, "text/plain", std::move(message), {}};
+  }
 };
 
 // "OK", "Not Found", ... for the status codes we send.

@@ -42,8 +42,7 @@ mesos::Result<process::UPID> parseMasterAddress(const std::string& input) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.erase(0, 1);
   if (text.empty()) return bad(input, "it is empty");
   if (text.rfind("zk://", 0) == 0) {
-    return bad(text, "ZooKeeper master detection (zk://) is not supported yet; "
-                     "give the leading master's host:port");
+    return bad(text, "a ZooKeeper URL is not an address (the driver detects the leader from it)");
   }
   size_t scheme = text.find("://");
   if (scheme != std::string::npos) {

@@ -1,6 +1,5 @@
 // Where the scheduler driver finds the master: the standalone forms of a
-// master address. ZooKeeper ("zk://") detection comes with the ZooKeeper
-// issue.
+// master address (zk:// and file:// go through zk/detector.hpp first).
 #pragma once
 
 #include <string>

@@ -7,15 +7,19 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <glog/logging.h>
 
+#include "common/flags.hpp"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
 #include "sched/master_address.hpp"
 #include "sched/scheduler_process.hpp"
+#include "zk/detector.hpp"
 
 namespace mesos {
 
@@ -106,14 +110,32 @@ Status MesosSchedulerDriver::start() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (status_ != DRIVER_NOT_STARTED) return status_;
-    auto master = internal::parseMasterAddress(master_);
+    // host:port, or the masters' group in ZooKeeper (directly or named in
+    // a file).
+    process::Runtime& runtime = runtime_ != nullptr ? *runtime_ : process::Runtime::global();
+    std::shared_ptr<internal::zk::MasterDetector> detector;
+    mesos::Result<process::UPID> master = process::UPID();
+    auto source = internal::zk::masterSource(master_);
+    if (!source) {
+      master = Error{"bad master '" + master_ + "': " + source.error().message};
+    } else if (const auto* url = std::get_if<internal::zk::Url>(&*source)) {
+      auto timeout = internal::zk::kDetectorSessionTimeout;
+      if (const char* text = std::getenv("MESOS_ZK_SESSION_TIMEOUT")) {
+        auto parsed = flags::parseDuration(text);
+        if (parsed && *parsed > flags::Duration::zero()) {
+          timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+        }
+      }
+      detector = internal::zk::MasterDetector::zookeeper(runtime, *url, timeout);
+    } else {
+      master = internal::parseMasterAddress(std::get<std::string>(*source));
+    }
     if (!framework_.IsInitialized()) {
       master = Error{"FrameworkInfo is missing required fields: " +
                      framework_.InitializationErrorString()};
     }
     if (master) {
-      process::Runtime& runtime = runtime_ != nullptr ? *runtime_ : process::Runtime::global();
-      if (isLoopback(runtime.address().ip) && !isLoopback(master->address.ip)) {
+      if (!detector && isLoopback(runtime.address().ip) && !isLoopback(master->address.ip)) {
         LOG(WARNING) << "The scheduler driver advertises loopback address "
                      << runtime.address() << ", which master " << *master
                      << " cannot reach: set LIBPROCESS_IP (or LIBPROCESS_ADVERTISE_IP) to a "
@@ -121,7 +143,7 @@ Status MesosSchedulerDriver::start() {
       }
       process_ = std::make_unique<process::Spawned<SchedulerProcess>>(
           runtime.spawn<SchedulerProcess>(this, scheduler_, framework_, *master,
-                                          implicitAcknowledgements_));
+                                          std::move(detector), implicitAcknowledgements_));
       return status_ = DRIVER_RUNNING;
     }
     failure = master.error().message;

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include <glog/logging.h>
+
+#include "common/flags.hpp"
 
 #include "scheduler.pb.h"
 
@@ -30,15 +33,27 @@ double wallClockSeconds() {
 
 SchedulerProcess::SchedulerProcess(MesosSchedulerDriver* driver, Scheduler* scheduler,
                                    FrameworkInfo framework, process::UPID master,
+                                   std::shared_ptr<zk::MasterDetector> detector,
                                    bool implicitAcknowledgements)
     : Actor(process::generateId("scheduler")),
       driver_(driver),
       scheduler_(scheduler),
       framework_(std::move(framework)),
       master_(std::move(master)),
+      detector_(std::move(detector)),
       implicitAcknowledgements_(implicitAcknowledgements),
       failover_(framework_.has_id() && !framework_.id().value().empty()),
-      random_(std::random_device{}()) {}
+      random_(std::random_device{}()) {
+  if (const char* text = std::getenv("MESOS_REGISTRATION_BACKOFF_FACTOR")) {
+    auto factor = flags::parseDuration(text);
+    if (factor && *factor > flags::Duration::zero()) {
+      backoffFactor_ = std::chrono::duration_cast<process::Duration>(*factor);
+    } else {
+      LOG(WARNING) << "Ignoring MESOS_REGISTRATION_BACKOFF_FACTOR='" << text
+                   << "': not a positive duration such as 2secs";
+    }
+  }
+}
 
 void SchedulerProcess::initialize() {
   on(&SchedulerProcess::registered);
@@ -51,10 +66,69 @@ void SchedulerProcess::initialize() {
   on(&SchedulerProcess::frameworkMessage);
   on(&SchedulerProcess::error);
 
+  if (detector_) {
+    LOG(INFO) << "Scheduler driver " << self() << " looking for the leading master for "
+              << "framework '" << framework_.name() << "'";
+    detect();
+    return;
+  }
   LOG(INFO) << "Scheduler driver " << self() << " registering framework '" << framework_.name()
             << "'" << (failover_ ? " (failing over " + framework_.id().value() + ")" : "")
             << " with master " << master_;
   startRegistration();
+}
+
+void SchedulerProcess::detect() {
+  detector_->detect(detected_).then(self(), [this](const std::optional<MasterInfo>& leader) {
+    detected(leader);
+  });
+}
+
+// A new leading master (or none): the framework is disconnected from the
+// old one and registers with the new one after a random wait within the
+// backoff factor (so that many frameworks do not arrive at once).
+void SchedulerProcess::detected(const std::optional<MasterInfo>& leader) {
+  detected_ = leader;
+  detect();
+  if (!running.load()) return;
+  process::UPID pid;
+  if (leader) {
+    auto parsed = process::UPID::parse(leader->pid());
+    if (parsed) {
+      pid = process::UPID(parsed->id, parsed->address);
+    } else {
+      LOG(WARNING) << "Ignoring the leading master's pid '" << leader->pid()
+                   << "': " << parsed.error().message;
+    }
+  }
+  if (pid && pid == master_) return;
+  if (registrationTimer_) {
+    cancel(*registrationTimer_);
+    registrationTimer_.reset();
+  }
+  if (connected_) {
+    LOG(WARNING) << "The leading master changed from " << master_ << "; framework "
+                 << framework_.id().value() << " is disconnected";
+    connected_ = false;
+    scheduler_->disconnected(driver_);
+  }
+  master_ = pid;
+  linked_ = false;
+  if (!master_) {
+    LOG(INFO) << "No leading master; waiting for one";
+    return;
+  }
+  LOG(INFO) << "New leading master detected at " << master_ << "; "
+            << (framework_.has_id() && !framework_.id().value().empty()
+                    ? "re-registering framework " + framework_.id().value()
+                    : "registering framework '" + framework_.name() + "'");
+  std::uniform_real_distribution<double> jitter(0.0, 1.0);
+  auto wait = std::chrono::duration_cast<process::Duration>(backoffFactor_ * jitter(random_));
+  registrationTimer_ = delay(wait, [this] {
+    registrationTimer_.reset();
+    linkMaster();
+    doReliableRegistration(backoffFactor_);
+  });
 }
 
 void SchedulerProcess::exited(const process::UPID& pid) {
@@ -76,7 +150,7 @@ void SchedulerProcess::exited(const process::UPID& pid) {
 
 void SchedulerProcess::linkMaster() {
   // A second link to a live local actor would mean a second exited().
-  if (linked_) return;
+  if (linked_ || !master_) return;
   linked_ = true;
   link(master_);
 }
@@ -87,12 +161,12 @@ void SchedulerProcess::startRegistration() {
     registrationTimer_.reset();
   }
   linkMaster();
-  doReliableRegistration(kRegistrationBackoffFactor);
+  doReliableRegistration(backoffFactor_);
 }
 
 void SchedulerProcess::doReliableRegistration(process::Duration maxBackoff) {
   registrationTimer_.reset();
-  if (!running.load() || connected_) return;
+  if (!running.load() || connected_ || !master_) return;
 
   if (framework_.has_id() && !framework_.id().value().empty()) {
     ReregisterFrameworkMessage message;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -27,12 +28,15 @@
 #include "messages.pb.h"
 #include "process/actor.hpp"
 #include "process/upid.hpp"
+#include "zk/detector.hpp"
 
 namespace mesos::internal {
 
 // The first registration retry comes within this (Apache Mesos's scheduler
-// flag registration_backoff_factor); each later one within twice the last
-// bound, up to kRegistrationRetryIntervalMax.
+// flag registration_backoff_factor, read from MESOS_REGISTRATION_BACKOFF_-
+// FACTOR); each later one within twice the last bound, up to
+// kRegistrationRetryIntervalMax. After a new leading master is detected the
+// first attempt waits a random time within it.
 constexpr process::Duration kRegistrationBackoffFactor = std::chrono::seconds(2);
 constexpr process::Duration kRegistrationRetryIntervalMax = std::chrono::minutes(1);
 
@@ -40,8 +44,10 @@ class SchedulerProcess : public process::Actor {
  public:
   // `driver` and `scheduler` are borrowed; the driver owns this actor and
   // outlives it.
+  // `master`: the master, or none when `detector` finds the leader (zk://).
   SchedulerProcess(MesosSchedulerDriver* driver, Scheduler* scheduler, FrameworkInfo framework,
-                   process::UPID master, bool implicitAcknowledgements);
+                   process::UPID master, std::shared_ptr<zk::MasterDetector> detector,
+                   bool implicitAcknowledgements);
 
   // False once the driver is stopped or aborted: from then on events from
   // the master are ignored. Written by the driver, under its mutex.
@@ -84,6 +90,8 @@ class SchedulerProcess : public process::Actor {
   // Starts a fresh registration sequence, replacing any pending retry.
   void startRegistration();
   void linkMaster();
+  void detect();
+  void detected(const std::optional<MasterInfo>& leader);
 
   // True when a message needing a connection may be handled: the driver is
   // running, connected, and `from` is the master. Logs why not otherwise.
@@ -97,7 +105,10 @@ class SchedulerProcess : public process::Actor {
   MesosSchedulerDriver* const driver_;
   Scheduler* const scheduler_;
   FrameworkInfo framework_;
-  const process::UPID master_;
+  process::UPID master_;  // empty while no master leads
+  std::shared_ptr<zk::MasterDetector> detector_;
+  std::optional<MasterInfo> detected_;
+  process::Duration backoffFactor_ = kRegistrationBackoffFactor;
   const bool implicitAcknowledgements_;
 
   bool connected_ = false;

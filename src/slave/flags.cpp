@@ -26,9 +26,7 @@ std::string defaultLauncherDir() {
 
 Result<process::UPID> parseMaster(const std::string& text) {
   if (text.rfind("zk://", 0) == 0 || text.rfind("file://", 0) == 0) {
-    return Error{"--master: '" + text +
-                 "': ZooKeeper and file master detection are not available yet; give the "
-                 "master as host:port"};
+    return Error{"--master: '" + text + "' is a ZooKeeper or file URL, not host:port"};
   }
   std::string id = "master";
   std::string address = text;
@@ -64,7 +62,9 @@ Result<process::UPID> parseMaster(const std::string& text) {
 
 Flags::Flags() {
   add(&master, "master",
-      "The master to register with: host:port or master@ip:port (required)");
+      "The master to register with: host:port or master@ip:port, or the masters' group in "
+      "ZooKeeper: zk://host:port[,host:port...]/path, or file:///path naming a file that holds "
+      "either (required)");
   add(&ip, "ip",
       "IP address to listen on; 0.0.0.0 listens on every interface (default: $LIBPROCESS_IP, "
       "else this host's address)");
@@ -104,6 +104,8 @@ Flags::Flags() {
       "Initial bound of the random wait between registration attempts; doubles each attempt "
       "up to 1mins",
       mesos::flags::Duration(1s));
+  add(&zk_session_timeout, "zk_session_timeout",
+      "ZooKeeper session timeout, with --master=zk://...", mesos::flags::Duration(10s));
   add(&switch_user, "switch_user",
       "Run tasks as their CommandInfo.user (accepted for compatibility; tasks run as the slave's "
       "user)",
@@ -131,6 +133,9 @@ Result<void> Flags::validate() const {
   }
   if (executor_shutdown_grace_period < mesos::flags::Duration::zero()) {
     return Error{"--executor_shutdown_grace_period may not be negative (e.g. 5secs)"};
+  }
+  if (zk_session_timeout <= mesos::flags::Duration::zero()) {
+    return Error{"--zk_session_timeout must be positive"};
   }
   if (registration_backoff_factor <= mesos::flags::Duration::zero()) {
     return Error{"--registration_backoff_factor must be positive (e.g. 1secs)"};

@@ -33,13 +33,14 @@ struct Flags : mesos::flags::FlagSet {
   mesos::flags::Duration executor_registration_timeout;
   mesos::flags::Duration executor_shutdown_grace_period;
   mesos::flags::Duration registration_backoff_factor;
+  mesos::flags::Duration zk_session_timeout;
   bool switch_user;
 };
 
 // The master's UPID from --master: "master@ip:port", "host:port" or
 // "ip:port" (the actor id is then "master"; a host name is resolved, which
-// blocks: call at start-up). "zk://..." is refused for now with a message
-// saying so.
+// blocks: call at start-up). ZooKeeper and file URLs are not addresses
+// (zk::masterSource() sorts them out first).
 Result<process::UPID> parseMaster(const std::string& text);
 
 // The directory holding the running binary (where mesos-executor is

@@ -1,6 +1,6 @@
 // mesos-slave / mesos-agent: runs one slave on this machine.
 //
-//   mesos-slave --master=HOST:PORT [--work_dir=DIR] [--resources=...] ...
+//   mesos-slave --master=HOST:PORT|zk://HOST:PORT,.../PATH [--work_dir=DIR] [--resources=...] ...
 //
 // Every flag may also be given as MESOS_<FLAG> in the environment; --help
 // lists them with their defaults. SIGTERM or SIGINT stops the slave and its
@@ -11,6 +11,7 @@
 #include <iostream>
 #include <string>
 #include <thread>
+#include <variant>
 
 #include <glog/logging.h>
 
@@ -19,6 +20,7 @@
 #include "slave/files.hpp"
 #include "slave/flags.hpp"
 #include "slave/slave.hpp"
+#include "zk/detector.hpp"
 
 using mesos::internal::slave::Files;
 using mesos::internal::slave::Flags;
@@ -50,10 +52,22 @@ int main(int argc, char** argv) {
     std::cerr << program << ": missing --master (e.g. --master=127.0.0.1:5050)" << std::endl;
     return 1;
   }
-  auto master = mesos::internal::slave::parseMaster(*flags.master);
-  if (!master) {
-    std::cerr << program << ": " << master.error().message << std::endl;
+  // host:port, or the masters' group in ZooKeeper (directly or named in a
+  // file).
+  auto source = mesos::internal::zk::masterSource(*flags.master);
+  if (!source) {
+    std::cerr << program << ": --master: " << source.error().message << std::endl;
     return 1;
+  }
+  std::optional<process::UPID> master;
+  const auto* url = std::get_if<mesos::internal::zk::Url>(&*source);
+  if (url == nullptr) {
+    auto parsed = mesos::internal::slave::parseMaster(std::get<std::string>(*source));
+    if (!parsed) {
+      std::cerr << program << ": " << parsed.error().message << std::endl;
+      return 1;
+    }
+    master = *parsed;
   }
 
   // The flags win over LIBPROCESS_*; with neither, this host's address.
@@ -82,7 +96,12 @@ int main(int argc, char** argv) {
 
   process::Spawned<Files> files = (*runtime)->spawn<Files>();
   SlaveOptions slaveOptions;
-  slaveOptions.master = *master;
+  slaveOptions.master = master;
+  if (url != nullptr) {
+    slaveOptions.detector = mesos::internal::zk::MasterDetector::zookeeper(
+        **runtime, *url,
+        std::chrono::duration_cast<std::chrono::milliseconds>(flags.zk_session_timeout));
+  }
   slaveOptions.files = files.pid();
   auto slave = Slave::create(flags, std::move(slaveOptions));
   if (!slave) {

@@ -69,6 +69,7 @@ Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info)
     : Actor(process::generateId("slave")),
       flags_(flags),
       master_(plainPid(options.master)),
+      detector_(std::move(options.detector)),
       files_(std::move(options.files)),
       launcher_(std::move(options.launcher)),
       info_(std::move(info)) {}
@@ -107,11 +108,63 @@ void Slave::initialize() {
   LOG(INFO) << "Slave " << self() << " started on " << info_.hostname() << " with resources "
             << Resources(info_.resources()).toString() << "; work directory " << flags_.work_dir;
 
+  if (detector_) {
+    master_.reset();
+    LOG(INFO) << "Looking for the leading master";
+    detect();
+    return;
+  }
   if (!master_) {
     LOG(WARNING) << "No master given (--master); the slave stays unregistered";
     return;
   }
   doReliableRegistration(process::Duration::zero());
+}
+
+void Slave::detect() {
+  detector_->detect(detected_).then(self(), [this](const std::optional<MasterInfo>& leader) {
+    detected(leader);
+  });
+}
+
+// A new leader (or none): everything goes to it from now on, and this
+// slave re-registers with it after a random wait in [0,
+// --registration_backoff_factor], so that a cluster's slaves do not all
+// arrive in the same instant.
+void Slave::detected(const std::optional<MasterInfo>& leader) {
+  detected_ = leader;
+  detect();
+  if (state_ == State::kTerminating) return;
+  std::optional<UPID> pid;
+  if (leader) {
+    auto parsed = UPID::parse(leader->pid());
+    if (!parsed) {
+      LOG(WARNING) << "Ignoring the leading master's pid '" << leader->pid()
+                   << "': " << parsed.error().message;
+    } else {
+      pid = plainPid(*parsed);
+    }
+  }
+  if (pid && master_ && *pid == *master_) return;
+  LOG(INFO) << (pid ? "New leading master detected at " + pid->toString()
+                    : std::string("No leading master; waiting for one"));
+  bool wasRunning = state_ == State::kRunning;
+  master_ = pid;
+  state_ = State::kDisconnected;
+  if (pingTimer_) cancel(*pingTimer_);
+  pingTimer_.reset();
+  if (registrationTimer_) cancel(*registrationTimer_);
+  registrationTimer_.reset();
+  if (wasRunning) process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::pause);
+  if (!master_) return;
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  auto factor =
+      std::chrono::duration_cast<process::Duration>(flags_.registration_backoff_factor);
+  std::uniform_int_distribution<int64_t> pick(0, factor.count());
+  registrationTimer_ = delay(process::Duration(pick(random)), [this] {
+    registrationTimer_.reset();
+    doReliableRegistration(process::Duration::zero());
+  });
 }
 
 void Slave::finalize() {

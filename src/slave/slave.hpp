@@ -26,6 +26,7 @@
 #include "slave/metrics.hpp"
 #include "slave/state.hpp"
 #include "slave/status_update_manager.hpp"
+#include "zk/detector.hpp"
 
 namespace mesos::internal::slave {
 
@@ -34,8 +35,12 @@ namespace mesos::internal::slave {
 extern const char* const kVersion;
 
 struct SlaveOptions {
-  // The master to register with; none: wait unregistered.
+  // The master to register with; none: wait unregistered (or for the
+  // detector's leader).
   std::optional<process::UPID> master;
+  // Finds the leading master (ZooKeeper); wins over `master`. On every
+  // change of leader the slave re-registers with the new one.
+  std::shared_ptr<zk::MasterDetector> detector;
   // A Files actor to serve sandboxes through (see files.hpp); none: sandboxes
   // are not served.
   process::UPID files;
@@ -80,6 +85,9 @@ class Slave : public process::Actor {
   void shutdown(const process::UPID& from, const ShutdownMessage& message);
   void updateFramework(const process::UPID& from, const UpdateFrameworkMessage& message);
   void doReliableRegistration(process::Duration backoff);
+  // The detector's next leader (none while no master leads).
+  void detect();
+  void detected(const std::optional<MasterInfo>& leader);
   void masterLost(const std::string& why);
   void armPingTimer();
   bool fromMaster(const process::UPID& from, const char* what);
@@ -143,6 +151,8 @@ class Slave : public process::Actor {
 
   Flags flags_;
   std::optional<process::UPID> master_;
+  std::shared_ptr<zk::MasterDetector> detector_;
+  std::optional<MasterInfo> detected_;  // the leader as last detected
   process::UPID files_;
   std::unique_ptr<Launcher> launcher_;
   SlaveInfo info_;

@@ -1,7 +1,11 @@
 #include "zk/masters.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <vector>
+
+#include <glog/logging.h>
 
 #include <zookeeper/zookeeper.h>
 
@@ -57,7 +61,9 @@ Result<MasterInfo> parseMasterInfo(const std::string& text) {
 }
 
 // The group's path is made where missing (as a contender would), so that
-// a detector started before any master can watch it.
+// a detector started before any master can watch it. Members are read in
+// order of sequence; one whose data is not MasterInfo JSON is passed over
+// (said once per member), so every reader agrees on the same leader.
 Future<Result<ZooKeeper::Leading>> ZooKeeper::leader(std::string path) {
   return createPath(path)
       .then(self(),
@@ -67,23 +73,35 @@ Future<Result<ZooKeeper::Leading>> ZooKeeper::leader(std::string path) {
             })
       .then(self(), [this](const Result<Members>& listed) -> Future<Result<Leading>> {
         if (!listed.ok()) return Result<Leading>(listed.error());
-        Leading none{std::nullopt, "", listed->changed};
-        if (listed->members.empty()) return Result<Leading>(none);
-        std::string member = listed->members.front().path;
-        return get(member).then(self(), [none, member](const Result<std::string>& data) {
-          if (!data.ok()) {
-            // Gone between the listing and the read: the change is coming.
-            if (data.error().code == ZNONODE) return Result<Leading>(none);
-            return Result<Leading>(data.error());
+        auto members = std::make_shared<std::vector<Member>>(listed->members);
+        return leaderFrom(members, 0, listed->changed);
+      });
+}
+
+Future<Result<ZooKeeper::Leading>> ZooKeeper::leaderFrom(
+    std::shared_ptr<std::vector<Member>> members, size_t next,
+    Future<process::Nothing> changed) {
+  if (next >= members->size()) return Result<Leading>(Leading{std::nullopt, "", changed});
+  std::string member = (*members)[next].path;
+  return get(member).then(
+      self(), [this, members, next, changed, member](
+                  const Result<std::string>& data) -> Future<Result<Leading>> {
+        if (!data.ok()) {
+          // Gone between the listing and the read: the next one may lead.
+          if (data.error().code == ZNONODE) return leaderFrom(members, next + 1, changed);
+          return Result<Leading>(data.error());
+        }
+        Result<MasterInfo> info = parseMasterInfo(*data);
+        if (!info.ok()) {
+          if (passedOver_.insert(member).second) {
+            if (passedOver_.size() > 1000) passedOver_.clear();
+            LOG(WARNING) << "Ignoring the member " << member
+                         << " of the masters' group: it does not hold MasterInfo JSON ("
+                         << info.error().message << ")";
           }
-          Result<MasterInfo> info = parseMasterInfo(*data);
-          if (!info.ok()) {
-            return Result<Leading>(Error{"the leading master's node " + member +
-                                         " does not hold MasterInfo JSON: " +
-                                         info.error().message});
-          }
-          return Result<Leading>(Leading{*info, member, none.changed});
-        });
+          return leaderFrom(members, next + 1, changed);
+        }
+        return Result<Leading>(Leading{*info, member, changed});
       });
 }
 

@@ -136,7 +136,10 @@ void voidDone(int rc, const void* data) {
 }  // namespace
 
 ZooKeeper::ZooKeeper(std::string id, Url url, std::chrono::milliseconds sessionTimeout)
-    : Actor(std::move(id)), url_(std::move(url)), sessionTimeout_(sessionTimeout) {}
+    : Actor(std::move(id)),
+      url_(std::move(url)),
+      sessionTimeout_(sessionTimeout),
+      negotiated_(sessionTimeout.count()) {}
 
 ZooKeeper::~ZooKeeper() { closeHandle(); }
 
@@ -211,6 +214,7 @@ void ZooKeeper::onSessionEvent(int state, uint64_t generation) {
     connected_ = true;
     connections_++;
     sessionId_ = zoo_client_id(handle_)->client_id;
+    if (int granted = zoo_recv_timeout(handle_); granted > 0) negotiated_ = granted;
     LOG(INFO) << "ZooKeeper session 0x" << std::hex << sessionId_ << std::dec << " connected";
     notify(Session::kConnected);
     std::deque<uint64_t> waiting = std::move(waiting_);

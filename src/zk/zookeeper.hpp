@@ -21,6 +21,7 @@
 // VLOG(1)).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -29,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "mesos.pb.h"
@@ -92,8 +94,8 @@ class ZooKeeper : public process::Actor {
 
   // The leading master of the group of masters at `path` (zk/masters.hpp;
   // the path made where missing): none while there is no member; with its member's path and a future
-  // that completes when the members change. An error when the leader's
-  // node does not hold MasterInfo JSON.
+  // that completes when the members change. Members whose data is not
+  // MasterInfo JSON are passed over, with a warning once per member.
   struct Leading {
     std::optional<MasterInfo> leader;
     std::string member;
@@ -111,6 +113,11 @@ class ZooKeeper : public process::Actor {
   };
   SessionKey sessionKey() const;
   bool connected() const { return connected_; }
+  // The session timeout the servers granted (the one asked for until the
+  // first connection). Safe to read from any thread.
+  std::chrono::milliseconds negotiatedTimeout() const {
+    return std::chrono::milliseconds(negotiated_.load());
+  }
 
  protected:
   void initialize() override;
@@ -142,6 +149,9 @@ class ZooKeeper : public process::Actor {
   struct Joining;
   void joinStep(std::shared_ptr<Joining> joining);
   void notify(Session session);
+  process::Future<Result<Leading>> leaderFrom(std::shared_ptr<std::vector<Member>> members,
+                                              size_t next,
+                                              process::Future<process::Nothing> changed);
 
   const Url url_;
   const std::chrono::milliseconds sessionTimeout_;
@@ -162,6 +172,8 @@ class ZooKeeper : public process::Actor {
   std::unordered_map<uint64_t, Watch> watches_;
   uint64_t nextWatch_ = 0;
   std::vector<std::function<void(Session, int64_t)>> listeners_;
+  std::atomic<int64_t> negotiated_;
+  std::unordered_set<std::string> passedOver_;  // members said not to hold MasterInfo
 };
 
 }  // namespace mesos::internal::zk

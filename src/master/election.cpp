@@ -1,0 +1,234 @@
+// High availability with --zk (docs/high-availability.md): contending for
+// leadership, the standby's behaviour, the lease that stops a leader that
+// lost its session before it acts again, and what a newly elected master
+// does while slaves and frameworks come back (allocation held, task
+// reconciliation waiting for slaves, frameworks known only from slaves'
+// reports kept for their failover timeout).
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+#include "master/master.hpp"
+#include "process/dispatch.hpp"
+
+namespace mesos::internal::master {
+
+using allocator::AllocatorActor;
+using process::dispatch;
+
+namespace {
+
+double seconds(process::Duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+void Master::contend() {
+  auto url = zk::parseUrl(*flags_.zk);
+  CHECK(url.ok()) << "--zk: " << url.error().message;  // validated with the flags
+  auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(flags_.zk_session_timeout);
+  lease_ = std::make_shared<zk::Lease>();
+  zk_ = runtime().spawn<zk::ZooKeeper>(process::generateId("zookeeper"), *url, timeout);
+  contender_ =
+      runtime().spawn<zk::LeaderContender>(zk_.pid(), url->path, info_, lease_, timeout);
+  detector_ = zk::MasterDetector::zookeeper(runtime(), zk_.pid(), url->path);
+  // Nothing is offered until re-registration settles after the election.
+  dispatch(allocator_.pid(), &AllocatorActor::hold, true);
+  LOG(INFO) << "Master " << info_.id() << " contends for leadership at " << url->toString()
+            << " (session timeout " << timeout.count() << " ms); a standby until elected";
+  dispatch(contender_.pid(), &zk::LeaderContender::elected).then(self(), [this] { elected(); });
+  dispatch(contender_.pid(), &zk::LeaderContender::lost)
+      .then(self(), [this](const std::string& why) { lostLeadership(why); });
+  watchLeader(std::nullopt);
+}
+
+void Master::watchLeader(std::optional<MasterInfo> previous) {
+  detector_->detect(previous).then(self(), [this](const std::optional<MasterInfo>& leader) {
+    if (!leading_) leader_ = leader;
+    watchLeader(leader);
+  });
+}
+
+bool Master::admit() {
+  if (lost_) return false;
+  if (!leading_ || lease_ == nullptr || lease_->valid()) return true;
+  std::string why = lease_->reason();
+  lostLeadership(why.empty() ? "no word from ZooKeeper within its lease (80% of the session "
+                               "timeout)"
+                             : why);
+  return false;
+}
+
+void Master::elected() {
+  if (lost_ || leading_) return;
+  leading_ = true;
+  electedTime_ = now();
+  leader_ = info_;
+  standbyLogged_.clear();
+  windowOpen_ = true;
+  LOG(INFO) << "Master " << info_.id() << " at " << self() << " is the leading master; "
+            << "offers start in " << seconds(flags_.allocation_settle_delay)
+            << " s, reconciliation waits up to " << seconds(flags_.slave_reregister_timeout)
+            << " s for slaves not yet back";
+  delay(flags_.allocation_settle_delay,
+        [this] { dispatch(allocator_.pid(), &AllocatorActor::hold, false); });
+  delay(flags_.slave_reregister_timeout, [this] { reregistrationWindowClosed(); });
+  delay(flags_.slave_ping_timeout, [this] { pingSlaves(); });
+}
+
+void Master::lostLeadership(const std::string& why) {
+  if (lost_) return;
+  lost_ = true;
+  leading_ = false;
+  LOG(ERROR) << "Master " << info_.id() << " is no longer the leading master (" << why
+             << "); it stops acting now";
+  if (lostLeadershipAction_) {
+    lostLeadershipAction_(why);
+    return;
+  }
+  LOG(ERROR) << "Exiting with status 1 (a supervisor restarts it as a standby)";
+  google::FlushLogFiles(google::GLOG_INFO);
+  std::_Exit(1);
+}
+
+void Master::dropAsStandby(const UPID& from, const std::string& what) {
+  if (lost_) return;
+  std::string peer = from.toString();
+  if (standbyLogged_.count(peer) != 0) return;
+  if (standbyLogged_.size() >= 10000) standbyLogged_.clear();
+  standbyLogged_.insert(peer);
+  LOG(WARNING) << "Dropping " << what << " from " << peer << ": this master is a standby ("
+               << (leader_ ? "the leader is " + leader_->pid() : std::string("no leader yet"))
+               << "); later messages from " << peer << " are dropped without a word";
+}
+
+void Master::deferReconciliation(const Framework& f, const TaskID& taskId,
+                                 const std::optional<SlaveID>& slaveId) {
+  Deferred deferred{f.id.value(), taskId};
+  VLOG(1) << "Reconciliation of task " << taskId.value() << " of framework " << f.id.value()
+          << " waits for " << (slaveId ? "slave " + slaveId->value() : std::string("its slave"));
+  if (slaveId && !slaveId->value().empty()) {
+    deferredBySlave_[slaveId->value()].push_back(std::move(deferred));
+  } else {
+    deferredByTask_[f.id.value() + " " + taskId.value()] = std::move(deferred);
+  }
+}
+
+void Master::answerDeferred(const Slave& s) {
+  auto it = deferredBySlave_.find(s.id.value());
+  if (it == deferredBySlave_.end()) return;
+  std::vector<Deferred> deferred = std::move(it->second);
+  deferredBySlave_.erase(it);
+  for (const Deferred& d : deferred) {
+    Framework* f = framework(d.frameworkId);
+    if (f == nullptr) continue;
+    TaskRecord* task = registry_.task(d.frameworkId, d.taskId.value());
+    if (task != nullptr && task->slave == &s) {
+      sendReconciliation(*f, *task);
+    } else {
+      sendMasterUpdate(*f, s.id, d.taskId, TASK_LOST, TaskStatus::REASON_RECONCILIATION,
+                       "Reconciliation: the task's slave re-registered without it");
+    }
+  }
+}
+
+void Master::answerDeferred(const TaskRecord& task) {
+  auto it = deferredByTask_.find(task.task.framework_id().value() + " " +
+                                 task.task.task_id().value());
+  if (it == deferredByTask_.end()) return;
+  Framework* f = framework(it->second.frameworkId);
+  deferredByTask_.erase(it);
+  if (f != nullptr) sendReconciliation(*f, task);
+}
+
+void Master::reregistrationWindowClosed() {
+  windowOpen_ = false;
+  size_t answered = 0;
+  auto lost = [&](const Deferred& d, const SlaveID& slaveId) {
+    Framework* f = framework(d.frameworkId);
+    if (f == nullptr) return;
+    answered++;
+    sendMasterUpdate(*f, slaveId, d.taskId, TASK_LOST, TaskStatus::REASON_RECONCILIATION,
+                     "Reconciliation: the task's slave did not re-register within "
+                     "--slave_reregister_timeout of the election");
+  };
+  for (const auto& [slaveId, deferred] : deferredBySlave_) {
+    SlaveID id;
+    id.set_value(slaveId);
+    for (const Deferred& d : deferred) lost(d, id);
+  }
+  for (const auto& [key, d] : deferredByTask_) lost(d, SlaveID());
+  deferredBySlave_.clear();
+  deferredByTask_.clear();
+  LOG(INFO) << "The re-registration window after the election closed"
+            << (answered > 0 ? "; " + std::to_string(answered) + " waiting reconciliations "
+                                   "answered TASK_LOST"
+                             : std::string());
+}
+
+void Master::noteReportedFramework(const FrameworkInfo& info) {
+  if (!info.has_id() || info.id().value().empty()) return;
+  const std::string id = info.id().value();
+  Framework* f = registry_.unregisteredFramework(id);
+  if (f == nullptr) return;  // registered, or nothing of it here
+  if (f->info.name().empty()) registry_.describe(*f, info);
+  if (!reportedFrameworks_.insert(id).second) return;
+  double timeout = info.has_failover_timeout() ? info.failover_timeout()
+                                               : seconds(flags_.framework_failover_timeout);
+  // Counted from the election (or from the start, without --zk), and never
+  // shorter than the re-registration window.
+  double keep = std::max(timeout, seconds(flags_.slave_reregister_timeout));
+  double wait = std::clamp(keep - (now() - electedTime_), 0.0, 10.0 * 365 * 86400);
+  LOG(INFO) << "Framework " << id << " (" << info.name() << ") is known only from slaves' "
+            << "reports; its tasks are killed unless it re-registers within " << wait << " s";
+  delay(std::chrono::duration_cast<process::Duration>(std::chrono::duration<double>(wait)),
+        [this, id] { reportedFrameworkExpired(id); });
+}
+
+void Master::reportedFrameworkExpired(const std::string& id) {
+  reportedFrameworks_.erase(id);
+  Framework* f = registry_.unregisteredFramework(id);
+  if (f == nullptr) return;  // it came back, or holds nothing any more
+  LOG(WARNING) << "Framework " << id << " did not re-register within its failover timeout "
+               << "after the election; shutting it down on its slaves";
+  const FrameworkID frameworkId = f->id;
+  std::unordered_set<std::string> slaveIds;
+  std::vector<TaskRecord*> tasks;
+  for (const auto& [taskId, task] : f->tasks) {
+    slaveIds.insert(task->slave->id.value());
+    tasks.push_back(task.get());
+  }
+  for (const auto& [slaveId, count] : f->executorSlaves) slaveIds.insert(slaveId);
+  // `f` may go with its last task or executor: not touched from here on.
+  for (const std::string& slaveId : slaveIds) {
+    if (Slave* s = slave(slaveId)) {
+      ShutdownFrameworkMessage shutdown;
+      *shutdown.mutable_framework_id() = frameworkId;
+      send(s->pid, std::move(shutdown));
+    }
+  }
+  for (TaskRecord* task : tasks) {
+    TaskStatus killed = task->latest;
+    killed.set_state(TASK_KILLED);
+    killed.set_source(TaskStatus::SOURCE_MASTER);
+    killed.set_reason(TaskStatus::REASON_FRAMEWORK_REMOVED);
+    killed.set_message("Framework did not re-register after a master failover");
+    killed.set_timestamp(now());
+    killed.clear_uuid();
+    updateTask(*task, killed);
+    removeTask(*task);
+  }
+  for (const std::string& slaveId : slaveIds) {
+    Slave* s = slave(slaveId);
+    if (s == nullptr) continue;
+    auto executors = s->executors.find(id);
+    if (executors == s->executors.end()) continue;
+    std::vector<ExecutorID> ids;
+    for (const auto& [executorId, info] : executors->second) ids.push_back(info.executor_id());
+    for (const ExecutorID& executorId : ids) removeExecutor(*s, frameworkId, executorId);
+  }
+  dispatch(allocator_.pid(), &AllocatorActor::removeFramework, frameworkId);
+}
+
+}  // namespace mesos::internal::master
