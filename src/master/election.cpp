@@ -45,7 +45,10 @@ void Master::contend() {
 
 void Master::watchLeader(std::optional<MasterInfo> previous) {
   detector_->detect(previous).then(self(), [this](const std::optional<MasterInfo>& leader) {
-    if (!leading_) leader_ = leader;
+    if (!leading_) {
+      leader_ = leader;
+      lastState_.reset();  // /state names the leader
+    }
     watchLeader(leader);
   });
 }
@@ -65,6 +68,7 @@ void Master::elected() {
   leading_ = true;
   electedTime_ = now();
   leader_ = info_;
+  lastState_.reset();  // /state names the leader
   standbyLogged_.clear();
   windowOpen_ = true;
   LOG(INFO) << "Master " << info_.id() << " at " << self() << " is the leading master; "

@@ -138,6 +138,20 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
     }
   }
   registry_.setReregistered(*f, now());
+  // Slaves holding its tasks learn where the scheduler is now and send
+  // again the updates it has not acknowledged (those sent while it was
+  // away went nowhere).
+  std::unordered_set<std::string> slaveIds;
+  for (const auto& [taskId, task] : f->tasks) slaveIds.insert(task->slave->id.value());
+  for (const auto& [slaveId, count] : f->executorSlaves) slaveIds.insert(slaveId);
+  for (const std::string& slaveId : slaveIds) {
+    if (Slave* s = slave(slaveId)) {
+      UpdateFrameworkMessage update;
+      *update.mutable_framework_id() = f->id;
+      update.set_pid(from.toString());
+      send(s->pid, std::move(update));
+    }
+  }
   FrameworkReregisteredMessage reply;
   reply.mutable_framework_id()->CopyFrom(f->id);
   reply.mutable_master_info()->CopyFrom(info_);

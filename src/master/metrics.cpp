@@ -18,7 +18,7 @@ using process::http::Response;
 std::string Master::metricsJson() {
   Object metrics;
   metrics["master/uptime_secs"] = now() - startTime_;
-  metrics["master/elected"] = 1;  // no standbys yet: this master leads
+  metrics["master/elected"] = leading_ ? 1 : 0;
   int64_t active = 0, inactive = 0;
   registry_.forEachFramework([&](const Framework& f) { (f.active ? active : inactive)++; });
   metrics["master/frameworks_active"] = active;

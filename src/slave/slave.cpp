@@ -399,6 +399,11 @@ void Slave::updateFramework(const UPID& from, const UpdateFrameworkMessage& mess
   }
   LOG(INFO) << "Framework " << fw->id.value() << "'s scheduler is now "
             << (fw->pid ? fw->pid.toString() : "reached through the master");
+  // The scheduler is back (a failover of it or of the master): updates it
+  // has not acknowledged go again now rather than at their next retry.
+  if (state_ == State::kRunning) {
+    process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::resume);
+  }
 }
 
 process::Future<size_t> Slave::pendingStatusUpdates() const {

@@ -4,10 +4,12 @@
 #   tests/interop/go/build.sh <output dir>
 #
 # Produces <output dir>/echo_client (the messenger alone), go_scheduler (a
-# framework on mesos-go's scheduler driver) and go_executor (a custom executor
-# on mesos-go's executor driver). Needs the Debian packages golang-go and
-# golang-github-mesos-mesos-go-dev (which pulls in golang-github-gogo-protobuf-dev,
-# golang-glog-dev and golang-golang-x-net-dev). MESOS_GO_GOCODE overrides the
+# framework on mesos-go's scheduler driver), go_executor (a custom executor
+# on mesos-go's executor driver) and go_detector (mesos-go's ZooKeeper master
+# detector, following the leading master). Needs the Debian packages golang-go
+# and golang-github-mesos-mesos-go-dev (which pulls in
+# golang-github-gogo-protobuf-dev, golang-glog-dev, golang-golang-x-net-dev
+# and golang-github-samuel-go-zookeeper-dev). MESOS_GO_GOCODE overrides the
 # Debian Go source root (default /usr/share/gocode); GO names the go tool
 # (default: `go` from PATH).
 set -eu
@@ -30,6 +32,8 @@ for pkg in github.com/mesos/mesos-go/api/v0/messenger \
            github.com/mesos/mesos-go/api/v0/upid \
            github.com/mesos/mesos-go/api/v0/scheduler \
            github.com/mesos/mesos-go/api/v0/executor \
+           github.com/mesos/mesos-go/api/v0/detector/zoo \
+           github.com/samuel/go-zookeeper/zk \
            github.com/pborman/uuid \
            github.com/gogo/protobuf/proto \
            github.com/golang/glog \
@@ -57,3 +61,5 @@ for program in echo_client go_scheduler go_executor; do
     "$go" build -o "$out/$program" "mesosinterop/$program"
     echo "build.sh: built $out/$program"
 done
+"$go" build -o "$out/go_detector" go_detector
+echo "build.sh: built $out/go_detector"
