@@ -22,13 +22,37 @@
 //     minutes;
 //   - honours KillTaskMessage (TASK_KILLED), ShutdownFrameworkMessage (the
 //     framework's tasks are dropped) and ShutdownMessage (the master removed
-//     the slave: it stops, and is counted as removed).
+//     the slave: it stops, and is counted as removed); takes
+//     UpdateFrameworkMessage and does nothing with it.
+//
+// With --zk=zk://.../path instead of --master, the slaves follow the leading
+// master of that group (zk::MasterDetector, one ZooKeeper session for the
+// whole process), as real slaves do: the first leader gets the
+// registrations above; on every later change each slave re-registers with
+// the new leader after a random wait in [0, --registration_backoff_factor]
+// (ReregisterSlaveMessage with its running tasks as Task protos, the
+// ExecutorInfos of its tasks' executors and its frameworks' FrameworkInfos),
+// retrying with the same backoff as a registration. bench/failover_bench
+// uses this mode.
 //
 // Reports go to stdout as "slaves ..." lines (bench/fig10/lines.hpp); logs
-// to stderr. SIGTERM or SIGINT end the process at once.
+// to stderr. SIGTERM or SIGINT end the process at once. In --zk mode also:
+//
+//   leader <generation> <pid|none> <wall_s>
+//       the detector saw a new leading master (or none) at wall-clock time
+//       <wall_s> (seconds since the epoch); the generation counts leaders
+//       seen, from 1.
+//   reregistered_all <generation> <wall_s> <messages>
+//       every slave of this process (but those the master removed) is
+//       registered with that generation's leader; <wall_s> is when the last
+//       of them got its SlaveReregisteredMessage (or SlaveRegisteredMessage),
+//       <messages> how many (re-)registration messages they sent for it (more
+//       than one a slave when some went unanswered: sent to a master not yet
+//       elected, or answered later than the retry).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <memory>
@@ -48,14 +72,23 @@
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
 #include "process/signals.hpp"
+#include "zk/detector.hpp"
+#include "zk/url.hpp"
 
-DEFINE_string(master, "", "The master's UPID, master@ip:port.");
+DEFINE_string(master, "", "The master's UPID, master@ip:port (or --zk).");
+DEFINE_string(zk, "",
+              "zk://host:port[,...]/path: follow the leading master of that group instead of "
+              "one --master.");
 DEFINE_int32(count, 1000, "Slaves to emulate in this process.");
 DEFINE_int32(first, 0, "Index of the first slave (hostnames fig10-slave-<index>).");
 DEFINE_int32(slots, 2, "Task slots per slave; a slot is 1 cpu and 1024 MB of memory.");
 DEFINE_int32(registration_window, 256,
              "Slaves of this process that may wait for the master's answer to their "
              "registration at once.");
+DEFINE_double(registration_backoff_factor, 1,
+              "Seconds: the first bound of the random wait between registration attempts "
+              "(doubling up to a minute); with --zk also the bound of the random wait before "
+              "re-registering with a new leader.");
 DEFINE_double(status_update_retry_s, 10,
               "Seconds before an unacknowledged status update is sent again (then doubling, "
               "up to 600).");
@@ -91,6 +124,7 @@ struct Counters {
   std::atomic<int64_t> running{0};
   std::atomic<int64_t> removed{0};
   std::atomic<int64_t> resent{0};
+  std::atomic<int64_t> registrationMessages{0};  // Register- and ReregisterSlaveMessages sent
   std::atomic<bool> announced{false};  // "registered_all" was sent
 };
 Counters counters;
@@ -114,6 +148,37 @@ class Registrar : public process::Actor {
   size_t inFlight_ = 0;
 };
 
+// --zk mode: follows the leading master through ZooKeeper, moves every slave
+// of this process to each new leader, and says when all are registered
+// with it ("leader" and "reregistered_all" lines).
+class Follower : public process::Actor {
+ public:
+  Follower(std::unique_ptr<zk::MasterDetector> detector, process::Pid<Registrar> registrar)
+      : Actor("follower"), detector_(std::move(detector)), registrar_(std::move(registrar)) {}
+
+  // The slaves to move; the first leader detected starts their registration.
+  void start(std::vector<process::Pid<EmulatedSlave>> slaves);
+  // A slave got SlaveRegisteredMessage or SlaveReregisteredMessage, at wall
+  // time `at`, from the leader of `generation`.
+  void registeredWith(uint64_t generation, double at);
+
+ private:
+  void watch();
+  void detected(const std::optional<MasterInfo>& leader);
+
+  const std::unique_ptr<zk::MasterDetector> detector_;
+  const process::Pid<Registrar> registrar_;
+  std::vector<process::Pid<EmulatedSlave>> slaves_;
+  std::optional<MasterInfo> seen_;  // what the detector said last
+  std::optional<UPID> leader_;
+  uint64_t generation_ = 0;
+  bool registrationStarted_ = false;
+  int64_t expected_ = 0;  // slaves to hear from for this generation
+  int64_t heard_ = 0;
+  double latest_ = 0;
+  int64_t messagesBefore_ = 0;  // counters.registrationMessages when it began
+};
+
 // The task-state half of a slave: one entry per task it knows, with the
 // status updates not yet acknowledged (the front one is on the wire).
 struct TaskEntry {
@@ -127,12 +192,15 @@ struct TaskEntry {
 
 class EmulatedSlave : public process::Actor {
  public:
+  // `master` is the fixed master, or, with a `follower`, none until the
+  // follower names the leader.
   EmulatedSlave(int index, UPID master, process::Pid<Registrar> registrar,
-                const SlaveInfo& prototype)
+                std::optional<process::Pid<Follower>> follower, const SlaveInfo& prototype)
       : Actor("slave(" + std::to_string(index) + ")"),
         index_(index),
         master_(std::move(master)),
         registrar_(std::move(registrar)),
+        follower_(std::move(follower)),
         prototype_(prototype) {}
 
   // From the registrar: register now.
@@ -140,6 +208,28 @@ class EmulatedSlave : public process::Actor {
     if (state_ != State::kIdle) return;
     state_ = State::kRegistering;
     attemptRegistration(Duration::zero());
+  }
+
+  // From the follower: `master` leads now (the leader of `generation`).
+  // A registered slave re-registers with it after a random wait in [0,
+  // --registration_backoff_factor], as a real slave does; one still
+  // registering goes on with the new master.
+  void follow(UPID master, uint64_t generation) {
+    master_ = std::move(master);
+    generation_ = generation;
+    if (state_ == State::kRegistered) {
+      state_ = State::kRegistering;
+      counters.registered--;
+    }
+    if (state_ != State::kRegistering) return;  // not started yet, or removed
+    if (registrationTimer_) cancel(*registrationTimer_);
+    static thread_local std::mt19937_64 random{std::random_device{}()};
+    std::uniform_int_distribution<int64_t> pick(
+        0, seconds(FLAGS_registration_backoff_factor).count());
+    registrationTimer_ = delay(Duration(pick(random)), [this] {
+      registrationTimer_.reset();
+      attemptRegistration(Duration::zero());
+    });
   }
 
  protected:
@@ -150,6 +240,7 @@ class EmulatedSlave : public process::Actor {
     on(&EmulatedSlave::runTask);
     on(&EmulatedSlave::killTask);
     on(&EmulatedSlave::shutdownFramework);
+    on(&EmulatedSlave::updateFramework);
     on(&EmulatedSlave::acknowledgement);
     on(&EmulatedSlave::shutdown);
   }
@@ -167,11 +258,13 @@ class EmulatedSlave : public process::Actor {
 
   // Sends RegisterSlaveMessage (or, once the master gave an id,
   // ReregisterSlaveMessage with the tasks) and tries again after a random
-  // wait in [bound/2, bound], the bound doubling from 1 s up to a minute.
+  // wait in [bound/2, bound], the bound doubling from
+  // --registration_backoff_factor up to a minute.
   void attemptRegistration(Duration backoff) {
     if (registrationTimer_) cancel(*registrationTimer_);
     registrationTimer_.reset();
     if (state_ != State::kRegistering) return;
+    counters.registrationMessages++;
     if (slaveId_.value().empty()) {
       RegisterSlaveMessage message;
       *message.mutable_slave() = info();
@@ -184,9 +277,11 @@ class EmulatedSlave : public process::Actor {
       for (const TaskEntry& entry : tasks_) {
         if (entry.running) *message.add_tasks() = entry.task;
       }
+      for (const ExecutorInfo& executor : executors_) *message.add_executor_infos() = executor;
+      for (const FrameworkInfo& framework : frameworks_) *message.add_frameworks() = framework;
       send(master_, std::move(message));
     }
-    Duration bound = backoff == Duration::zero() ? std::chrono::seconds(1)
+    Duration bound = backoff == Duration::zero() ? seconds(FLAGS_registration_backoff_factor)
                                                  : std::min(backoff * 2, kMaxRegistrationBackoff);
     static thread_local std::mt19937_64 random{std::random_device{}()};
     std::uniform_int_distribution<int64_t> pick(bound.count() / 2, bound.count());
@@ -197,7 +292,11 @@ class EmulatedSlave : public process::Actor {
     });
   }
 
-  bool fromMaster(const UPID& from) const { return from.id == master_.id; }
+  // Following a leader, the master is that very actor; a fixed master may
+  // answer from another address than the one it was named by.
+  bool fromMaster(const UPID& from) const {
+    return from.id == master_.id && (!follower_ || from.address == master_.address);
+  }
 
   void registered(const UPID& from, const SlaveRegisteredMessage& message) {
     if (!fromMaster(from) || state_ != State::kRegistering) return;
@@ -207,6 +306,7 @@ class EmulatedSlave : public process::Actor {
       fig10::emitLine("registered_all");
     }
     process::dispatch(registrar_, &Registrar::registeredOne);
+    reportRegistered();
   }
 
   void reregistered(const UPID& from, const SlaveReregisteredMessage& message) {
@@ -214,6 +314,13 @@ class EmulatedSlave : public process::Actor {
     if (message.slave_id().value() != slaveId_.value()) return;
     becomeRegistered();
     counters.registered++;
+    reportRegistered();
+  }
+
+  // Following a leader: tell the follower this slave is back.
+  void reportRegistered() {
+    if (!follower_) return;
+    process::dispatch(*follower_, &Follower::registeredWith, generation_, wallTime());
   }
 
   void becomeRegistered() {
@@ -246,6 +353,11 @@ class EmulatedSlave : public process::Actor {
     *entry.task.mutable_framework_id() = frameworkId;
     *entry.task.mutable_slave_id() = slaveId_;
     *entry.task.mutable_resources() = info.resources();
+    if (info.has_executor()) {
+      *entry.task.mutable_executor_id() = info.executor().executor_id();
+      noteExecutor(info.executor(), frameworkId);
+    }
+    noteFramework(message.framework());
     entry.task.set_state(TASK_RUNNING);
     entry.running = true;
     counters.running++;
@@ -289,7 +401,13 @@ class EmulatedSlave : public process::Actor {
       drop(entry);
       return true;
     });
+    forgetUnused();
   }
+
+  // A scheduler's new pid. Updates go through the master, so nothing
+  // changes here; handled only so that the message is not logged as
+  // unexpected (a master sends one per slave of a re-registered framework).
+  void updateFramework(const UPID&, const UpdateFrameworkMessage&) {}
 
   void shutdown(const UPID& from, const ShutdownMessage& message) {
     if (!fromMaster(from) || state_ == State::kRemoved) return;
@@ -301,6 +419,8 @@ class EmulatedSlave : public process::Actor {
     registrationTimer_.reset();
     for (TaskEntry& entry : tasks_) drop(entry);
     tasks_.clear();
+    executors_.clear();
+    frameworks_.clear();
   }
 
   void acknowledgement(const UPID& from, const StatusUpdateAcknowledgementMessage& message) {
@@ -325,7 +445,45 @@ class EmulatedSlave : public process::Actor {
       std::erase_if(tasks_, [&](const TaskEntry& e) {
         return e.task.task_id().value() == task && e.task.framework_id().value() == framework;
       });
+      forgetUnused();
     }
+  }
+
+  // The executors and frameworks of this slave's tasks, as re-registration
+  // reports them. An executor here lives as long as it has tasks (none runs
+  // to say otherwise), and a framework as long as it has tasks here.
+  void noteExecutor(const ExecutorInfo& executor, const FrameworkID& frameworkId) {
+    for (const ExecutorInfo& known : executors_) {
+      if (known.executor_id().value() == executor.executor_id().value() &&
+          known.framework_id().value() == frameworkId.value()) {
+        return;
+      }
+    }
+    ExecutorInfo& added = executors_.emplace_back(executor);
+    *added.mutable_framework_id() = frameworkId;
+  }
+
+  void noteFramework(const FrameworkInfo& framework) {
+    for (const FrameworkInfo& known : frameworks_) {
+      if (known.id().value() == framework.id().value()) return;
+    }
+    frameworks_.push_back(framework);
+  }
+
+  void forgetUnused() {
+    auto used = [&](const std::string& frameworkId, const ExecutorID* executorId) {
+      return std::any_of(tasks_.begin(), tasks_.end(), [&](const TaskEntry& entry) {
+        return entry.task.framework_id().value() == frameworkId &&
+               (executorId == nullptr ||
+                entry.task.executor_id().value() == executorId->value());
+      });
+    };
+    std::erase_if(executors_, [&](const ExecutorInfo& executor) {
+      return !used(executor.framework_id().value(), &executor.executor_id());
+    });
+    std::erase_if(frameworks_, [&](const FrameworkInfo& framework) {
+      return !used(framework.id().value(), nullptr);
+    });
   }
 
   TaskEntry* find(const std::string& frameworkId, const std::string& taskId) {
@@ -400,13 +558,17 @@ class EmulatedSlave : public process::Actor {
   }
 
   const int index_;
-  const UPID master_;
+  UPID master_;  // changes only when following a leader
   const process::Pid<Registrar> registrar_;
+  const std::optional<process::Pid<Follower>> follower_;
   const SlaveInfo& prototype_;
   State state_ = State::kIdle;
+  uint64_t generation_ = 0;  // of master_, when following
   SlaveID slaveId_;
   std::optional<TimerId> registrationTimer_;
   std::vector<TaskEntry> tasks_;  // a handful: linear search is cheapest
+  std::vector<ExecutorInfo> executors_;
+  std::vector<FrameworkInfo> frameworks_;
 };
 
 void Registrar::start(std::vector<process::Pid<EmulatedSlave>> slaves) {
@@ -427,6 +589,63 @@ void Registrar::next() {
   }
 }
 
+void Follower::start(std::vector<process::Pid<EmulatedSlave>> slaves) {
+  slaves_ = std::move(slaves);
+  watch();
+}
+
+void Follower::watch() {
+  detector_->detect(seen_).then(self(), [this](const std::optional<MasterInfo>& leader) {
+    detected(leader);
+  });
+}
+
+void Follower::detected(const std::optional<MasterInfo>& leader) {
+  double at = wallTime();
+  seen_ = leader;
+  watch();
+  if (!leader) {
+    // The slaves keep their master until the next one leads.
+    fig10::emitLine("leader " + std::to_string(generation_) + " none " + std::to_string(at));
+    return;
+  }
+  auto pid = UPID::parse(leader->pid());
+  if (!pid) {
+    LOG(WARNING) << "Ignoring the leading master's pid '" << leader->pid()
+                 << "': " << pid.error().message;
+    return;
+  }
+  if (leader_ && *leader_ == *pid) return;
+  leader_ = *pid;
+  generation_++;
+  expected_ = FLAGS_count - counters.removed.load();
+  heard_ = 0;
+  latest_ = 0;
+  messagesBefore_ = counters.registrationMessages.load();
+  char line[200];
+  std::snprintf(line, sizeof(line), "leader %llu %s %.6f",
+                static_cast<unsigned long long>(generation_), pid->toString().c_str(), at);
+  fig10::emitLine(line);
+  for (const auto& slave : slaves_) {
+    process::dispatch(slave, &EmulatedSlave::follow, *pid, generation_);
+  }
+  if (!registrationStarted_) {
+    registrationStarted_ = true;
+    process::dispatch(registrar_, &Registrar::start, slaves_);
+  }
+}
+
+void Follower::registeredWith(uint64_t generation, double at) {
+  if (generation != generation_) return;
+  latest_ = std::max(latest_, at);
+  if (++heard_ != expected_) return;
+  char line[120];
+  std::snprintf(line, sizeof(line), "reregistered_all %llu %.6f %lld",
+                static_cast<unsigned long long>(generation_), latest_,
+                static_cast<long long>(counters.registrationMessages.load() - messagesBefore_));
+  fig10::emitLine(line);
+}
+
 Resource scalar(const std::string& name, double value) {
   Resource resource;
   resource.set_name(name);
@@ -438,19 +657,39 @@ Resource scalar(const std::string& name, double value) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  gflags::SetUsageMessage("Emulated slaves for bench/fig10 (started by fig10).");
+  gflags::SetUsageMessage(
+      "Emulated slaves for bench/fig10 and bench/failover_bench (started by them).");
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
   if (FLAGS_minloglevel < google::GLOG_WARNING) FLAGS_minloglevel = google::GLOG_WARNING;
 
-  auto master = UPID::parse(FLAGS_master);
-  if (!master) {
-    std::cerr << "fig10-slaves: --master: " << master.error().message << std::endl;
+  if (FLAGS_master.empty() == FLAGS_zk.empty()) {
+    std::cerr << "fig10-slaves: give either --master=master@ip:port or --zk=zk://host:port/path"
+              << std::endl;
     return 1;
   }
-  if (FLAGS_count <= 0 || FLAGS_slots <= 0 || FLAGS_registration_window <= 0) {
-    std::cerr << "fig10-slaves: --count, --slots and --registration_window must be positive"
+  UPID master;
+  std::optional<zk::Url> url;
+  if (!FLAGS_master.empty()) {
+    auto parsed = UPID::parse(FLAGS_master);
+    if (!parsed) {
+      std::cerr << "fig10-slaves: --master: " << parsed.error().message << std::endl;
+      return 1;
+    }
+    master = *parsed;
+  } else {
+    auto parsed = zk::parseUrl(FLAGS_zk);
+    if (!parsed) {
+      std::cerr << "fig10-slaves: --zk: " << parsed.error().message << std::endl;
+      return 1;
+    }
+    url = *parsed;
+  }
+  if (FLAGS_count <= 0 || FLAGS_slots <= 0 || FLAGS_registration_window <= 0 ||
+      !(FLAGS_registration_backoff_factor > 0)) {
+    std::cerr << "fig10-slaves: --count, --slots, --registration_window and "
+                 "--registration_backoff_factor must be positive"
               << std::endl;
     return 1;
   }
@@ -473,15 +712,27 @@ int main(int argc, char** argv) {
 
   auto registrar =
       (*runtime)->spawn<Registrar>(static_cast<size_t>(FLAGS_registration_window));
+  process::Spawned<Follower> follower;
+  std::optional<process::Pid<Follower>> followerPid;
+  if (url) {
+    follower = (*runtime)->spawn<Follower>(zk::MasterDetector::zookeeper(**runtime, *url),
+                                           registrar.pid());
+    followerPid = follower.pid();
+  }
   std::vector<process::Spawned<EmulatedSlave>> slaves;
   std::vector<process::Pid<EmulatedSlave>> pids;
   slaves.reserve(static_cast<size_t>(FLAGS_count));
   for (int i = 0; i < FLAGS_count; ++i) {
-    slaves.push_back((*runtime)->spawn<EmulatedSlave>(FLAGS_first + i, *master, registrar.pid(),
-                                                      prototype));
+    slaves.push_back((*runtime)->spawn<EmulatedSlave>(FLAGS_first + i, master, registrar.pid(),
+                                                      followerPid, prototype));
     pids.push_back(slaves.back().pid());
   }
-  process::dispatch(registrar.pid(), &Registrar::start, std::move(pids));
+  if (followerPid) {
+    // Registration starts once the first leader is known.
+    process::dispatch(*followerPid, &Follower::start, std::move(pids));
+  } else {
+    process::dispatch(registrar.pid(), &Registrar::start, std::move(pids));
+  }
 
   std::thread reporter([] {
     const int64_t slots = int64_t{FLAGS_count} * FLAGS_slots;

@@ -198,9 +198,14 @@ class SchedulerDriver {
 /// (compatible with Apache Mesos v0 masters).
 ///
 /// `master` is "host:port", "master@host:port" or "ip:port" (port 5050 when
-/// left out); a host name is resolved to an IPv4 address by start(), on the
-/// calling thread. "zk://" addresses are not supported yet: start() aborts
-/// with an error naming the problem.
+/// left out; a host name is resolved to an IPv4 address by start(), on the
+/// calling thread), or "zk://host:port[,host:port...]/path": the masters'
+/// group in ZooKeeper, whose leader the driver follows (on a new leader the
+/// scheduler gets disconnected() if it was connected, the driver registers
+/// again after a random wait within MESOS_REGISTRATION_BACKOFF_FACTOR,
+/// default 2 s, and the scheduler gets reregistered()), or "file:///path"
+/// naming a file that holds one of these. A malformed address makes start()
+/// abort with an error naming the problem.
 ///
 /// Registration: start() sends RegisterFrameworkMessage, or, when
 /// `framework` has an id, ReregisterFrameworkMessage with failover set (to

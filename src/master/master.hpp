@@ -148,6 +148,11 @@ class Master : public process::Actor {
   std::unordered_map<std::string, std::vector<Deferred>> deferredBySlave_;
   std::unordered_map<std::string, Deferred> deferredByTask_;
   std::unordered_set<std::string> reportedFrameworks_;  // with a removal timer
+  struct Reregistered {
+    uint64_t slaves = 0;
+    uint64_t tasks = 0;
+    bool pending = false;  // a summary line is due
+  } reregistered_;  // slaves.cpp: unknown slaves re-registered, said once a second
 
   // frameworks.cpp
   void registerFramework(const UPID& from, const RegisterFrameworkMessage& message);

@@ -70,7 +70,7 @@ std::string Master::metricsJson() {
 
 MetricsActor::MetricsActor(process::Pid<Master> master,
                            process::Pid<allocator::AllocatorActor> allocator)
-    : Actor("metrics"), master_(std::move(master)), allocator_(std::move(allocator)) {}
+    : Actor(idFor(master.id)), master_(std::move(master)), allocator_(std::move(allocator)) {}
 
 void MetricsActor::initialize() { route("/snapshot", &MetricsActor::snapshot); }
 

@@ -1,6 +1,10 @@
 // MetricsActor: serves GET /metrics/snapshot by asking the master and the
-// allocator for their counters (each on its own actor).
+// allocator for their counters (each on its own actor). The master "master"
+// has "metrics"; another master sharing the runtime (mesos-local
+// --num_masters) has "metrics-<its id>" (/metrics-<id>/snapshot).
 #pragma once
+
+#include <string>
 
 #include "allocator/allocator_actor.hpp"
 #include "process/actor.hpp"
@@ -12,6 +16,9 @@ class Master;
 class MetricsActor : public process::Actor {
  public:
   MetricsActor(process::Pid<Master> master, process::Pid<allocator::AllocatorActor> allocator);
+  static std::string idFor(const std::string& masterId) {
+    return masterId == "master" ? "metrics" : "metrics-" + masterId;
+  }
 
  protected:
   void initialize() override;

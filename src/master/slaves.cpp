@@ -94,6 +94,19 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
     return;
   }
   Slave* s = slave(info.id().value());
+  if (s != nullptr && s->pid == from && s->active) {
+    // A retry whose answer is on its way (after a failover thousands of
+    // slaves retry before the new leader has answered them all): answer
+    // again, nothing else.
+    VLOG(1) << "Slave " << s->id.value() << " at " << from << " re-registered already";
+    s->missedPings = 0;
+    s->pongPending = false;
+    SlaveReregisteredMessage reply;
+    reply.mutable_slave_id()->CopyFrom(s->id);
+    reply.mutable_connection()->CopyFrom(connection(flags_));
+    send(from, std::move(reply));
+    return;
+  }
   if (s != nullptr) {
     if (s->pid != from) registry_.setPid(*s, from);
     link(from);  // a broken connection took the old link with it
@@ -129,8 +142,20 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
     for (const TaskRecord* task : s->tasks) {
       if (!task->released) used[task->framework->id.value()] += task->resources;
     }
-    LOG(INFO) << "Re-registered slave " << s->id.value() << " at " << from << " with "
-              << message.tasks_size() << " tasks";
+    // After a failover thousands come back at once: one line a second
+    // says how many (each one at VLOG(1)).
+    VLOG(1) << "Re-registered slave " << s->id.value() << " at " << from << " with "
+            << message.tasks_size() << " tasks";
+    reregistered_.slaves++;
+    reregistered_.tasks += static_cast<uint64_t>(message.tasks_size());
+    if (!reregistered_.pending) {
+      reregistered_.pending = true;
+      delay(std::chrono::seconds(1), [this] {
+        LOG(INFO) << "Re-registered " << reregistered_.slaves << " slaves this master had not "
+                  << "seen, with " << reregistered_.tasks << " tasks, in the last second";
+        reregistered_ = {};
+      });
+    }
     dispatch(allocator_.pid(), &AllocatorActor::addSlave, s->id, s->info, s->total, used);
   }
   answerDeferred(*s);

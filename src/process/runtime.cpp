@@ -643,7 +643,7 @@ void Runtime::link(const UPID& linker, const UPID& pid) {
 }
 
 void Runtime::onPeerDown(const Address& address) {
-  std::set<std::pair<UPID, UPID>> links;
+  Links links;
   {
     std::lock_guard<std::mutex> lock(linksMutex_);
     auto it = remoteLinks_.find(address);

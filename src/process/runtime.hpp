@@ -231,8 +231,15 @@ class Runtime : public Transport::Handler {
   std::condition_variable settled_;
 
   std::mutex linksMutex_;
-  // address -> (linker, linked pid) for links to other addresses.
-  std::unordered_map<Address, std::set<std::pair<UPID, UPID>>> remoteLinks_;
+  // address -> (linker, linked pid) for links to other addresses (many
+  // per address when one peer process holds many actors: hashed).
+  struct LinkHash {
+    size_t operator()(const std::pair<UPID, UPID>& link) const {
+      return std::hash<UPID>()(link.first) * 31 + std::hash<UPID>()(link.second);
+    }
+  };
+  using Links = std::unordered_set<std::pair<UPID, UPID>, LinkHash>;
+  std::unordered_map<Address, Links> remoteLinks_;
 };
 
 // Owns a spawned actor; see Runtime::spawn(). Movable, not copyable.

@@ -98,10 +98,11 @@ void LeaderContender::watch() {
 
 // Reads the member's own node; an answer to a request sent at `sent`
 // proves the session lives until sent + T. The first valid lease elects.
+// T is the timeout the servers granted (read first: they may grant less
+// than was asked).
 void LeaderContender::renew() {
   if (gone_) return;
-  auto sent = Lease::Clock::now();
-  if (lease_->until().time_since_epoch().count() != 0 && sent >= lease_->until()) {
+  if (lease_->until().time_since_epoch().count() != 0 && Lease::Clock::now() >= lease_->until()) {
     lose("no answer from ZooKeeper for longer than 80% of the session timeout (" +
          std::to_string(granted_.count()) + " ms)");
     return;
@@ -109,23 +110,29 @@ void LeaderContender::renew() {
   process::dispatch(zk_, &ZooKeeper::negotiatedTimeout)
       .then(self(), [this](const std::chrono::milliseconds& granted) {
         granted_ = std::min(sessionTimeout_, granted);
+        renewWithin();
       });
+}
+
+void LeaderContender::renewWithin() {
+  if (gone_) return;
+  auto sent = Lease::Clock::now();
   process::dispatch(zk_, &ZooKeeper::get, member_->path)
       .then(self(), [this, sent](const Result<std::string>& data) {
-    if (gone_) return;
-    if (!data.ok()) {
-      if (data.error().code == ZNONODE) lose("its node " + member_->path + " is gone");
-      return;  // the session is away: the next renewal tries again
-    }
-    if (data->find(token_) == std::string::npos) {
-      lose("its node " + member_->path + " holds another master's data");
-      return;
-    }
-    lease_->extend(sent + granted_ * 8 / 10);
-    if (elected_.set(Nothing{})) {
-      LOG(INFO) << "Elected the leading master (" << member_->path << ")";
-    }
-  });
+        if (gone_) return;
+        if (!data.ok()) {
+          if (data.error().code == ZNONODE) lose("its node " + member_->path + " is gone");
+          return;  // the session is away: the next renewal tries again
+        }
+        if (data->find(token_) == std::string::npos) {
+          lose("its node " + member_->path + " holds another master's data");
+          return;
+        }
+        lease_->extend(sent + granted_ * 8 / 10);
+        if (elected_.set(Nothing{})) {
+          LOG(INFO) << "Elected the leading master (" << member_->path << ")";
+        }
+      });
   delay(std::max(std::chrono::milliseconds(10), granted_ / 4), [this] { renew(); });
 }
 

@@ -88,6 +88,7 @@ class LeaderContender : public process::Actor {
   void join();
   void watch();
   void renew();
+  void renewWithin();
   void lose(const std::string& why);
 
   const process::Pid<ZooKeeper> zk_;

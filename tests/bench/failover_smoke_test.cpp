@@ -1,0 +1,78 @@
+// A short run of bench/failover_bench (docs/benchmarks.md, "Master
+// failover"): a three-server ZooKeeper ensemble, two masters, 100 emulated
+// slaves, two frameworks with 200 tasks, one kill of the leader. It checks
+// that the harness works end to end (the failover was measured, every figure
+// printed and plausible), not how fast the failover is. About 10 s.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "support/subprocess.hpp"
+#include "support/zookeeper_server.hpp"
+
+namespace {
+
+const std::string kBench = std::string(MESOS_BINARY_DIR) + "/bench/failover_bench";
+
+// "name: value unit" lines -> name -> value text.
+std::map<std::string, std::string> figures(const std::string& out) {
+  std::map<std::string, std::string> values;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    size_t colon = line.find(": ");
+    if (colon == std::string::npos) continue;
+    std::istringstream rest(line.substr(colon + 2));
+    std::string value;
+    rest >> value;
+    values[line.substr(0, colon)] = value;
+  }
+  return values;
+}
+
+TEST(FailoverSmokeTest, KillsTheLeaderAndMeasuresTheFailover) {
+  if (std::string why = mesos::test::ZooKeeperServers::unavailable(); !why.empty()) {
+    GTEST_SKIP() << why;
+  }
+  if (::access(kBench.c_str(), X_OK) != 0) {
+    ADD_FAILURE() << kBench << " is not built (mesos-tests depends on it)";
+    return;
+  }
+  auto result = mesos::test::runChild(
+      {kBench, "--slaves=100", "--tasks=200", "--frameworks=2", "--kills=1", "--settle_s=0.5",
+       "--failover_timeout_s=20", "--start_timeout_s=30"},
+      std::chrono::seconds(90));
+  ASSERT_TRUE(result.exitedWith(0)) << result.describe();
+  auto values = figures(result.out);
+
+  EXPECT_EQ(values["status"], "ok") << result.describe();
+  EXPECT_EQ(values["failovers"], "1") << result.out;
+  EXPECT_EQ(values["slaves"], "100") << result.out;
+  for (const char* name :
+       {"elected_s_median", "elected_s_max", "slaves_detected_s_median",
+        "slaves_reregistered_s_median", "slaves_reregistered_s_max",
+        "frameworks_reregistered_s_median", "frameworks_reregistered_s_max",
+        "leader_cpu_s_median", "registration_messages_per_slave_median"}) {
+    ASSERT_TRUE(values.count(name)) << name << " missing from:\n" << result.out;
+    double value = std::strtod(values[name].c_str(), nullptr);
+    EXPECT_TRUE(std::isfinite(value)) << name << ": " << values[name] << "\n" << result.out;
+    EXPECT_GT(value, 0) << name;
+  }
+  // The leader's session must expire before anyone else leads, and nothing
+  // re-registers with a master before it is elected.
+  double elected = std::strtod(values["elected_s_median"].c_str(), nullptr);
+  EXPECT_GT(elected, 0.2) << result.out;
+  EXPECT_LT(elected, 10) << result.out;
+  EXPECT_GE(std::strtod(values["slaves_reregistered_s_max"].c_str(), nullptr), elected)
+      << result.out;
+  EXPECT_GE(std::strtod(values["frameworks_reregistered_s_max"].c_str(), nullptr), elected)
+      << result.out;
+}
+
+}  // namespace

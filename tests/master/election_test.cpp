@@ -1,0 +1,280 @@
+// Masters with --zk in one process (as mesos-local --num_masters runs
+// them), against a real ZooKeeper server and on the real clock: the
+// standby's answers and silence, and what a newly elected master does while
+// slaves and frameworks come back (offers held, reconciliation waiting for
+// slaves, frameworks known only from slaves' reports kept for a while).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "local/cluster.hpp"
+#include "messages.pb.h"
+#include "process/dispatch.hpp"
+#include "support/daemon.hpp"
+#include "support/net.hpp"
+#include "support/peer.hpp"
+#include "support/raw_peer.hpp"
+#include "support/zookeeper_server.hpp"
+
+namespace mesos::test {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace mesos::internal;
+
+class ElectionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string why = ZooKeeperServers::unavailable(); !why.empty()) GTEST_SKIP() << why;
+    ASSERT_TRUE(zk_.start()) << zk_.error();
+    flags_.zk = "zk://" + zk_.connectString() + "/mesos";
+    flags_.zk_session_timeout = 2s;
+    flags_.allocation_settle_delay = 300ms;
+    flags_.allocation_interval = 100ms;
+    flags_.slave_reregister_timeout = 3s;
+  }
+
+  void TearDown() override {
+    peers_.clear();
+    cluster_.reset();
+  }
+
+  void start(size_t masters) {
+    process::Runtime::Options options;
+    options.ip = "127.0.0.1";
+    options.port = 0;
+    auto cluster = local::LocalCluster::start(options, flags_, masters);
+    ASSERT_TRUE(cluster.ok()) << cluster.error().message;
+    cluster_ = std::move(cluster).value();
+  }
+
+  bool leading(size_t i) {
+    process::Pid<master::Master> pid(cluster_->master(i));
+    auto future = process::dispatch(pid, &master::Master::leading);
+    return future.await(10s) && future.get();
+  }
+
+  // Waits until one master leads; its index.
+  size_t awaitLeader() {
+    size_t leader = 0;
+    bool found = waitUntil(
+        [&] {
+          for (size_t i = 0; i < cluster_->masterCount(); ++i) {
+            if (leading(i)) {
+              leader = i;
+              return true;
+            }
+          }
+          return false;
+        },
+        30s);
+    EXPECT_TRUE(found) << "no master was elected within 30 s";
+    return leader;
+  }
+
+  Peer& peer(const std::string& id, bool slave) {
+    auto p = std::make_unique<Peer>(id);
+    if (slave) {
+      p->accept<SlaveRegisteredMessage, SlaveReregisteredMessage, RunTaskMessage,
+                KillTaskMessage, ShutdownFrameworkMessage, ShutdownMessage, PingSlaveMessage,
+                UpdateFrameworkMessage, StatusUpdateAcknowledgementMessage>();
+    } else {
+      p->accept<FrameworkRegisteredMessage, FrameworkReregisteredMessage,
+                ResourceOffersMessage, StatusUpdateMessage, FrameworkErrorMessage,
+                RescindResourceOfferMessage, LostSlaveMessage>();
+    }
+    peers_.push_back(cluster_->runtime().spawn(std::move(p)));
+    return *peers_.back().get();
+  }
+
+  static FrameworkInfo frameworkInfo(const std::string& id = "") {
+    FrameworkInfo info;
+    info.set_user("tester");
+    info.set_name("election");
+    if (!id.empty()) info.mutable_id()->set_value(id);
+    return info;
+  }
+
+  // A slave this master has never seen comes back with `tasks` (of
+  // framework `frameworkId`, running).
+  static ReregisterSlaveMessage reregistration(const std::string& slaveId,
+                                               const std::string& frameworkId,
+                                               const std::vector<std::string>& tasks) {
+    ReregisterSlaveMessage message;
+    SlaveInfo* info = message.mutable_slave();
+    info->set_hostname(slaveId + ".example");
+    info->mutable_id()->set_value(slaveId);
+    *info->mutable_resources() = Resources::parse("cpus:4;mem:4096").value().proto();
+    message.set_version("1.0.0");
+    FrameworkInfo* framework = message.add_frameworks();
+    *framework = frameworkInfo(frameworkId);
+    for (const std::string& id : tasks) {
+      Task* task = message.add_tasks();
+      task->set_name(id);
+      task->mutable_task_id()->set_value(id);
+      task->mutable_framework_id()->set_value(frameworkId);
+      task->mutable_slave_id()->set_value(slaveId);
+      task->set_state(TASK_RUNNING);
+      *task->mutable_resources() = Resources::parse("cpus:1;mem:128").value().proto();
+    }
+    return message;
+  }
+
+  ZooKeeperServers zk_{1};
+  master::MasterFlags flags_;
+  std::unique_ptr<local::LocalCluster> cluster_;
+  std::vector<process::Spawned<Peer>> peers_;
+};
+
+// The standby names the leader in /state (without elected_time), sends
+// /master/redirect there, and drops what schedulers and slaves send it,
+// saying so once per peer.
+TEST_F(ElectionTest, AStandbyNamesTheLeaderAndDropsMessagesSayingSoOncePerPeer) {
+  start(2);
+  size_t leader = awaitLeader();
+  size_t standby = 1 - leader;
+  const process::UPID leaderPid = cluster_->master(leader);
+  const std::string standbyPath = "/" + cluster_->master(standby).id;
+  process::Address address = cluster_->runtime().address();
+  ASSERT_TRUE(waitUntil(
+      [&] { return getJson(address, standbyPath + "/state")["leader"].isString(); }, 30s));
+  json::Value state = getJson(address, standbyPath + "/state");
+  EXPECT_EQ(leaderPid.toString(), state["leader"].string());
+  EXPECT_FALSE(state["elected_time"].isNumber());
+  EXPECT_TRUE(getJson(address, "/" + leaderPid.id + "/state")["elected_time"].isNumber());
+  std::string body, head;
+  TcpClient client(address);
+  ASSERT_TRUE(client.write("GET " + standbyPath + "/redirect HTTP/1.1\r\nHost: x\r\n\r\n"));
+  int status = 0;
+  ASSERT_TRUE(client.readResponse(&status, &body, 10000, &head));
+  EXPECT_EQ(307, status);
+  EXPECT_NE(std::string::npos, head.find(":" + std::to_string(leaderPid.address.port)))
+      << head;
+
+  WarningLog warnings;
+  google::AddLogSink(&warnings);
+  Peer& scheduler = peer("scheduler(1)", false);
+  for (int i = 0; i < 5; ++i) {
+    RegisterFrameworkMessage message;
+    *message.mutable_framework() = frameworkInfo();
+    scheduler.post(cluster_->master(standby), message);
+  }
+  EXPECT_TRUE(warnings.await({"Dropping", scheduler.self().toString(), "standby"}));
+  cluster_->runtime().settle();
+  google::RemoveLogSink(&warnings);
+  EXPECT_EQ(1u, warnings.count("this master is a standby")) << warnings.all();
+  EXPECT_TRUE(scheduler.received<FrameworkRegisteredMessage>().empty());
+}
+
+// Offers wait --allocation_settle_delay after the election.
+TEST_F(ElectionTest, OffersWaitForReregistrationToSettle) {
+  flags_.allocation_settle_delay = 1s;
+  start(1);
+  awaitLeader();
+  auto elected = std::chrono::steady_clock::now();
+  Peer& slave = peer("slave(1)", true);
+  slave.post(cluster_->master(0), reregistration("S1", "F1", {}));
+  Peer& scheduler = peer("scheduler(1)", false);
+  RegisterFrameworkMessage message;
+  *message.mutable_framework() = frameworkInfo();
+  scheduler.post(cluster_->master(0), message);
+  ASSERT_TRUE(waitUntil([&] { return scheduler.count<ResourceOffersMessage>() > 0; }, 30s));
+  EXPECT_GE(std::chrono::steady_clock::now() - elected, 900ms)
+      << "an offer came before re-registration settled";
+}
+
+// After an election, explicit reconciliation of a task on a slave not yet
+// back waits: answered with the task's state when the slave returns with
+// it, TASK_LOST when it returns without it or the window ends.
+TEST_F(ElectionTest, ReconciliationWaitsForSlavesUntilTheWindowCloses) {
+  start(1);
+  awaitLeader();
+  process::UPID master = cluster_->master(0);
+  Peer& scheduler = peer("scheduler(1)", false);
+  ReregisterFrameworkMessage reregister;
+  *reregister.mutable_framework() = frameworkInfo("F1");
+  scheduler.post(master, reregister);
+  ASSERT_TRUE(
+      waitUntil([&] { return scheduler.count<FrameworkReregisteredMessage>() == 1; }, 30s));
+
+  ReconcileTasksMessage reconcile;
+  reconcile.mutable_framework_id()->set_value("F1");
+  auto ask = [&](const std::string& task, const std::string& slave) {
+    TaskStatus* status = reconcile.add_statuses();
+    status->mutable_task_id()->set_value(task);
+    status->set_state(TASK_RUNNING);
+    if (!slave.empty()) status->mutable_slave_id()->set_value(slave);
+  };
+  ask("back", "S1");      // its slave comes back with it
+  ask("missing", "S1");   // its slave comes back without it
+  ask("anywhere", "");    // no slave named; a slave comes back with it
+  ask("never", "S9");     // its slave never comes back
+  scheduler.post(master, reconcile);
+  cluster_->runtime().settle();
+  EXPECT_EQ(0u, scheduler.count<StatusUpdateMessage>()) << "answered before the slaves are back";
+
+  Peer& slave = peer("slave(1)", true);
+  slave.post(master, reregistration("S1", "F1", {"back", "anywhere"}));
+  ASSERT_TRUE(waitUntil([&] { return scheduler.count<StatusUpdateMessage>() == 3; }, 30s));
+  std::map<std::string, TaskState> answers;
+  for (const auto& update : scheduler.received<StatusUpdateMessage>()) {
+    answers[update.update().status().task_id().value()] = update.update().status().state();
+    EXPECT_EQ(TaskStatus::REASON_RECONCILIATION, update.update().status().reason());
+  }
+  EXPECT_EQ(TASK_RUNNING, answers["back"]);
+  EXPECT_EQ(TASK_RUNNING, answers["anywhere"]);
+  EXPECT_EQ(TASK_LOST, answers["missing"]);
+
+  // The window (3 s) closes: the task whose slave never came back is lost.
+  ASSERT_TRUE(waitUntil([&] { return scheduler.count<StatusUpdateMessage>() == 4; }, 30s));
+  auto last = scheduler.received<StatusUpdateMessage>().back().update().status();
+  EXPECT_EQ("never", last.task_id().value());
+  EXPECT_EQ(TASK_LOST, last.state());
+  // After the window, an unknown task is lost at once.
+  ReconcileTasksMessage later;
+  later.mutable_framework_id()->set_value("F1");
+  later.add_statuses()->mutable_task_id()->set_value("ghost");
+  later.mutable_statuses(0)->set_state(TASK_RUNNING);
+  scheduler.post(master, later);
+  ASSERT_TRUE(waitUntil([&] { return scheduler.count<StatusUpdateMessage>() == 5; }, 30s));
+}
+
+// A framework known only from a slave's report keeps its tasks for its
+// failover timeout (at least the re-registration window) counted from the
+// election; one that comes back in time keeps them for good.
+TEST_F(ElectionTest, FrameworksNotBackInTimeAreShutDownOnTheirSlaves) {
+  start(1);
+  awaitLeader();
+  process::UPID master = cluster_->master(0);
+  Peer& slave = peer("slave(1)", true);
+  ReregisterSlaveMessage message = reregistration("S1", "gone", {"a"});
+  ReregisterSlaveMessage back = reregistration("S1", "back", {"b"});
+  *message.add_frameworks() = back.frameworks(0);
+  *message.add_tasks() = back.tasks(0);
+  slave.post(master, message);
+  ASSERT_TRUE(waitUntil([&] { return slave.count<SlaveReregisteredMessage>() == 1; }, 30s));
+  Peer& scheduler = peer("scheduler(1)", false);
+  ReregisterFrameworkMessage reregister;
+  *reregister.mutable_framework() = frameworkInfo("back");
+  scheduler.post(master, reregister);
+  ASSERT_TRUE(
+      waitUntil([&] { return scheduler.count<FrameworkReregisteredMessage>() == 1; }, 30s));
+  // The slave learns where the returning framework's scheduler is.
+  ASSERT_TRUE(waitUntil([&] { return slave.count<UpdateFrameworkMessage>() == 1; }, 30s));
+  EXPECT_EQ(scheduler.self().toString(), slave.received<UpdateFrameworkMessage>()[0].pid());
+
+  // --slave_reregister_timeout (3 s; the framework's own timeout is 0).
+  ASSERT_TRUE(waitUntil([&] { return slave.count<ShutdownFrameworkMessage>() >= 1; }, 30s));
+  cluster_->runtime().settle();
+  auto shutdowns = slave.received<ShutdownFrameworkMessage>();
+  ASSERT_EQ(1u, shutdowns.size());
+  EXPECT_EQ("gone", shutdowns[0].framework_id().value());
+  json::Value state = getJson(cluster_->runtime().address(), "/master/state");
+  EXPECT_EQ(1, state["frameworks"].array().size());
+  EXPECT_EQ(0, state["unregistered_frameworks"].array().size());
+}
+
+}  // namespace
+}  // namespace mesos::test
