@@ -8,11 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
+
+#include <zookeeper/zookeeper.h>
 
 #include "support/daemon.hpp"
 
@@ -189,6 +192,30 @@ int ZooKeeperServers::leader() const {
     }
   }
   return -1;
+}
+
+bool ZooKeeperServers::endSession(int64_t id, const std::string& password,
+                                   const std::function<bool()>& ended) const {
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    clientid_t client{};
+    client.client_id = id;
+    std::copy(password.begin(), password.end(), client.passwd);
+    zhandle_t* thief =
+        zookeeper_init(connectString().c_str(), nullptr, 1000, &client, nullptr, 0);
+    if (thief == nullptr) return false;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (zoo_state(thief) != ZOO_CONNECTED_STATE &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // a real client connecting
+    }
+    zookeeper_close(thief);
+    deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (ended()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the owner hearing of it
+    }
+  }
+  return ended();
 }
 
 }  // namespace mesos::test

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,15 @@ class ZooKeeperServers {
   bool serving(size_t server) const;
   // The server that leads the ensemble (or the standalone one), or -1.
   int leader() const;
+
+  // Ends a client's session at the servers, as its expiry would: another
+  // client takes the session over (`id`, `password`) and closes it, until
+  // `ended()` says the owner saw it end (at most 10 times, 5 s each: the
+  // owner's client reconnects at once when the session is taken, and may
+  // take it back before the close arrives, so one theft is not always
+  // enough). Whether `ended()` became true.
+  bool endSession(int64_t id, const std::string& password,
+                  const std::function<bool()>& ended) const;
 
   const std::string& error() const { return error_; }
 

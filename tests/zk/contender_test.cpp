@@ -94,25 +94,16 @@ class ContenderTest : public ::testing::Test {
     return std::nullopt;
   }
 
-  // Ends the session of `c` at the server: another client takes it over
-  // and closes it.
+  // Ends the session of `c` at the server (ZooKeeperServers::endSession),
+  // until its contender hears it lost.
   void expire(Contender& c) {
     ZooKeeper* zk = c.zk.get();
     auto key = process::dispatch(c.zk.pid(), [zk] { return zk->sessionKey(); });
     ASSERT_TRUE(key.await(30s));
-    clientid_t id{};
-    id.client_id = key.get().id;
-    std::copy(key.get().password.begin(), key.get().password.end(), id.passwd);
-    zhandle_t* thief =
-        zookeeper_init(servers_.connectString().c_str(), nullptr, 1000, &id, nullptr, 0);
-    ASSERT_NE(nullptr, thief);
-    auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (zoo_state(thief) != ZOO_CONNECTED_STATE &&
-           std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(10ms);  // a real client connecting
-    }
-    ASSERT_EQ(ZOO_CONNECTED_STATE, zoo_state(thief));
-    zookeeper_close(thief);
+    auto lost = c.lost();
+    ASSERT_TRUE(servers_.endSession(key.get().id, key.get().password,
+                                    [lost] { return !lost.isPending(); }))
+        << "the session did not end";
   }
 
   static constexpr std::chrono::milliseconds kTimeout{1000};
