@@ -38,6 +38,8 @@ void Master::contend() {
   LOG(INFO) << "Master " << info_.id() << " contends for leadership at " << url->toString()
             << " (session timeout " << timeout.count() << " ms); a standby until elected";
   dispatch(contender_.pid(), &zk::LeaderContender::elected).then(self(), [this] { elected(); });
+  // Losing it ends the lease first, so admit() refuses this continuation
+  // and stops the master itself; the event is what makes it look.
   dispatch(contender_.pid(), &zk::LeaderContender::lost)
       .then(self(), [this](const std::string& why) { lostLeadership(why); });
   watchLeader(std::nullopt);
@@ -98,13 +100,12 @@ void Master::lostLeadership(const std::string& why) {
 
 void Master::dropAsStandby(const UPID& from, const std::string& what) {
   if (lost_) return;
-  std::string peer = from.toString();
-  if (standbyLogged_.count(peer) != 0) return;
+  if (standbyLogged_.count(from) != 0) return;
   if (standbyLogged_.size() >= 10000) standbyLogged_.clear();
-  standbyLogged_.insert(peer);
-  LOG(WARNING) << "Dropping " << what << " from " << peer << ": this master is a standby ("
+  standbyLogged_.insert(from);
+  LOG(WARNING) << "Dropping " << what << " from " << from << ": this master is a standby ("
                << (leader_ ? "the leader is " + leader_->pid() : std::string("no leader yet"))
-               << "); later messages from " << peer << " are dropped without a word";
+               << "); later messages from " << from << " are dropped without a word";
 }
 
 void Master::deferReconciliation(const Framework& f, const TaskID& taskId,
@@ -197,41 +198,7 @@ void Master::reportedFrameworkExpired(const std::string& id) {
   LOG(WARNING) << "Framework " << id << " did not re-register within its failover timeout "
                << "after the election; shutting it down on its slaves";
   const FrameworkID frameworkId = f->id;
-  std::unordered_set<std::string> slaveIds;
-  std::vector<TaskRecord*> tasks;
-  for (const auto& [taskId, task] : f->tasks) {
-    slaveIds.insert(task->slave->id.value());
-    tasks.push_back(task.get());
-  }
-  for (const auto& [slaveId, count] : f->executorSlaves) slaveIds.insert(slaveId);
-  // `f` may go with its last task or executor: not touched from here on.
-  for (const std::string& slaveId : slaveIds) {
-    if (Slave* s = slave(slaveId)) {
-      ShutdownFrameworkMessage shutdown;
-      *shutdown.mutable_framework_id() = frameworkId;
-      send(s->pid, std::move(shutdown));
-    }
-  }
-  for (TaskRecord* task : tasks) {
-    TaskStatus killed = task->latest;
-    killed.set_state(TASK_KILLED);
-    killed.set_source(TaskStatus::SOURCE_MASTER);
-    killed.set_reason(TaskStatus::REASON_FRAMEWORK_REMOVED);
-    killed.set_message("Framework did not re-register after a master failover");
-    killed.set_timestamp(now());
-    killed.clear_uuid();
-    updateTask(*task, killed);
-    removeTask(*task);
-  }
-  for (const std::string& slaveId : slaveIds) {
-    Slave* s = slave(slaveId);
-    if (s == nullptr) continue;
-    auto executors = s->executors.find(id);
-    if (executors == s->executors.end()) continue;
-    std::vector<ExecutorID> ids;
-    for (const auto& [executorId, info] : executors->second) ids.push_back(info.executor_id());
-    for (const ExecutorID& executorId : ids) removeExecutor(*s, frameworkId, executorId);
-  }
+  shutDownOnSlaves(*f, "Framework did not re-register after a master failover");
   dispatch(allocator_.pid(), &AllocatorActor::removeFramework, frameworkId);
 }
 

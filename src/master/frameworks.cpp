@@ -141,10 +141,7 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
   // Slaves holding its tasks learn where the scheduler is now and send
   // again the updates it has not acknowledged (those sent while it was
   // away went nowhere).
-  std::unordered_set<std::string> slaveIds;
-  for (const auto& [taskId, task] : f->tasks) slaveIds.insert(task->slave->id.value());
-  for (const auto& [slaveId, count] : f->executorSlaves) slaveIds.insert(slaveId);
-  for (const std::string& slaveId : slaveIds) {
+  for (const std::string& slaveId : slavesOf(*f)) {
     if (Slave* s = slave(slaveId)) {
       UpdateFrameworkMessage update;
       *update.mutable_framework_id() = f->id;
@@ -240,26 +237,40 @@ void Master::disconnectFramework(Framework& f) {
 }
 
 void Master::removeFramework(Framework& f) {
-  const std::string id = f.id.value();
   if (f.failoverTimer) cancel(*f.failoverTimer);
   dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f.id);
   // The scheduler unregistered or is gone: nothing more is sent to it.
   std::vector<std::string> offers(f.offers.begin(), f.offers.end());
   for (const std::string& offerId : offers) recoverOffer(offerId);
 
-  // Every slave running its executors or tasks shuts them down.
+  shutDownOnSlaves(f, "Framework removed");
+  dispatch(allocator_.pid(), &AllocatorActor::removeFramework, f.id);
+  frameworkPids_.erase(f.pid);
+  metrics_.frameworksRemoved++;
+  registry_.unregisterFramework(f, now());
+}
+
+std::unordered_set<std::string> Master::slavesOf(const Framework& f) const {
   std::unordered_set<std::string> slaveIds;
   for (const auto& [taskId, task] : f.tasks) slaveIds.insert(task->slave->id.value());
   for (const auto& [slaveId, count] : f.executorSlaves) slaveIds.insert(slaveId);
+  return slaveIds;
+}
+
+void Master::shutDownOnSlaves(Framework& f, const std::string& why) {
+  const FrameworkID id = f.id;
+  std::unordered_set<std::string> slaveIds = slavesOf(f);
+  std::vector<TaskRecord*> tasks;
+  for (const auto& [taskId, task] : f.tasks) tasks.push_back(task.get());
+  // An unregistered `f` goes with its last task or executor: only `id`
+  // from here on.
   for (const std::string& slaveId : slaveIds) {
     Slave* s = slave(slaveId);
     if (s == nullptr) continue;
     ShutdownFrameworkMessage shutdown;
-    shutdown.mutable_framework_id()->CopyFrom(f.id);
+    *shutdown.mutable_framework_id() = id;
     send(s->pid, std::move(shutdown));
   }
-  std::vector<TaskRecord*> tasks;
-  for (const auto& [taskId, task] : f.tasks) tasks.push_back(task.get());
   for (TaskRecord* task : tasks) {
     // Tasks that ended already keep their state (updateTask() ignores
     // this for them).
@@ -267,7 +278,7 @@ void Master::removeFramework(Framework& f) {
     killed.set_state(TASK_KILLED);
     killed.set_source(TaskStatus::SOURCE_MASTER);
     killed.set_reason(TaskStatus::REASON_FRAMEWORK_REMOVED);
-    killed.set_message("Framework removed");
+    killed.set_message(why);
     killed.set_timestamp(now());
     killed.clear_uuid();
     updateTask(*task, killed);
@@ -276,16 +287,12 @@ void Master::removeFramework(Framework& f) {
   for (const std::string& slaveId : slaveIds) {
     Slave* s = slave(slaveId);
     if (s == nullptr) continue;
-    auto executors = s->executors.find(id);
+    auto executors = s->executors.find(id.value());
     if (executors == s->executors.end()) continue;
     std::vector<ExecutorID> ids;
     for (const auto& [executorId, info] : executors->second) ids.push_back(info.executor_id());
-    for (const ExecutorID& executorId : ids) removeExecutor(*s, f.id, executorId);
+    for (const ExecutorID& executorId : ids) removeExecutor(*s, id, executorId);
   }
-  dispatch(allocator_.pid(), &AllocatorActor::removeFramework, f.id);
-  frameworkPids_.erase(f.pid);
-  metrics_.frameworksRemoved++;
-  registry_.unregisterFramework(f, now());
 }
 
 void Master::resourceRequest(const UPID& from, const ResourceRequestMessage& message) {

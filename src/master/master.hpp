@@ -111,9 +111,6 @@ class Master : public process::Actor {
   // A standby drops what schedulers and slaves send (one log line per
   // peer).
   void dropAsStandby(const UPID& from, const std::string& what);
-  // Whether the re-registration window after an election is open: task
-  // reconciliation for slaves not yet back waits (--slave_reregister_timeout).
-  bool reregistrationWindowOpen() const;
   // Reconciliation of `taskId` (on `slaveId`, when given) that waits for
   // the slave or the window's end.
   void deferReconciliation(const Framework& framework, const TaskID& taskId,
@@ -140,8 +137,10 @@ class Master : public process::Actor {
   process::Spawned<zk::LeaderContender> contender_;
   std::unique_ptr<zk::MasterDetector> detector_;
   std::optional<MasterInfo> leader_;  // the leader as detected (this master once elected)
-  std::unordered_set<std::string> standbyLogged_;  // peers told about dropped messages
+  std::unordered_set<UPID> standbyLogged_;  // peers told about dropped messages
   std::function<void(const std::string&)> lostLeadershipAction_;
+  // The re-registration window after an election is open: reconciliation
+  // of tasks on slaves not yet back waits (--slave_reregister_timeout).
   bool windowOpen_ = false;
   // Reconciliations waiting: by slave id, and (no slave id given) by
   // "<framework id> <task id>".
@@ -166,6 +165,12 @@ class Master : public process::Actor {
   void schedulerCall(const UPID& from, const scheduler::Call& call);
   Framework* addFramework(const FrameworkInfo& info, const UPID& pid);
   void failoverFramework(Framework& framework, const UPID& newPid);
+  // The slaves holding the framework's tasks or executors.
+  std::unordered_set<std::string> slavesOf(const Framework& framework) const;
+  // Its slaves shut it down (ShutdownFrameworkMessage); its tasks become
+  // TASK_KILLED (`why`) and are forgotten, with its executors. An
+  // unregistered entry is gone afterwards.
+  void shutDownOnSlaves(Framework& framework, const std::string& why);
   void disconnectFramework(Framework& framework);
   void removeFramework(Framework& framework);
   std::optional<std::string> validateFrameworkInfo(const FrameworkInfo& info) const;

@@ -93,6 +93,12 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
     send(from, std::move(shutdown));
     return;
   }
+  auto answer = [&](const Slave& slave) {
+    SlaveReregisteredMessage reply;
+    reply.mutable_slave_id()->CopyFrom(slave.id);
+    reply.mutable_connection()->CopyFrom(connection(flags_));
+    send(from, std::move(reply));
+  };
   Slave* s = slave(info.id().value());
   if (s != nullptr && s->pid == from && s->active) {
     // A retry whose answer is on its way (after a failover thousands of
@@ -101,10 +107,7 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
     VLOG(1) << "Slave " << s->id.value() << " at " << from << " re-registered already";
     s->missedPings = 0;
     s->pongPending = false;
-    SlaveReregisteredMessage reply;
-    reply.mutable_slave_id()->CopyFrom(s->id);
-    reply.mutable_connection()->CopyFrom(connection(flags_));
-    send(from, std::move(reply));
+    answer(*s);
     return;
   }
   if (s != nullptr) {
@@ -159,10 +162,7 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
     dispatch(allocator_.pid(), &AllocatorActor::addSlave, s->id, s->info, s->total, used);
   }
   answerDeferred(*s);
-  SlaveReregisteredMessage reply;
-  reply.mutable_slave_id()->CopyFrom(s->id);
-  reply.mutable_connection()->CopyFrom(connection(flags_));
-  send(from, std::move(reply));
+  answer(*s);
 }
 
 void Master::unregisterSlave(const UPID& from, const UnregisterSlaveMessage& message) {

@@ -93,12 +93,11 @@ void SchedulerProcess::detected(const std::optional<MasterInfo>& leader) {
   if (!running.load()) return;
   process::UPID pid;
   if (leader) {
-    auto parsed = process::UPID::parse(leader->pid());
+    auto parsed = zk::masterPid(*leader);
     if (parsed) {
-      pid = process::UPID(parsed->id, parsed->address);
+      pid = *parsed;
     } else {
-      LOG(WARNING) << "Ignoring the leading master's pid '" << leader->pid()
-                   << "': " << parsed.error().message;
+      LOG(WARNING) << "Ignoring " << parsed.error().message;
     }
   }
   if (pid && pid == master_) return;

@@ -137,12 +137,11 @@ void Slave::detected(const std::optional<MasterInfo>& leader) {
   if (state_ == State::kTerminating) return;
   std::optional<UPID> pid;
   if (leader) {
-    auto parsed = UPID::parse(leader->pid());
-    if (!parsed) {
-      LOG(WARNING) << "Ignoring the leading master's pid '" << leader->pid()
-                   << "': " << parsed.error().message;
+    auto parsed = zk::masterPid(*leader);
+    if (parsed) {
+      pid = *parsed;
     } else {
-      pid = plainPid(*parsed);
+      LOG(WARNING) << "Ignoring " << parsed.error().message;
     }
   }
   if (pid && master_ && *pid == *master_) return;

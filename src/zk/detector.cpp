@@ -66,6 +66,13 @@ MasterInfo masterInfoOf(const process::UPID& pid) {
   return info;
 }
 
+Result<process::UPID> masterPid(const MasterInfo& info) {
+  auto parsed = process::UPID::parse(info.pid());
+  if (!parsed) return Error{"the leading master's pid '" + info.pid() + "': " +
+                            parsed.error().message};
+  return process::UPID(parsed->id, parsed->address);
+}
+
 std::unique_ptr<MasterDetector> MasterDetector::standalone(const process::UPID& master) {
   std::unique_ptr<MasterDetector> detector(new MasterDetector());
   detector->fixed_ = masterInfoOf(master);

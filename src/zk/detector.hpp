@@ -43,6 +43,8 @@ bool sameMaster(const std::optional<MasterInfo>& a, const std::optional<MasterIn
 
 // MasterInfo for a master known only by its pid (no ZooKeeper).
 MasterInfo masterInfoOf(const process::UPID& pid);
+// The pid a detected leader's MasterInfo names, by id and address only.
+Result<process::UPID> masterPid(const MasterInfo& info);
 
 class DetectorProcess;
 
