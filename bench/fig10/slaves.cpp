@@ -271,15 +271,8 @@ class EmulatedSlave : public process::Actor {
       message.set_version(kVersion);
       send(master_, std::move(message));
     } else {
-      ReregisterSlaveMessage message;
-      *message.mutable_slave() = info();
-      message.set_version(kVersion);
-      for (const TaskEntry& entry : tasks_) {
-        if (entry.running) *message.add_tasks() = entry.task;
-      }
-      for (const ExecutorInfo& executor : executors_) *message.add_executor_infos() = executor;
-      for (const FrameworkInfo& framework : frameworks_) *message.add_frameworks() = framework;
-      send(master_, std::move(message));
+      prepareReregistration();
+      sendRaw(master_, ReregisterSlaveMessage::descriptor()->full_name(), reregistration_);
     }
     Duration bound = backoff == Duration::zero() ? seconds(FLAGS_registration_backoff_factor)
                                                  : std::min(backoff * 2, kMaxRegistrationBackoff);
@@ -301,6 +294,7 @@ class EmulatedSlave : public process::Actor {
   void registered(const UPID& from, const SlaveRegisteredMessage& message) {
     if (!fromMaster(from) || state_ != State::kRegistering) return;
     slaveId_ = message.slave_id();
+    changed();
     becomeRegistered();
     if (++counters.registered == FLAGS_count && !counters.announced.exchange(true)) {
       fig10::emitLine("registered_all");
@@ -347,6 +341,7 @@ class EmulatedSlave : public process::Actor {
     const TaskInfo& info = message.task();
     // Masters fill FrameworkInfo.id (the deprecated framework_id too).
     const FrameworkID& frameworkId = message.framework().id();
+    changed();
     TaskEntry& entry = tasks_.emplace_back();
     entry.task.set_name(info.name());
     *entry.task.mutable_task_id() = info.task_id();
@@ -376,6 +371,7 @@ class EmulatedSlave : public process::Actor {
 
   void killTask(const UPID& from, const KillTaskMessage& message) {
     if (!fromMaster(from)) return;
+    changed();
     TaskEntry* entry = find(message.framework_id().value(), message.task_id().value());
     if (entry == nullptr) {
       // Unknown here: the master learns it is lost, reliably.
@@ -396,6 +392,7 @@ class EmulatedSlave : public process::Actor {
   void shutdownFramework(const UPID& from, const ShutdownFrameworkMessage& message) {
     if (!fromMaster(from)) return;
     const std::string& framework = message.framework_id().value();
+    changed();
     std::erase_if(tasks_, [&](TaskEntry& entry) {
       if (entry.task.framework_id().value() != framework) return false;
       drop(entry);
@@ -415,6 +412,7 @@ class EmulatedSlave : public process::Actor {
     if (state_ == State::kRegistered) counters.registered--;
     counters.removed++;
     state_ = State::kRemoved;
+    changed();
     if (registrationTimer_) cancel(*registrationTimer_);
     registrationTimer_.reset();
     for (TaskEntry& entry : tasks_) drop(entry);
@@ -438,15 +436,18 @@ class EmulatedSlave : public process::Actor {
       sendFront(*entry);
       return;
     }
-    if (!entry->running) {
-      // Its terminal update is acknowledged: the task is complete.
-      std::string framework = entry->task.framework_id().value();
-      std::string task = entry->task.task_id().value();
-      std::erase_if(tasks_, [&](const TaskEntry& e) {
-        return e.task.task_id().value() == task && e.task.framework_id().value() == framework;
-      });
-      forgetUnused();
+    if (entry->running) {
+      prepareReregistration();  // a task runs, its update is through: quiet
+      return;
     }
+    // Its terminal update is acknowledged: the task is complete.
+    std::string framework = entry->task.framework_id().value();
+    std::string task = entry->task.task_id().value();
+    changed();
+    std::erase_if(tasks_, [&](const TaskEntry& e) {
+      return e.task.task_id().value() == task && e.task.framework_id().value() == framework;
+    });
+    forgetUnused();
   }
 
   // The executors and frameworks of this slave's tasks, as re-registration
@@ -498,14 +499,36 @@ class EmulatedSlave : public process::Actor {
 
   // The task ends in `state`: its slot is free, the update goes out.
   void stop(TaskEntry& entry, TaskState state) {
+    changed();
     entry.running = false;
     counters.running--;
     entry.task.set_state(state);
     queueUpdate(entry, state);
   }
 
+  // What re-registration reports changed: the message is built anew.
+  void changed() { reregistration_.clear(); }
+
+  // The ReregisterSlaveMessage, serialized, is built once for every attempt
+  // until something changes, and ahead of time once the slave is quiet:
+  // after a failover 10,000 slaves in this process re-register at once,
+  // and the master, not this emulator, should have the machine's CPU.
+  void prepareReregistration() {
+    if (!reregistration_.empty() || slaveId_.value().empty()) return;
+    ReregisterSlaveMessage message;
+    *message.mutable_slave() = info();
+    message.set_version(kVersion);
+    for (const TaskEntry& entry : tasks_) {
+      if (entry.running) *message.add_tasks() = entry.task;
+    }
+    for (const ExecutorInfo& executor : executors_) *message.add_executor_infos() = executor;
+    for (const FrameworkInfo& framework : frameworks_) *message.add_frameworks() = framework;
+    reregistration_ = message.SerializeAsString();
+  }
+
   // Forgets the task without telling anyone (its framework is gone).
   void drop(TaskEntry& entry) {
+    changed();
     if (entry.finishTimer) cancel(*entry.finishTimer);
     if (entry.retryTimer) cancel(*entry.retryTimer);
     entry.finishTimer.reset();
@@ -566,6 +589,7 @@ class EmulatedSlave : public process::Actor {
   uint64_t generation_ = 0;  // of master_, when following
   SlaveID slaveId_;
   std::optional<TimerId> registrationTimer_;
+  std::string reregistration_;  // ReregisterSlaveMessage, serialized; empty after a change
   std::vector<TaskEntry> tasks_;  // a handful: linear search is cheapest
   std::vector<ExecutorInfo> executors_;
   std::vector<FrameworkInfo> frameworks_;

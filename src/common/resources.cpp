@@ -312,35 +312,40 @@ Result<Resources> Resources::parse(const std::string& text, const std::string& d
 }
 
 Result<void> Resources::validate(const Resource& resource) {
-  const std::string label = "resource '" + (resource.name().empty() ? std::string("<unnamed>") : resource.name()) + "'";
-  if (!resource.has_name() || resource.name().empty()) return Error{label + " has no name"};
-  if (!resource.has_type()) return Error{label + " has no type"};
-  if (resource.has_role() && resource.role().empty()) return Error{label + " has an empty role"};
+  // Built only for an error: this runs for every resource of every
+  // Resources operation.
+  auto label = [&] {
+    return "resource '" + (resource.name().empty() ? std::string("<unnamed>") : resource.name()) +
+           "'";
+  };
+  if (!resource.has_name() || resource.name().empty()) return Error{label() + " has no name"};
+  if (!resource.has_type()) return Error{label() + " has no type"};
+  if (resource.has_role() && resource.role().empty()) return Error{label() + " has an empty role"};
   switch (resource.type()) {
     case Value::SCALAR: {
       if (!resource.has_scalar() || resource.has_ranges() || resource.has_set()) {
-        return Error{label + " is SCALAR and must carry only a scalar value"};
+        return Error{label() + " is SCALAR and must carry only a scalar value"};
       }
       double value = resource.scalar().value();
-      if (!std::isfinite(value)) return Error{label + " has a non-finite value"};
-      if (value < 0) return Error{label + " has a negative value " + std::to_string(value)};
+      if (!std::isfinite(value)) return Error{label() + " has a non-finite value"};
+      if (value < 0) return Error{label() + " has a negative value " + std::to_string(value)};
       return {};
     }
     case Value::RANGES: {
       if (!resource.has_ranges() || resource.has_scalar() || resource.has_set()) {
-        return Error{label + " is RANGES and must carry only ranges"};
+        return Error{label() + " is RANGES and must carry only ranges"};
       }
       auto list = intervals(resource.ranges());
       for (const auto& [begin, end] : list) {
         if (begin > end) {
-          return Error{label + " has range " + std::to_string(begin) + "-" + std::to_string(end) +
+          return Error{label() + " has range " + std::to_string(begin) + "-" + std::to_string(end) +
                        " that begins after it ends"};
         }
       }
       std::sort(list.begin(), list.end());
       for (size_t i = 1; i < list.size(); ++i) {
         if (list[i].first <= list[i - 1].second) {
-          return Error{label + " has overlapping ranges " + std::to_string(list[i - 1].first) + "-" +
+          return Error{label() + " has overlapping ranges " + std::to_string(list[i - 1].first) + "-" +
                        std::to_string(list[i - 1].second) + " and " + std::to_string(list[i].first) + "-" +
                        std::to_string(list[i].second)};
         }
@@ -349,16 +354,16 @@ Result<void> Resources::validate(const Resource& resource) {
     }
     case Value::SET: {
       if (!resource.has_set() || resource.has_scalar() || resource.has_ranges()) {
-        return Error{label + " is SET and must carry only a set"};
+        return Error{label() + " is SET and must carry only a set"};
       }
       std::set<std::string> seen;
       for (const auto& item : resource.set().item()) {
-        if (!seen.insert(item).second) return Error{label + " has duplicate item '" + item + "'"};
+        if (!seen.insert(item).second) return Error{label() + " has duplicate item '" + item + "'"};
       }
       return {};
     }
     default:
-      return Error{label + " has unsupported type " + Value::Type_Name(resource.type())};
+      return Error{label() + " has unsupported type " + Value::Type_Name(resource.type())};
   }
 }
 

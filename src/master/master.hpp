@@ -179,7 +179,7 @@ class Master : public process::Actor {
 
   // slaves.cpp
   void registerSlave(const UPID& from, const RegisterSlaveMessage& message);
-  void reregisterSlave(const UPID& from, const ReregisterSlaveMessage& message);
+  void reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message);
   void unregisterSlave(const UPID& from, const UnregisterSlaveMessage& message);
   void pong(const UPID& from, const PongSlaveMessage& message);
   void pingSlaves();
@@ -305,14 +305,30 @@ class Master : public process::Actor {
   template <typename M>
   void handle(void (Master::*handler)(const UPID&, const M&)) {
     std::string name = M::descriptor()->name();
+    uint64_t* received = &metrics_.messages[name];  // map nodes stay put
     on<M>(std::function<void(const UPID&, const M&)>(
-        [this, handler, name](const UPID& from, const M& message) {
+        [this, handler, name, received](const UPID& from, const M& message) {
           if (!leading_) {
             dropAsStandby(from, name);
             return;
           }
-          metrics_.messages[name]++;
+          ++*received;
           (this->*handler)(from, message);
+        }));
+  }
+  // The same for a handler that keeps (moves from) the message.
+  template <typename M>
+  void handle(void (Master::*handler)(const UPID&, M&&)) {
+    std::string name = M::descriptor()->name();
+    uint64_t* received = &metrics_.messages[name];
+    onOwned<M>(std::function<void(const UPID&, M&&)>(
+        [this, handler, name, received](const UPID& from, M&& message) {
+          if (!leading_) {
+            dropAsStandby(from, name);
+            return;
+          }
+          ++*received;
+          (this->*handler)(from, std::move(message));
         }));
   }
 

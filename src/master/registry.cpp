@@ -214,16 +214,16 @@ const ExecutorInfo* Registry::executor(const Slave& slave, const std::string& fr
   return it == byFramework->second.end() ? nullptr : &it->second;
 }
 
-void Registry::addExecutor(Slave& slave, const FrameworkID& frameworkId,
-                           const ExecutorInfo& info) {
-  auto [it, added] =
-      slave.executors[frameworkId.value()].try_emplace(info.executor_id().value(), info);
+void Registry::addExecutor(Slave& slave, const FrameworkID& frameworkId, ExecutorInfo info) {
+  auto& executors = slave.executors[frameworkId.value()];
+  auto [it, added] = executors.try_emplace(info.executor_id().value());
   if (!added) return;
+  it->second = std::move(info);
   it->second.mutable_framework_id()->CopyFrom(frameworkId);
   slave.executorCount++;
   Framework& framework = entry(frameworkId);
   framework.executorSlaves[slave.id.value()]++;
-  Resources resources(info.resources());
+  Resources resources(it->second.resources());
   addUsed(slave, resources, +1);
   framework.used += resources;
   touch(framework);
@@ -320,7 +320,7 @@ TaskRecord& Registry::addTask(Framework& framework, Slave& slave, const TaskInfo
   return added;
 }
 
-TaskRecord* Registry::adoptTask(Slave& slave, const Task& task, uint64_t launchOrder) {
+TaskRecord* Registry::adoptTask(Slave& slave, Task task, uint64_t launchOrder) {
   Framework& framework = entry(task.framework_id());
   auto [it, inserted] = framework.tasks.try_emplace(task.task_id().value());
   if (!inserted) {
@@ -330,12 +330,12 @@ TaskRecord* Registry::adoptTask(Slave& slave, const Task& task, uint64_t launchO
     return nullptr;
   }
   auto record = std::make_unique<TaskRecord>();
-  record->task = task;
+  record->task = std::move(task);
   record->task.mutable_slave_id()->CopyFrom(slave.id);
-  record->resources = Resources(task.resources());
+  record->resources = Resources(record->task.resources());
   record->launchOrder = launchOrder;
-  record->latest.mutable_task_id()->CopyFrom(task.task_id());
-  record->latest.set_state(task.state());
+  record->latest.mutable_task_id()->CopyFrom(record->task.task_id());
+  record->latest.set_state(record->task.state());
   record->latest.mutable_slave_id()->CopyFrom(slave.id);
   record->framework = &framework;
   record->slave = &slave;

@@ -247,7 +247,7 @@ class Registry {
                                const std::string& executorId) const;
   // Adds an executor (its framework id set to `frameworkId`); its resources
   // count as used. No-op if it is there already.
-  void addExecutor(Slave& slave, const FrameworkID& frameworkId, const ExecutorInfo& info);
+  void addExecutor(Slave& slave, const FrameworkID& frameworkId, ExecutorInfo info);
   // Removes an executor; returns its resources (nothing if it was not there).
   Resources removeExecutor(Slave& slave, const std::string& frameworkId,
                            const std::string& executorId);
@@ -259,7 +259,7 @@ class Registry {
   // A task a re-registering slave reported, of a registered framework or
   // not. A terminal one's resources are released. nullptr (and a warning)
   // when the framework holds a task with that id already.
-  TaskRecord* adoptTask(Slave& slave, const Task& task, uint64_t launchOrder);
+  TaskRecord* adoptTask(Slave& slave, Task task, uint64_t launchOrder);
   // The task of framework `frameworkId` (registered or not), or nullptr.
   TaskRecord* task(const std::string& frameworkId, const std::string& taskId);
   // Records the task's latest status. Returns true when it became terminal

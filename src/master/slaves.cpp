@@ -83,7 +83,7 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
   send(from, std::move(reply));
 }
 
-void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& message) {
+void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message) {
   const SlaveInfo& info = message.slave();
   if (!info.IsInitialized() || !info.has_id() || info.id().value().empty()) {
     LOG(WARNING) << "Refusing re-registration of the slave at " << from
@@ -124,11 +124,14 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
     link(from);
     metrics_.slavesRegistered++;
     resizeCluster();
-    for (const ExecutorInfo& executor : message.executor_infos()) {
-      registry_.addExecutor(*s, executor.framework_id(), executor);
+    // The reported executors and tasks are moved into the registry, not
+    // copied: after a failover this runs for every slave in a burst.
+    for (ExecutorInfo& executor : *message.mutable_executor_infos()) {
+      FrameworkID frameworkId = executor.framework_id();
+      registry_.addExecutor(*s, frameworkId, std::move(executor));
     }
-    for (const Task& task : message.tasks()) {
-      TaskRecord* adopted = registry_.adoptTask(*s, task, nextLaunchOrder_++);
+    for (Task& task : *message.mutable_tasks()) {
+      TaskRecord* adopted = registry_.adoptTask(*s, std::move(task), nextLaunchOrder_++);
       if (adopted == nullptr) continue;
       if (!adopted->released) trackTask(*s, *adopted);
       if (!deferredByTask_.empty()) answerDeferred(*adopted);
@@ -159,7 +162,8 @@ void Master::reregisterSlave(const UPID& from, const ReregisterSlaveMessage& mes
         reregistered_ = {};
       });
     }
-    dispatch(allocator_.pid(), &AllocatorActor::addSlave, s->id, s->info, s->total, used);
+    dispatch(allocator_.pid(), &AllocatorActor::addSlave, s->id, s->info, s->total,
+             std::move(used));
   }
   answerDeferred(*s);
   answer(*s);

@@ -92,6 +92,25 @@ class Actor {
     };
   }
 
+  // Installs `handler` for protobuf message M, handing it the parsed message
+  // to keep: it may move parts into its own state instead of copying them
+  // (a message sent within this runtime is shared, and copied first).
+  template <typename M>
+  void onOwned(std::function<void(const UPID& from, M&& message)> handler) {
+    static_assert(std::is_base_of_v<google::protobuf::Message, M>);
+    handlers_[M::descriptor()->full_name()] = [this, handler = std::move(handler)](
+                                                  const MessageEvent& event) {
+      M message;
+      if (event.message && event.message->GetDescriptor() == M::descriptor()) {
+        message.MergeFrom(static_cast<const M&>(*event.message));
+      } else if (!message.ParsePartialFromString(event.body)) {
+        dropUnparsable(event);
+        return;
+      }
+      handler(event.from, std::move(message));
+    };
+  }
+
   // Installs a handler for a message that is not a protobuf (or whose body
   // the actor wants raw).
   void onRaw(const std::string& name,

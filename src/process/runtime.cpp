@@ -33,6 +33,9 @@ struct Worker {
   Runtime* runtime = nullptr;
   std::shared_ptr<ActorCell> next;
   unsigned streak = 0;
+  // What the worker's events send goes out a few events at a time, and
+  // before the worker waits for work (Transport::WriteBatch).
+  Transport::WriteBatch* writes = nullptr;
 };
 thread_local Worker* thisWorker = nullptr;
 
@@ -393,7 +396,9 @@ void Runtime::makeRunnable(std::shared_ptr<ActorCell> cell) {
 void Runtime::workerLoop() {
   constexpr unsigned kMaxStreak = 16;
   Worker worker;
+  Transport::WriteBatch writes(*transport_);
   worker.runtime = this;
+  worker.writes = &writes;
   thisWorker = &worker;
   for (;;) {
     std::shared_ptr<ActorCell> cell;
@@ -404,6 +409,11 @@ void Runtime::workerLoop() {
       worker.streak = 0;
       if (worker.next) makeRunnable(std::move(worker.next));
       std::unique_lock<std::mutex> lock(runMutex_);
+      if (runQueue_.empty() && writes.holding()) {
+        lock.unlock();
+        writes.flush();
+        lock.lock();
+      }
       runnable_.wait(lock, [this] { return stopping_ || !runQueue_.empty(); });
       if (runQueue_.empty()) {
         thisWorker = nullptr;
@@ -430,6 +440,7 @@ void Runtime::run(const std::shared_ptr<ActorCell>& cell) {
     runningActor = cell->actor;
     cell->actor->consume(event);
     runningActor = nullptr;
+    if (thisWorker != nullptr && thisWorker->writes) thisWorker->writes->eventDone();
     if (last) {
       batch.clear();
       finish(cell);
@@ -520,6 +531,9 @@ void Runtime::wait(const UPID& pid) {
   if (thisWorker != nullptr && thisWorker->next) {
     thisWorker->runtime->makeRunnable(std::move(thisWorker->next));
   }
+  // Nor do the messages it holds wait for it (an actor stopping another
+  // may have just told it why).
+  Transport::WriteBatch::flushThread();
   auto cell = pid.ref.lock();
   if (!cell) cell = find(pid);
   if (!cell) return;

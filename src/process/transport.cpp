@@ -48,6 +48,9 @@ bool isMessage(const http::Request& request) {
                                       request.hasHeader("libprocess-from"));
 }
 
+// The innermost WriteBatch alive on this thread.
+thread_local Transport::WriteBatch* currentBatch = nullptr;
+
 std::string mib(size_t bytes) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));
@@ -671,6 +674,13 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
       if (!connected_ || writing_) return true;
       writing_ = true;
     }
+    Transport::WriteBatch* batch = currentBatch;
+    while (batch != nullptr && &batch->transport_ != &transport_) batch = batch->outer_;
+    if (batch != nullptr) {
+      if (batch->held_.empty()) batch->heldSince_ = std::chrono::steady_clock::now();
+      batch->held_.push_back(shared_from_this());
+      return true;
+    }
     auto self = shared_from_this();
     asio::post(transport_.io_, [self] { self->write(); });
     return true;
@@ -702,6 +712,8 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
   }
 
  private:
+  friend class Transport::WriteBatch;
+
   // I/O thread; REQUIRES: writing_ was set by the caller.
   void write() {
     {
@@ -864,6 +876,36 @@ void Transport::send(const Address& to, std::string bytes) {
   outbound(to)->enqueue(std::move(bytes));
 }
 
+Transport::WriteBatch::WriteBatch(Transport& transport)
+    : transport_(transport), outer_(currentBatch) {
+  currentBatch = this;
+}
+
+Transport::WriteBatch::~WriteBatch() {
+  flush();
+  currentBatch = outer_;
+}
+
+void Transport::WriteBatch::flush() {
+  events_ = 0;
+  if (held_.empty()) return;
+  asio::post(transport_.io_, [held = std::move(held_)] {
+    for (const auto& connection : held) connection->write();
+  });
+  held_.clear();
+}
+
+void Transport::WriteBatch::eventDone() {
+  if (held_.empty()) return;
+  if (++events_ >= kHeldEvents || std::chrono::steady_clock::now() - heldSince_ >= kHeldFor) {
+    flush();
+  }
+}
+
+void Transport::WriteBatch::flushThread() {
+  for (WriteBatch* batch = currentBatch; batch != nullptr; batch = batch->outer_) batch->flush();
+}
+
 void Transport::connect(const Address& to) {
   if (stopped_) {
     handler_.onPeerDown(to);
@@ -873,6 +915,7 @@ void Transport::connect(const Address& to) {
 }
 
 bool Transport::flush(Duration bound) {
+  WriteBatch::flushThread();  // what this thread holds would never go
   auto allIdle = [this] {
     std::vector<std::shared_ptr<OutboundConnection>> connections;
     {

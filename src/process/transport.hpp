@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <condition_variable>
@@ -135,6 +136,41 @@ class Transport {
   // Ensures a connection to `to` exists (for link()); onPeerDown(to) follows
   // if it cannot be made or later breaks.
   void connect(const Address& to);
+
+  // While a WriteBatch of this transport lives on a thread, connections
+  // that send() finds idle there start writing when the batch flushes (or
+  // ends), together: one wake-up of the I/O thread, and one write per
+  // connection, for what several events send, instead of one for each
+  // message (a master answering thousands of re-registering slaves). Each
+  // runtime worker keeps one; it flushes every kHeldEvents events, once a
+  // write has been held kHeldFor (real time), before the worker waits for
+  // work, and before this thread waits in flush(). Batches nest; the
+  // innermost of this transport takes the sends.
+  class WriteBatch {
+   public:
+    static constexpr unsigned kHeldEvents = 16;
+    static constexpr auto kHeldFor = std::chrono::microseconds(500);
+
+    explicit WriteBatch(Transport& transport);
+    ~WriteBatch();
+    WriteBatch(const WriteBatch&) = delete;
+    WriteBatch& operator=(const WriteBatch&) = delete;
+    // Starts the writes held so far.
+    void flush();
+    bool holding() const { return !held_.empty(); }
+    // An event ran on this thread: flushes by the rules above.
+    void eventDone();
+    // Flushes every batch of this thread (for code about to block).
+    static void flushThread();
+
+   private:
+    friend class OutboundConnection;
+    Transport& transport_;
+    WriteBatch* outer_;
+    std::vector<std::shared_ptr<OutboundConnection>> held_;
+    unsigned events_ = 0;  // events since the first write was held
+    std::chrono::steady_clock::time_point heldSince_;
+  };
 
   // Waits, at most `bound`, until every byte queued so far on an outbound
   // connection has been handed to the kernel (or its connection failed).

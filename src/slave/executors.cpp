@@ -15,6 +15,7 @@
 
 #include "common/uuid.hpp"
 #include "process/dispatch.hpp"
+#include "process/transport.hpp"
 #include "slave/constants.hpp"
 #include "slave/files.hpp"
 #include "slave/paths.hpp"
@@ -515,6 +516,9 @@ void Slave::destroyContainers(const std::vector<pid_t>& containers) {
     return true;
   };
 
+  // This waits on the actor's thread: the shutdown messages sent so far
+  // must not wait behind it.
+  process::Transport::WriteBatch::flushThread();
   LOG(INFO) << "Sending SIGTERM to the processes of " << containers.size() << " executor(s)";
   for (pid_t pid : containers) launcher_->kill(pid, SIGTERM);
   auto grace = std::min<Clock::duration>(

@@ -9,6 +9,7 @@
 #include "messages.pb.h"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
+#include "process/transport.hpp"
 #include "support/net.hpp"
 
 namespace mesos::test {
@@ -131,6 +132,44 @@ TEST(RuntimeTest, LocalMessagesCarryTheObjectAndReachTheHandler) {
   EXPECT_TRUE(seen.get().body.empty());
   EXPECT_EQ(std::vector<std::string>{"hi"}, b->received);
   EXPECT_EQ(std::vector<std::string>{"echo:hi"}, a->received);
+}
+
+// Keeps the notes it is handed (onOwned): it moves the data out.
+class Keeper : public Actor {
+ public:
+  explicit Keeper(std::string id) : Actor(std::move(id)) {}
+  std::vector<std::string> kept;
+
+ protected:
+  void initialize() override {
+    onOwned<FrameworkToExecutorMessage>(
+        [this](const UPID&, FrameworkToExecutorMessage&& message) {
+          kept.push_back(std::move(*message.mutable_data()));
+        });
+  }
+};
+
+TEST(RuntimeTest, OwnedHandlersGetACopyOfALocalMessageAndTheParsedRemoteOne) {
+  auto one = makeRuntime();
+  auto two = makeRuntime();
+  auto sender = one->spawn<Echo>("sender");
+  auto local = one->spawn<Keeper>("local");
+  auto remote = two->spawn<Keeper>("remote");
+  // The local message is shared with whoever else sees it (here the hook):
+  // the handler moving from its message must not empty that one.
+  auto seen = one->hooks().await(process::MessageMatch{
+      FrameworkToExecutorMessage::descriptor()->full_name(), sender.pid(), local.pid()});
+  auto arrived = two->hooks().await<FrameworkToExecutorMessage>(sender.pid(), remote.pid());
+  process::dispatch(sender.pid(), &Echo::sendTo, UPID(local.pid()), std::string("near"));
+  process::dispatch(sender.pid(), &Echo::sendTo, UPID(remote.pid()), std::string("far"));
+  ASSERT_TRUE(seen.await());
+  ASSERT_TRUE(arrived.await());
+  one->settle();
+  two->settle();
+  EXPECT_EQ(std::vector<std::string>{"near"}, local->kept);
+  EXPECT_EQ(std::vector<std::string>{"far"}, remote->kept);
+  ASSERT_NE(nullptr, seen.get().message);
+  EXPECT_EQ("near", static_cast<const FrameworkToExecutorMessage&>(*seen.get().message).data());
 }
 
 TEST(RuntimeTest, DispatchReturnsValuesVoidAndFutures) {
@@ -363,6 +402,55 @@ TEST(RuntimeTest, ManyRemoteMessagesArriveInOrder) {
   two->settle();
   ASSERT_EQ(static_cast<size_t>(n), b->received.size());
   for (int i = 0; i < n; ++i) ASSERT_EQ(std::to_string(i), b->received[i]);
+}
+
+// A worker holds what its events send for a moment, to write it with what
+// the next events send (Transport::WriteBatch); an actor about to block
+// lets it go first, or its messages would wait behind it.
+TEST(RuntimeTest, MessagesHeldByAWorkerGoBeforeItsActorBlocks) {
+  auto one = makeRuntime(false);
+  auto two = makeRuntime(false);
+  auto a = one->spawn<Echo>("a");
+  auto b = two->spawn<Echo>("b");
+  // Connected first: a message to a peer not connected yet waits for the
+  // connection, not for the batch.
+  auto first = two->hooks().await<FrameworkToExecutorMessage>(a.pid(), b.pid());
+  process::dispatch(a.pid(), &Echo::sendTo, UPID(b.pid()), std::string("connect"));
+  ASSERT_TRUE(first.await());
+  auto arrived = two->hooks().await<FrameworkToExecutorMessage>(a.pid(), b.pid());
+  bool arrivedWhileBlocked = false;
+  auto done = process::dispatch(a.pid(), [&] {
+    a->sendTo(b.pid(), "before blocking");
+    process::Transport::WriteBatch::flushThread();
+    arrivedWhileBlocked = arrived.await(std::chrono::seconds(30));
+  });
+  ASSERT_TRUE(done.await());
+  EXPECT_TRUE(arrivedWhileBlocked);
+}
+
+// Many messages sent in one event, and one sent by each of many events,
+// all arrive, in order, whatever the batching.
+TEST(RuntimeTest, BatchedWritesDeliverEverythingInOrder) {
+  auto one = makeRuntime(false);
+  auto two = makeRuntime(false);
+  const int n = 500;
+  Promise<Nothing> all;
+  auto receiver = std::make_unique<Echo>("b");
+  receiver->onReceived = [&, r = receiver.get()](const std::string&) {
+    if (r->received.size() == 2 * n) all.set(Nothing{});
+  };
+  auto a = one->spawn<Echo>("a");
+  auto b = two->spawn(std::move(receiver));
+  process::dispatch(a.pid(), [&] {
+    for (int i = 0; i < n; ++i) a->sendTo(b.pid(), std::to_string(i));
+  });
+  for (int i = n; i < 2 * n; ++i) {
+    process::dispatch(a.pid(), &Echo::sendTo, UPID(b.pid()), std::to_string(i));
+  }
+  ASSERT_TRUE(all.future().await(std::chrono::seconds(60)));
+  two->settle();
+  ASSERT_EQ(static_cast<size_t>(2 * n), b->received.size());
+  for (int i = 0; i < 2 * n; ++i) ASSERT_EQ(std::to_string(i), b->received[i]);
 }
 
 // A watcher whose exited() completes a promise.
