@@ -142,10 +142,12 @@ class Transport {
   // ends), together: one wake-up of the I/O thread, and one write per
   // connection, for what several events send, instead of one for each
   // message (a master answering thousands of re-registering slaves). Each
-  // runtime worker keeps one; it flushes every kHeldEvents events, once a
-  // write has been held kHeldFor (real time), before the worker waits for
-  // work, and before this thread waits in flush(). Batches nest; the
-  // innermost of this transport takes the sends.
+  // runtime worker keeps one; it flushes kHeldEvents events after the
+  // first held write, at the end of the first event that finishes
+  // kHeldFor (real time) or more after it, before the worker waits for
+  // work, and before this thread blocks (flush(), Runtime::wait()): a
+  // write waits at most for the events that ran meanwhile. Batches nest;
+  // the innermost of this transport takes the sends.
   class WriteBatch {
    public:
     static constexpr unsigned kHeldEvents = 16;
