@@ -7,39 +7,22 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "../fig10/basics.hpp"
+
 namespace failover {
 
 using namespace mesos;
 
 namespace {
 
+using fig10::scalar;
+using fig10::scalarOf;
+using fig10::wallTime;
+
 // A task runs this long on an emulated slave: longer than any run.
 constexpr int64_t kTaskMs = 24LL * 3600 * 1000;
 // What a framework that needs nothing more refuses an offer for.
 constexpr double kRefuseSeconds = 3600;
-
-Resource scalar(const std::string& name, double value) {
-  Resource resource;
-  resource.set_name(name);
-  resource.set_type(Value::SCALAR);
-  resource.mutable_scalar()->set_value(value);
-  return resource;
-}
-
-double scalarOf(const Offer& offer, const std::string& name) {
-  double total = 0;
-  for (const Resource& resource : offer.resources()) {
-    if (resource.name() == name && resource.type() == Value::SCALAR) {
-      total += resource.scalar().value();
-    }
-  }
-  return total;
-}
-
-double wallTime() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 

@@ -58,6 +58,7 @@
 #include <glog/logging.h>
 
 #include "../fig10/children.hpp"
+#include "../fig10/basics.hpp"
 #include "../fig10/http_get.hpp"
 #include "ensemble.hpp"
 #include "frameworks.hpp"
@@ -112,6 +113,7 @@ namespace {
 using failover::Ensemble;
 using failover::Frameworks;
 using fig10::Children;
+using fig10::wallTime;
 using mesos::MasterInfo;
 using SteadyClock = std::chrono::steady_clock;
 namespace zk = mesos::internal::zk;
@@ -121,11 +123,6 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 volatile sig_atomic_t interrupted = 0;
 
 void onSignal(int) { interrupted = 1; }
-
-double wallTime() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 SteadyClock::duration seconds(double s) {
   return std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(s));
@@ -723,13 +720,7 @@ int main(int argc, char** argv) {
     std::cerr << "failover_bench: cannot run ZooKeeper: " << why << std::endl;
     return 1;
   }
-  struct sigaction action {};
-  action.sa_handler = onSignal;
-  sigemptyset(&action.sa_mask);
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
-  ::sigaction(SIGHUP, &action, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
+  fig10::onStopSignals(onSignal);
 
   Coordinator coordinator;
   return coordinator.run();

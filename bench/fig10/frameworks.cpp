@@ -29,6 +29,7 @@
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 
+#include "basics.hpp"
 #include "http_get.hpp"
 #include "lines.hpp"
 #include "mesos/scheduler.hpp"
@@ -53,6 +54,8 @@ DEFINE_uint32(workers, 0, "Worker threads of the runtime (0: one per core).");
 namespace {
 
 using namespace mesos;
+using fig10::scalar;
+using fig10::scalarOf;
 
 struct Counters {
   std::atomic<int64_t> registered{0};
@@ -63,24 +66,6 @@ struct Counters {
   std::atomic<int64_t> busy{0};  // frameworks with a task launched and not yet ended
 };
 Counters counters;
-
-Resource scalar(const std::string& name, double value) {
-  Resource resource;
-  resource.set_name(name);
-  resource.set_type(Value::SCALAR);
-  resource.mutable_scalar()->set_value(value);
-  return resource;
-}
-
-double scalarOf(const Offer& offer, const std::string& name) {
-  double total = 0;
-  for (const Resource& resource : offer.resources()) {
-    if (resource.name() == name && resource.type() == Value::SCALAR) {
-      total += resource.scalar().value();
-    }
-  }
-  return total;
-}
 
 class BusyScheduler : public Scheduler {
  public:

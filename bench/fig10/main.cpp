@@ -46,6 +46,7 @@
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 
+#include "basics.hpp"
 #include "children.hpp"
 #include "http_get.hpp"
 #include "probe.hpp"
@@ -686,13 +687,7 @@ int main(int argc, char** argv) {
               << "' is not an executable; point it at mesos-master" << std::endl;
     return 1;
   }
-  struct sigaction action {};
-  action.sa_handler = onSignal;
-  sigemptyset(&action.sa_mask);
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
-  ::sigaction(SIGHUP, &action, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
+  fig10::onStopSignals(onSignal);
 
   Coordinator coordinator;
   return coordinator.run();

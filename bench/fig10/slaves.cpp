@@ -65,6 +65,7 @@
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 
+#include "basics.hpp"
 #include "common/uuid.hpp"
 #include "lines.hpp"
 #include "messages.pb.h"
@@ -103,6 +104,8 @@ using namespace mesos::internal;
 using process::Duration;
 using process::TimerId;
 using process::UPID;
+using fig10::scalar;
+using fig10::wallTime;
 
 constexpr char kVersion[] = "1.0.0";
 constexpr Duration kMaxRegistrationBackoff = std::chrono::seconds(60);
@@ -110,11 +113,6 @@ constexpr Duration kMaxUpdateBackoff = std::chrono::seconds(600);
 
 Duration seconds(double s) {
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
-}
-
-double wallTime() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // What this process reports; the only state its slaves share. Relaxed
@@ -668,14 +666,6 @@ void Follower::registeredWith(uint64_t generation, double at) {
                 static_cast<unsigned long long>(generation_), latest_,
                 static_cast<long long>(counters.registrationMessages.load() - messagesBefore_));
   fig10::emitLine(line);
-}
-
-Resource scalar(const std::string& name, double value) {
-  Resource resource;
-  resource.set_name(name);
-  resource.set_type(Value::SCALAR);
-  resource.mutable_scalar()->set_value(value);
-  return resource;
 }
 
 }  // namespace

@@ -301,19 +301,15 @@ class Master : public process::Actor {
   std::string metricsJson();
 
  private:
-  // Installs a handler that also counts the message in the metrics.
+  // Installs a handler that also counts the message in the metrics; a
+  // standby drops it (counted() says whether to go on).
   template <typename M>
   void handle(void (Master::*handler)(const UPID&, const M&)) {
     std::string name = M::descriptor()->name();
     uint64_t* received = &metrics_.messages[name];  // map nodes stay put
     on<M>(std::function<void(const UPID&, const M&)>(
         [this, handler, name, received](const UPID& from, const M& message) {
-          if (!leading_) {
-            dropAsStandby(from, name);
-            return;
-          }
-          ++*received;
-          (this->*handler)(from, message);
+          if (counted(from, name, received)) (this->*handler)(from, message);
         }));
   }
   // The same for a handler that keeps (moves from) the message.
@@ -323,13 +319,16 @@ class Master : public process::Actor {
     uint64_t* received = &metrics_.messages[name];
     onOwned<M>(std::function<void(const UPID&, M&&)>(
         [this, handler, name, received](const UPID& from, M&& message) {
-          if (!leading_) {
-            dropAsStandby(from, name);
-            return;
-          }
-          ++*received;
-          (this->*handler)(from, std::move(message));
+          if (counted(from, name, received)) (this->*handler)(from, std::move(message));
         }));
+  }
+  bool counted(const UPID& from, const std::string& name, uint64_t* received) {
+    if (!leading_) {
+      dropAsStandby(from, name);
+      return false;
+    }
+    ++*received;
+    return true;
   }
 
   double now() const;
