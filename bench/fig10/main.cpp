@@ -515,7 +515,10 @@ int Coordinator::run() {
   }
   SteadyClock::time_point windowClock = SteadyClock::now();
   const int64_t windowLaunches = frameworkLaunches();
+  // Busy fraction: sampled at both ends of the window and once a second
+  // in between, so a window shorter than a second still has samples.
   measuring_ = true;
+  busySamples_.push_back(busy());
   const double probeTask = FLAGS_probe_task_s * scale;
   for (int i = 0; i < FLAGS_probes && status_.empty(); ++i) {
     fig10::Probe probe(runtime->get(), masterUpid_, "fig10-probe-" + std::to_string(i),
@@ -538,6 +541,7 @@ int Coordinator::run() {
                (ended ? probe.failure() : std::string("timed out")));
     }
   }
+  if (status_.empty()) busySamples_.push_back(busy());
   measuring_ = false;
   double window = std::chrono::duration<double>(SteadyClock::now() - windowClock).count();
   figures_.window = window;
