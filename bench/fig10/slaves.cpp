@@ -163,6 +163,9 @@ class Follower : public process::Actor {
  private:
   void watch();
   void detected(const std::optional<MasterInfo>& leader);
+  // Tells the slaves whose random wait has passed to re-register, then
+  // waits for the next one's: one timer for the process, not one a slave.
+  void release(uint64_t generation);
 
   const std::unique_ptr<zk::MasterDetector> detector_;
   const process::Pid<Registrar> registrar_;
@@ -170,6 +173,10 @@ class Follower : public process::Actor {
   std::optional<MasterInfo> seen_;  // what the detector said last
   std::optional<UPID> leader_;
   uint64_t generation_ = 0;
+  // This generation's waits after detection, shortest first: (wait, slave).
+  std::vector<std::pair<Duration, size_t>> waits_;
+  size_t released_ = 0;  // waits_[0, released_) have been told
+  process::TimePoint detectedAt_{};
   bool registrationStarted_ = false;
   int64_t expected_ = 0;  // slaves to hear from for this generation
   int64_t heard_ = 0;
@@ -211,7 +218,8 @@ class EmulatedSlave : public process::Actor {
   // From the follower: `master` leads now (the leader of `generation`).
   // A registered slave re-registers with it after a random wait in [0,
   // --registration_backoff_factor], as a real slave does; one still
-  // registering goes on with the new master.
+  // registering goes on with the new master. The follower keeps the
+  // waits of all slaves and calls reregisterNow() when this one's ends.
   void follow(UPID master, uint64_t generation) {
     master_ = std::move(master);
     generation_ = generation;
@@ -221,13 +229,15 @@ class EmulatedSlave : public process::Actor {
     }
     if (state_ != State::kRegistering) return;  // not started yet, or removed
     if (registrationTimer_) cancel(*registrationTimer_);
-    static thread_local std::mt19937_64 random{std::random_device{}()};
-    std::uniform_int_distribution<int64_t> pick(
-        0, seconds(FLAGS_registration_backoff_factor).count());
-    registrationTimer_ = delay(Duration(pick(random)), [this] {
-      registrationTimer_.reset();
-      attemptRegistration(Duration::zero());
-    });
+    registrationTimer_.reset();
+    waitingForRelease_ = true;
+  }
+
+  // From the follower: the random wait after `generation` was detected ended.
+  void reregisterNow(uint64_t generation) {
+    if (generation != generation_ || !waitingForRelease_) return;
+    waitingForRelease_ = false;
+    attemptRegistration(Duration::zero());
   }
 
  protected:
@@ -587,6 +597,7 @@ class EmulatedSlave : public process::Actor {
   uint64_t generation_ = 0;  // of master_, when following
   SlaveID slaveId_;
   std::optional<TimerId> registrationTimer_;
+  bool waitingForRelease_ = false;  // for the follower's reregisterNow()
   std::string reregistration_;  // ReregisterSlaveMessage, serialized; empty after a change
   std::vector<TaskEntry> tasks_;  // a handful: linear search is cheapest
   std::vector<ExecutorInfo> executors_;
@@ -651,10 +662,33 @@ void Follower::detected(const std::optional<MasterInfo>& leader) {
   for (const auto& slave : slaves_) {
     process::dispatch(slave, &EmulatedSlave::follow, *pid, generation_);
   }
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  std::uniform_int_distribution<int64_t> pick(0,
+                                              seconds(FLAGS_registration_backoff_factor).count());
+  waits_.clear();
+  for (size_t i = 0; i < slaves_.size(); ++i) waits_.emplace_back(Duration(pick(random)), i);
+  std::sort(waits_.begin(), waits_.end());
+  released_ = 0;
+  detectedAt_ = runtime().clock().now();
+  release(generation_);
   if (!registrationStarted_) {
     registrationStarted_ = true;
     process::dispatch(registrar_, &Registrar::start, slaves_);
   }
+}
+
+void Follower::release(uint64_t generation) {
+  if (generation != generation_) return;
+  Duration elapsed = runtime().clock().now() - detectedAt_;
+  while (released_ < waits_.size() && waits_[released_].first <= elapsed) {
+    process::dispatch(slaves_[waits_[released_].second], &EmulatedSlave::reregisterNow,
+                      generation);
+    released_++;
+  }
+  if (released_ == waits_.size()) return;
+  // In steps of at least a millisecond: a few hundred timers a failover.
+  delay(std::max<Duration>(waits_[released_].first - elapsed, std::chrono::milliseconds(1)),
+        [this, generation] { release(generation); });
 }
 
 void Follower::registeredWith(uint64_t generation, double at) {

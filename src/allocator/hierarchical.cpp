@@ -164,7 +164,7 @@ void HierarchicalAllocator::addSlave(const SlaveID& slaveId, const SlaveInfo& in
   slave.generation = generation;
   slave.live = true;
   slave.id = id;
-  slave.info = info;
+  slave.hostname = info.hostname();
   slave.total = total;
   slave.reserved = hasReservation(total);
   for (const Resource& minimum : config_.minOfferSize) {
@@ -344,7 +344,7 @@ bool HierarchicalAllocator::eligible(Framework& framework, uint32_t index, const
   if (framework.standing) {
     const Standing& standing = *framework.standing;
     if (!standing.slaves.empty() && !standing.slaves.count(slave.id) &&
-        !standing.slaves.count(slave.info.hostname())) {
+        !standing.slaves.count(slave.hostname)) {
       return false;
     }
     if (!standing.minFree.empty() && !offer().flatten().contains(standing.minFree)) {

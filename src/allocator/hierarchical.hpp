@@ -110,7 +110,7 @@ class HierarchicalAllocator : public Allocator {
   };
   struct Slave {
     std::string id;
-    SlaveInfo info;
+    std::string hostname;  // all of SlaveInfo a standing offer needs
     Resources total;
     // Some of `total` is reserved for a role: offers are made per role
     // (allocateReserved()). Otherwise the whole free set goes to one

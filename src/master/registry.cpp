@@ -141,18 +141,18 @@ Slave* Registry::slaveAt(const UPID& pid) {
   return it == slavesByPid_.end() ? nullptr : it->second;
 }
 
-Slave& Registry::addSlave(const SlaveID& id, const SlaveInfo& info, const UPID& pid,
+Slave& Registry::addSlave(const SlaveID& id, SlaveInfo info, const UPID& pid,
                           const std::string& version, double now) {
   auto [it, added] = slaves_.try_emplace(id.value());
   CHECK(added) << "slave " << id.value() << " added twice";
   it->second = std::make_unique<Slave>();
   Slave& slave = *it->second;
   slave.id = id;
-  slave.info = info;
+  slave.info = std::move(info);
   slave.info.mutable_id()->CopyFrom(id);
   slave.pid = pid;
   slave.version = version;
-  slave.total = Resources(info.resources());
+  slave.total = Resources(slave.info.resources());
   slave.registeredTime = now;
   slavesByPid_[pid] = &slave;
   if (freeSlots_.empty()) {

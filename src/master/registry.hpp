@@ -202,7 +202,7 @@ class Registry {
   const Slave* slave(const std::string& id) const;
   // The slave registered at `pid`, or nullptr.
   Slave* slaveAt(const UPID& pid);
-  Slave& addSlave(const SlaveID& id, const SlaveInfo& info, const UPID& pid,
+  Slave& addSlave(const SlaveID& id, SlaveInfo info, const UPID& pid,
                   const std::string& version, double now);
   void setPid(Slave& slave, const UPID& pid);
   void setActive(Slave& slave, bool active);

@@ -120,7 +120,9 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
   } else {
     // A slave this master has not seen (the master restarted): take it and
     // what runs on it back.
-    s = &registry_.addSlave(info.id(), info, from, message.version(), now());
+    SlaveID id = info.id();  // `info` is moved into the registry
+    s = &registry_.addSlave(id, std::move(*message.mutable_slave()), from, message.version(),
+                            now());
     link(from);
     metrics_.slavesRegistered++;
     resizeCluster();
