@@ -9,6 +9,7 @@ packages=(
   libprotobuf-dev libprotoc-dev protobuf-compiler
   libgoogle-glog-dev libgflags-dev
   libzookeeper-mt-dev zookeeper default-jre-headless
+  libjemalloc-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   golang-go golang-github-mesos-mesos-go-dev golang-goprotobuf-dev
