@@ -5,18 +5,14 @@
 #include <set>
 #include <sstream>
 
+#include "common/strings.hpp"
+
 namespace mesos::allocator {
 
 namespace {
 
 std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::string part;
-  std::istringstream in(text);
-  while (std::getline(in, part, separator)) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
+  return mesos::internal::strings::splitNonEmpty(text, separator);
 }
 
 Error flagError(const std::string& flag, const std::string& problem) {

@@ -14,6 +14,8 @@
 
 #include <google/protobuf/util/message_differencer.h>
 
+#include "common/strings.hpp"
+
 namespace mesos {
 
 namespace {
@@ -135,18 +137,7 @@ std::string trim(const std::string& s) {
 }
 
 std::vector<std::string> split(const std::string& s, char delimiter) {
-  std::vector<std::string> out;
-  std::string current;
-  for (char c : s) {
-    if (c == delimiter) {
-      out.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  out.push_back(current);
-  return out;
+  return internal::strings::split(s, delimiter);
 }
 
 std::string formatScalar(double value) {

@@ -150,6 +150,7 @@ void Slave::runTask(const UPID& from, const RunTaskMessage& message) {
 
   if (executor->state == Executor::State::kRegistering) {
     executor->queuedTasks.push_back(task);
+    resized(*executor);
     VLOG(1) << "Queued task " << task.task_id().value() << " for " << describeExecutor(*executor);
   } else {
     sendTaskToExecutor(*fw, executor, task);
@@ -197,7 +198,13 @@ Executor* Slave::launchExecutor(Framework* framework, const ExecutorInfo& info,
   spec.environment = executorEnvironment(*framework, *executor);
   spec.stdoutPath = executor->directory + "/stdout";
   spec.stderrPath = executor->directory + "/stderr";
-  auto pid = launcher_->launch(spec);
+  mesos::isolation::ContainerConfig container;
+  container.containerId = executor->containerId;
+  container.frameworkId = framework->id;
+  container.executor = info;
+  container.directory = executor->directory;
+  container.resources = Resources(info.resources());
+  auto pid = containerizer_->launch(container, std::move(spec));
   if (!pid) {
     LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": " << pid.error().message;
     return nullptr;
@@ -277,6 +284,7 @@ void Slave::sendTaskToExecutor(const Framework& framework, Executor* executor,
   if (framework.pid) message.set_pid(framework.pid.toString());
   *message.mutable_task() = task;
   executor->launchedTasks[task.task_id().value()] = createTask(task, TASK_STAGING, framework.id);
+  resized(*executor);
   VLOG(1) << "Sending task " << task.task_id().value() << " to " << describeExecutor(*executor);
   send(executor->pid, std::move(message));
 }
@@ -487,7 +495,7 @@ void Slave::signalExecutor(FrameworkID frameworkId, ExecutorID executorId,
   executor->shutdownTimer.reset();
   LOG(INFO) << "Sending " << (signal == SIGKILL ? "SIGKILL" : "SIGTERM") << " to "
             << describeExecutor(*executor) << " (process group " << executor->osPid << ")";
-  launcher_->kill(executor->osPid, signal);
+  containerizer_->kill(executor->containerId, executor->osPid, signal);
   if (signal == SIGTERM) {
     auto grace =
         std::chrono::duration_cast<process::Duration>(flags_.executor_shutdown_grace_period);
@@ -497,12 +505,12 @@ void Slave::signalExecutor(FrameworkID frameworkId, ExecutorID executorId,
   }
 }
 
-void Slave::destroyContainers(const std::vector<pid_t>& containers) {
+void Slave::destroyContainers(const std::vector<std::pair<ContainerID, pid_t>>& containers) {
   if (containers.empty()) return;
   using Clock = std::chrono::steady_clock;
   auto anyRunning = [&] {
-    for (pid_t pid : containers) {
-      if (launcher_->running(pid)) return true;
+    for (const auto& [id, pid] : containers) {
+      if (containerizer_->running(pid)) return true;
     }
     return false;
   };
@@ -520,19 +528,23 @@ void Slave::destroyContainers(const std::vector<pid_t>& containers) {
   // must not wait behind it.
   process::Transport::WriteBatch::flushThread();
   LOG(INFO) << "Sending SIGTERM to the processes of " << containers.size() << " executor(s)";
-  for (pid_t pid : containers) launcher_->kill(pid, SIGTERM);
+  for (const auto& [id, pid] : containers) containerizer_->kill(id, pid, SIGTERM);
   auto grace = std::min<Clock::duration>(
       std::chrono::duration_cast<Clock::duration>(flags_.executor_shutdown_grace_period),
       kTeardownGracePeriod);
-  if (awaitGone(grace)) return;
+  if (awaitGone(grace)) {
+    for (const auto& [id, pid] : containers) containerizer_->destroy(id, pid);
+    return;
+  }
   LOG(WARNING) << "Executors' processes outlived SIGTERM by "
                << std::chrono::duration_cast<std::chrono::milliseconds>(grace).count()
                << "ms; sending SIGKILL";
-  for (pid_t pid : containers) launcher_->kill(pid, SIGKILL);
+  for (const auto& [id, pid] : containers) containerizer_->kill(id, pid, SIGKILL);
   if (!awaitGone(kTeardownKillWait)) {
     LOG(ERROR) << "Executors' processes still run " << kTeardownKillWait.count()
                << "s after SIGKILL (stuck in the kernel?)";
   }
+  for (const auto& [id, pid] : containers) containerizer_->destroy(id, pid);
 }
 
 void Slave::registrationTimeout(FrameworkID frameworkId, ExecutorID executorId,
@@ -548,7 +560,7 @@ void Slave::registrationTimeout(FrameworkID frameworkId, ExecutorID executorId,
   executor->killReason = TaskStatus::REASON_EXECUTOR_REGISTRATION_TIMEOUT;
   executor->killMessage = "Executor did not register within " +
                           mesos::flags::formatDuration(flags_.executor_registration_timeout);
-  launcher_->kill(executor->osPid, SIGKILL);
+  containerizer_->kill(executor->containerId, executor->osPid, SIGKILL);
 }
 
 void Slave::executorExited(FrameworkID frameworkId, ExecutorID executorId,
@@ -563,12 +575,33 @@ void Slave::executorExited(FrameworkID frameworkId, ExecutorID executorId,
   executorTerminated(fw, executor, status);
 }
 
+void Slave::resized(const Executor& executor) {
+  if (executor.osPid <= 0 || executor.state == Executor::State::kTerminated) return;
+  containerizer_->update(executor.containerId, executor.resources());
+}
+
+void Slave::containerLimited(mesos::isolation::ContainerLimitation limitation) {
+  for (auto& [frameworkId, fw] : frameworks_) {
+    for (auto& [executorId, executor] : fw->executors) {
+      if (executor->containerId.value() != limitation.containerId.value()) continue;
+      if (executor->state == Executor::State::kTerminated) return;
+      LOG(WARNING) << "Killing " << describeExecutor(*executor) << ": " << limitation.message;
+      executor->state = Executor::State::kTerminating;
+      executor->killReason = limitation.reason;
+      executor->killMessage = limitation.message;
+      containerizer_->kill(executor->containerId, executor->osPid, SIGKILL);
+      return;
+    }
+  }
+  VLOG(1) << "Container " << limitation.containerId.value()
+          << " went past a limit but is no longer tracked: " << limitation.message;
+}
+
 void Slave::executorTerminated(Framework* fw, Executor* executor, int status) {
   LOG(INFO) << describeExecutor(*executor) << " " << describeWaitStatus(status);
   // The container ends with its executor: what it left running goes too.
-  if (launcher_->running(executor->osPid)) {
-    LOG(INFO) << "Killing the processes " << describeExecutor(*executor) << " left running";
-    launcher_->kill(executor->osPid, SIGKILL);
+  if (containerizer_->destroy(executor->containerId, executor->osPid)) {
+    LOG(INFO) << "Killed the processes " << describeExecutor(*executor) << " left running";
   }
   if (executor->registrationTimer) cancel(*executor->registrationTimer);
   executor->registrationTimer.reset();

@@ -8,6 +8,7 @@
 #include <climits>
 #include <sstream>
 
+#include "isolation/isolators.hpp"
 #include "process/runtime.hpp"
 
 namespace mesos::internal::slave {
@@ -87,8 +88,10 @@ Flags::Flags() {
       "(the default) leaves them unreserved, any other role reserves them for its frameworks",
       std::string("*"));
   add(&attributes, "attributes", "Attributes of the machine, e.g. 'rack:a;zone:b'");
-  add(&isolation, "isolation", "Isolation mechanism; only 'posix' (process groups) for now",
-      std::string("posix"));
+  add(&isolation, "isolation",
+      "Isolators for executors' containers, comma-separated (docs/isolation.md): posix/cpu, "
+      "posix/mem (measure, enforce nothing); 'posix' stands for both",
+      std::string("posix/cpu,posix/mem"));
   add(&containerizers, "containerizers", "Containerizers to use; only 'mesos' for now",
       std::string("mesos"));
   add(&launcher_dir, "launcher_dir",
@@ -116,14 +119,7 @@ Result<void> Flags::validate() const {
   if (auto ok = process::Runtime::checkAddressFlags(ip, advertise_ip, advertise_port); !ok) {
     return ok.error();
   }
-  std::stringstream list(isolation);
-  std::string item;
-  while (std::getline(list, item, ',')) {
-    if (item != "posix" && item.rfind("posix/", 0) != 0) {
-      return Error{"--isolation: '" + item +
-                   "' is not available; use --isolation=posix (the only isolation so far)"};
-    }
-  }
+  if (auto names = isolation::expandIsolation(isolation); !names) return names.error();
   if (containerizers != "mesos") {
     return Error{"--containerizers: '" + containerizers +
                  "' is not available; use --containerizers=mesos"};

@@ -19,6 +19,7 @@
 #include <glog/logging.h>
 
 #include "common/fd.hpp"
+#include "common/processes.hpp"
 
 namespace mesos::internal::slave {
 
@@ -40,99 +41,6 @@ struct SpawnState {
 
 Error spawnError(const std::string& what, int error) {
   return Error{what + ": " + std::strerror(error)};
-}
-
-// One line of the process table.
-struct ProcessEntry {
-  pid_t pid;
-  pid_t ppid;
-  pid_t pgid;
-  pid_t sid;
-  bool zombie;
-};
-
-// Reads /proc/<pid>/stat: "pid (comm) state ppid pgrp session ...". The
-// command name may hold spaces and parentheses, so parsing starts after the
-// last ')'. Fails for a process that is gone.
-std::optional<ProcessEntry> readEntry(pid_t pid) {
-  std::string path = "/proc/" + std::to_string(pid) + "/stat";
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return std::nullopt;
-  char buffer[1024];
-  ssize_t n = ::read(fd.get(), buffer, sizeof(buffer) - 1);
-  if (n <= 0) return std::nullopt;
-  buffer[n] = '\0';
-  const char* close = std::strrchr(buffer, ')');
-  if (close == nullptr) return std::nullopt;
-  char state = 0;
-  long ppid = 0, pgid = 0, sid = 0;
-  if (std::sscanf(close + 1, " %c %ld %ld %ld", &state, &ppid, &pgid, &sid) != 4) {
-    return std::nullopt;
-  }
-  return ProcessEntry{pid, static_cast<pid_t>(ppid), static_cast<pid_t>(pgid),
-                      static_cast<pid_t>(sid), state == 'Z' || state == 'X'};
-}
-
-std::vector<ProcessEntry> processTable() {
-  std::vector<ProcessEntry> table;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) {
-    PLOG(WARNING) << "Cannot list /proc";
-    return table;
-  }
-  while (const dirent* entry = ::readdir(proc)) {
-    char* end = nullptr;
-    long pid = std::strtol(entry->d_name, &end, 10);
-    if (pid <= 0 || end == entry->d_name || *end != '\0') continue;
-    if (auto process = readEntry(static_cast<pid_t>(pid))) table.push_back(*process);
-  }
-  ::closedir(proc);
-  return table;
-}
-
-// The live processes of the container `leader` leads, in `table`. The
-// executor was started in a session of its own, and everything it starts
-// stays in that session unless it makes one (setsid): so the session finds
-// the whole container, even once the executor is gone and its children were
-// re-parented. Sessions and groups made by descendants are found through the
-// tree, which only holds while the leader runs (and is still our leader: a
-// session leader cannot leave its session, so a pid reused by an unrelated
-// process does not match).
-std::vector<pid_t> members(const std::vector<ProcessEntry>& table, pid_t leader) {
-  std::set<pid_t> sessions = {leader};
-  std::set<pid_t> groups;
-  std::set<pid_t> descendants;
-  bool leaderRuns = false;
-  std::unordered_map<pid_t, std::vector<const ProcessEntry*>> children;
-  for (const ProcessEntry& entry : table) {
-    children[entry.ppid].push_back(&entry);
-    if (entry.pid == leader && entry.sid == leader && !entry.zombie) leaderRuns = true;
-  }
-  if (leaderRuns) {
-    std::vector<pid_t> pending = {leader};
-    while (!pending.empty()) {
-      pid_t parent = pending.back();
-      pending.pop_back();
-      auto it = children.find(parent);
-      if (it == children.end()) continue;
-      for (const ProcessEntry* child : it->second) {
-        if (!descendants.insert(child->pid).second) continue;
-        // 0: a session or group outside this pid namespace; not ours.
-        if (child->sid > 0) sessions.insert(child->sid);
-        if (child->pgid > 0) groups.insert(child->pgid);
-        pending.push_back(child->pid);
-      }
-    }
-  }
-  std::vector<pid_t> result;
-  for (const ProcessEntry& entry : table) {
-    if (entry.zombie) continue;
-    if (sessions.count(entry.sid) > 0 || groups.count(entry.pgid) > 0 ||
-        descendants.count(entry.pid) > 0 || (leaderRuns && entry.pid == leader)) {
-      result.push_back(entry.pid);
-    }
-  }
-  return result;
 }
 
 }  // namespace
@@ -158,6 +66,15 @@ Result<pid_t> PosixLauncher::launch(const LaunchSpec& spec) {
     program = spec.command.value();
     for (const std::string& argument : spec.command.arguments()) args.push_back(argument);
     if (args.empty()) args.push_back(program);
+  }
+  if (!spec.prefix.empty()) {
+    // The wrapper runs "program arguments..." (argv[0] of the command is
+    // not passed on: a wrapper names the program by its path).
+    std::vector<std::string> wrapped = spec.prefix;
+    wrapped.push_back(program);
+    wrapped.insert(wrapped.end(), args.begin() + (args.empty() ? 0 : 1), args.end());
+    program = spec.prefix.front();
+    args = std::move(wrapped);
   }
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
@@ -210,7 +127,8 @@ void PosixLauncher::kill(pid_t pid, int signal) {
       return;
     }
     bool found = false;
-    for (pid_t target : members(table, pid)) {
+    for (const ProcessEntry* member : containerMembers(table, pid)) {
+      pid_t target = member->pid;
       if (!signalled.insert(target).second) continue;
       found = true;
       if (::kill(target, signal) != 0 && errno != ESRCH) {
@@ -223,18 +141,7 @@ void PosixLauncher::kill(pid_t pid, int signal) {
 }
 
 bool PosixLauncher::running(pid_t pid) {
-  return pid > 0 && !members(processTable(), pid).empty();
-}
-
-Result<std::unique_ptr<Launcher>> createLauncher(const std::string& isolation) {
-  std::stringstream list(isolation);
-  std::string item;
-  while (std::getline(list, item, ',')) {
-    if (item != "posix" && item.rfind("posix/", 0) != 0) {
-      return Error{"isolation '" + item + "' is not available (only posix)"};
-    }
-  }
-  return std::unique_ptr<Launcher>(std::make_unique<PosixLauncher>());
+  return pid > 0 && !containerMembers(processTable(), pid).empty();
 }
 
 }  // namespace mesos::internal::slave

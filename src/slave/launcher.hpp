@@ -1,7 +1,7 @@
-// Launcher: starts an executor's process tree and signals it. This is the
-// isolation hook: --isolation=posix gives PosixLauncher (a new session and
-// process group per executor, nothing else); cgroups and other isolation
-// modules plug in behind the same interface later.
+// Launcher: starts an executor's process tree and signals it. PosixLauncher
+// gives each executor a new session and process group; the isolators
+// (include/mesos/isolator.hpp) add limits and statistics around it, through
+// the containerizer (containerizer.hpp).
 //
 // Launchers are called from the slave actor and must not block on anything
 // but the fork/exec itself.
@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mesos/result.hpp"
 #include "mesos.pb.h"
@@ -24,6 +25,10 @@ struct LaunchSpec {
   std::map<std::string, std::string> environment;  // the child's whole environment
   std::string stdoutPath;      // created/truncated; the child's stdout
   std::string stderrPath;
+  // When not empty, the command runs under this wrapper: the process runs
+  // prefix[0] with arguments prefix[1..], then the command's program and
+  // its arguments (after argv[0]); a shell command as /bin/sh -c value.
+  std::vector<std::string> prefix;
 };
 
 class Launcher {
@@ -55,9 +60,5 @@ class PosixLauncher : public Launcher {
   void kill(pid_t pid, int signal) override;
   bool running(pid_t pid) override;
 };
-
-// The launcher for --isolation (comma-separated; "posix" and "posix/..."
-// items select PosixLauncher). Fails naming the unsupported item.
-Result<std::unique_ptr<Launcher>> createLauncher(const std::string& isolation);
 
 }  // namespace mesos::internal::slave

@@ -10,6 +10,7 @@
 
 #include <glog/logging.h>
 
+#include "isolation/isolators.hpp"
 #include "process/dispatch.hpp"
 #include "slave/protobufs.hpp"
 
@@ -45,12 +46,19 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
   }
   info.set_checkpoint(false);
 
-  if (!options.launcher) {
-    auto launcher = createLauncher(flags.isolation);
-    if (!launcher) return Error{"--isolation: " + launcher.error().message};
-    options.launcher = std::move(launcher).value();
-  }
-  return std::unique_ptr<Slave>(new Slave(flags, std::move(options), std::move(info)));
+  if (!options.launcher) options.launcher = std::make_unique<PosixLauncher>();
+  auto limitationTarget = std::make_shared<process::UPID>();
+  isolation::IsolationOptions isolation;
+  isolation.isolation = flags.isolation;
+  isolation.onLimitation = [limitationTarget](const mesos::isolation::ContainerLimitation& l) {
+    process::dispatch(process::Pid<Slave>(*limitationTarget), &Slave::containerLimited, l);
+  };
+  auto isolators = isolation::createIsolators(isolation);
+  if (!isolators) return isolators.error();
+  auto containerizer =
+      std::make_unique<Containerizer>(std::move(options.launcher), std::move(isolators).value());
+  return std::unique_ptr<Slave>(new Slave(flags, std::move(options), std::move(info),
+                                          std::move(containerizer), std::move(limitationTarget)));
 }
 
 namespace {
@@ -65,18 +73,22 @@ std::optional<UPID> plainPid(const std::optional<UPID>& pid) {
 
 }  // namespace
 
-Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info)
+Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
+             std::unique_ptr<Containerizer> containerizer,
+             std::shared_ptr<process::UPID> limitationTarget)
     : Actor(process::generateId("slave")),
       flags_(flags),
       master_(plainPid(options.master)),
       detector_(std::move(options.detector)),
       files_(std::move(options.files)),
-      launcher_(std::move(options.launcher)),
+      containerizer_(std::move(containerizer)),
+      limitationTarget_(std::move(limitationTarget)),
       info_(std::move(info)) {}
 
 Slave::~Slave() = default;
 
 void Slave::initialize() {
+  *limitationTarget_ = self();
   on(&Slave::registered);
   on(&Slave::reregistered);
   on(&Slave::ping);
@@ -170,7 +182,7 @@ void Slave::finalize() {
   // Executors and everything they started do not outlive a stopped slave:
   // nothing would reap them or report their tasks, and without checkpointing
   // no later slave can take them over.
-  std::vector<pid_t> containers;
+  std::vector<std::pair<ContainerID, pid_t>> containers;
   for (auto& [frameworkId, framework] : frameworks_) {
     for (auto& [executorId, executor] : framework->executors) {
       if (executor->state == Executor::State::kTerminated) continue;
@@ -180,7 +192,7 @@ void Slave::finalize() {
         *message.mutable_framework_id() = framework->id;
         send(executor->pid, message);
       }
-      if (executor->osPid > 0) containers.push_back(executor->osPid);
+      if (executor->osPid > 0) containers.emplace_back(executor->containerId, executor->osPid);
     }
   }
   destroyContainers(containers);

@@ -21,6 +21,7 @@
 #include "process/actor.hpp"
 #include "process/runtime.hpp"
 #include "slave/flags.hpp"
+#include "slave/containerizer.hpp"
 #include "slave/launcher.hpp"
 #include "slave/machine.hpp"
 #include "slave/metrics.hpp"
@@ -44,7 +45,7 @@ struct SlaveOptions {
   // A Files actor to serve sandboxes through (see files.hpp); none: sandboxes
   // are not served.
   process::UPID files;
-  // The launcher; none: the one --isolation selects.
+  // The launcher; none: PosixLauncher. The isolators come from --isolation.
   std::unique_ptr<Launcher> launcher;
   // Machine numbers to derive resources from; none: measured.
   std::optional<MachineFacts> machine;
@@ -76,7 +77,8 @@ class Slave : public process::Actor {
  private:
   enum class State { kDisconnected, kRunning, kTerminating };
 
-  Slave(const Flags& flags, SlaveOptions options, SlaveInfo info);
+  Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
+        std::unique_ptr<Containerizer> containerizer, std::shared_ptr<process::UPID> limitationTarget);
 
   // slave.cpp: the master.
   void registered(const process::UPID& from, const SlaveRegisteredMessage& message);
@@ -116,10 +118,15 @@ class Slave : public process::Actor {
   void executorExited(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
                       int status);
   void executorTerminated(Framework* framework, Executor* executor, int status);
+  // From an isolator (any thread, through dispatch): the container went
+  // past a limit. Kills it; its unfinished tasks fail with the reason.
+  void containerLimited(mesos::isolation::ContainerLimitation limitation);
+  // The executor's tasks changed: its container is resized to match.
+  void resized(const Executor& executor);
   // At teardown: SIGTERM to every process of these containers (executors'
   // pids), SIGKILL to what is left after a short grace. Blocks the actor for
   // at most kTeardownGracePeriod plus kTeardownKillWait.
-  void destroyContainers(const std::vector<pid_t>& containers);
+  void destroyContainers(const std::vector<std::pair<ContainerID, pid_t>>& containers);
   void removeExecutor(Framework* framework, Executor* executor);
   void removeFramework(Framework* framework);
   Framework* framework(const std::string& frameworkId) const;
@@ -154,7 +161,10 @@ class Slave : public process::Actor {
   std::shared_ptr<zk::MasterDetector> detector_;
   std::optional<MasterInfo> detected_;  // the leader as last detected
   process::UPID files_;
-  std::unique_ptr<Launcher> launcher_;
+  std::unique_ptr<Containerizer> containerizer_;
+  // Where the isolators' limitation callback dispatches to: this actor, once
+  // it is spawned (set in initialize()).
+  std::shared_ptr<process::UPID> limitationTarget_;
   SlaveInfo info_;
   State state_ = State::kDisconnected;
   double startTime_ = 0;  // seconds since the epoch

@@ -93,6 +93,7 @@ void Slave::recordTaskState(Executor* executor, const TaskStatus& status) {
     if (terminal) {
       countTerminalTask(status.state());
       executor->terminatedTasks[taskId] = std::move(task);
+      resized(*executor);
     } else {
       executor->launchedTasks[taskId] = std::move(task);
     }
@@ -105,6 +106,7 @@ void Slave::recordTaskState(Executor* executor, const TaskStatus& status) {
       countTerminalTask(status.state());
       executor->terminatedTasks[taskId] = std::move(it->second);
       executor->launchedTasks.erase(it);
+      resized(*executor);
     }
     return;
   }

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <vector>
 
+#include "common/strings.hpp"
+
 namespace mesos::internal::zk {
 
 namespace {
@@ -21,14 +23,7 @@ std::string trim(const std::string& text) {
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    size_t at = text.find(separator, start);
-    parts.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
-    if (at == std::string::npos) return parts;
-    start = at + 1;
-  }
+  return strings::split(text, separator);
 }
 
 Error bad(const std::string& text, const std::string& why) {

@@ -1,0 +1,112 @@
+// The isolation module interface: what puts an executor's processes in a
+// container, sizes the container to the executor's resources as its tasks
+// come and go, measures it, and reports when it hits a limit (the paper's
+// section 3.4; docs/isolation.md). The slave runs one or more isolators,
+// chosen by --isolation, for every executor it launches.
+//
+// Life of a container, as the slave's containerizer drives it:
+//   prepare()   before the executor's process exists; says what the launch
+//               must do (join cgroups, run under a wrapper)
+//   isolate()   once the process exists (it has joined what prepare() asked
+//               and has not run the executor's code yet)
+//   update()    on every task start and finish (the new total)
+//   usage()     whenever statistics are asked for
+//   cleanup()   after every process of the container is dead
+// and recover() once, at start-up, before any of these.
+//
+// Threading: an isolator is called by one thread at a time, never
+// concurrently, from the slave's containerizer. Calls may block briefly on
+// the kernel (writing a cgroup file, freezing a cgroup: milliseconds), never
+// on the network or on a process that could hang. A limitation found
+// between calls (a memory limit hit) is reported through the callback given
+// to the isolator's factory, from any thread: it must only hand the news on.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mesos/resources.hpp"
+#include "mesos/result.hpp"
+#include "mesos.pb.h"
+
+namespace mesos::isolation {
+
+// The container an isolator is asked to prepare.
+struct ContainerConfig {
+  ContainerID containerId;
+  FrameworkID frameworkId;
+  ExecutorInfo executor;
+  std::string directory;  // the executor's sandbox
+  Resources resources;    // the executor's own plus its first tasks'
+};
+
+// What prepare() asks of the launch. Each isolator's asks are merged, in
+// the order of --isolation.
+struct LaunchRequirements {
+  // Files the executor's process writes its own pid to before it runs
+  // anything else (cgroup.procs files): nothing it forks escapes them.
+  std::vector<std::string> joinFiles;
+  // A wrapper the executor's command runs under (e.g. lxc-execute ... --).
+  std::vector<std::string> commandPrefix;
+  // Added to the executor's environment.
+  std::map<std::string, std::string> environment;
+};
+
+// A limit the container went past. The slave kills the container and fails
+// its unfinished tasks with `reason` (source SOURCE_SLAVE) and `message`.
+struct ContainerLimitation {
+  ContainerID containerId;
+  TaskStatus::Reason reason = TaskStatus::REASON_CONTAINER_LIMITATION;
+  std::string message;  // names what was exceeded, with usage and limit
+  Resources resources;  // the resources that were exceeded, when known
+};
+
+using LimitationCallback = std::function<void(const ContainerLimitation&)>;
+
+class Isolator {
+ public:
+  virtual ~Isolator() = default;
+
+  // The name it was chosen by ("posix/cpu", "cgroups/mem", "lxc"...).
+  virtual std::string name() const = 0;
+
+  // At start-up: `known` are the containers the slave recovered and will
+  // keep (with their executors' pids). Re-attaches to them; destroys what
+  // it finds of earlier runs that is not among them. Fails when what it
+  // needs (a hierarchy, a tool) is not usable: the slave then exits.
+  virtual Result<void> recover(const std::map<std::string, pid_t>& known) = 0;
+
+  // Before launch: creates what the container needs and says what the
+  // launch must do. On failure nothing of the container is left behind.
+  virtual Result<LaunchRequirements> prepare(const ContainerConfig& config) = 0;
+
+  // `pid`, the executor's process, exists and has done what prepare()
+  // asked. On failure the slave destroys the container.
+  virtual Result<void> isolate(const ContainerID& containerId, pid_t pid) = 0;
+
+  // The container now holds `resources` (executor plus live tasks). A
+  // limit that cannot be lowered yet (memory in use above it) is lowered
+  // later and said in the log; that is not a failure.
+  virtual Result<void> update(const ContainerID& containerId, const Resources& resources) = 0;
+
+  // Fills in what this isolator measures of the container; leaves the rest.
+  virtual Result<void> usage(const ContainerID& containerId,
+                             ResourceStatistics* statistics) = 0;
+
+  // Kills every process still in the container, however it was forked
+  // (setsid, double fork), if this isolator can find them; a no-op for
+  // isolators that cannot (the slave's process-group kill applies). Bounded
+  // in time; fails naming what survived.
+  virtual Result<void> kill(const ContainerID& containerId) = 0;
+
+  // Every process of the container is dead: releases what it held (removes
+  // cgroups). Fails naming what could not be removed.
+  virtual Result<void> cleanup(const ContainerID& containerId) = 0;
+};
+
+}  // namespace mesos::isolation

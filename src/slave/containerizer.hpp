@@ -1,0 +1,64 @@
+// The containerizer: an executor's container from launch to cleanup. It owns
+// the launcher (which starts and signals the executor's processes) and the
+// isolators --isolation chose (limits, statistics; include/mesos/isolator.hpp),
+// and calls them in the order the isolator interface describes.
+//
+// Owned and called by the slave actor only. Every call returns quickly: the
+// isolators block only briefly on the kernel (see isolator.hpp).
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mesos/isolator.hpp"
+#include "mesos/result.hpp"
+#include "slave/launcher.hpp"
+
+namespace mesos::internal::slave {
+
+class Containerizer {
+ public:
+  Containerizer(std::unique_ptr<Launcher> launcher,
+                std::vector<std::unique_ptr<mesos::isolation::Isolator>> isolators);
+
+  // The isolators' names, comma-separated, in the order they run.
+  std::string isolation() const;
+
+  // Starts the executor of `config` as `spec` says, in a container the
+  // isolators prepared and then isolated. On success returns the executor's
+  // pid (reaped by the caller, as Launcher::launch says). On failure, of the
+  // launch or of any isolator, nothing of the container is left (the
+  // process, if it started, is killed) and the Error names the step.
+  Result<pid_t> launch(const mesos::isolation::ContainerConfig& config, LaunchSpec spec);
+
+  // The container now holds `resources`. Failures are logged, not returned:
+  // the executor keeps running with its old limits.
+  void update(const ContainerID& containerId, const Resources& resources);
+
+  // What the container uses, as the isolators measure it, and its limits
+  // (`cpus_limit`, `mem_limit_bytes`) from `resources`, the resources it
+  // holds. Stamped with the current time.
+  ResourceStatistics usage(const ContainerID& containerId, const Resources& resources);
+
+  // Signals every process of the container `pid` leads (Launcher::kill); with
+  // SIGKILL also asks the isolators to kill what they can find of it.
+  void kill(const ContainerID& containerId, pid_t pid, int signal);
+
+  // Whether a process of the container `pid` leads still runs.
+  bool running(pid_t pid) { return launcher_->running(pid); }
+
+  // The container's end: kills what is left of it (the launcher's
+  // processes if any still run, then whatever the isolators find) and
+  // releases it (the isolators' cleanup). Failures are logged. Returns
+  // whether the launcher found processes still running.
+  bool destroy(const ContainerID& containerId, pid_t pid);
+
+ private:
+  std::unique_ptr<Launcher> launcher_;
+  std::vector<std::unique_ptr<mesos::isolation::Isolator>> isolators_;
+};
+
+}  // namespace mesos::internal::slave
