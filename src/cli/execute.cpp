@@ -264,6 +264,12 @@ class CommandScheduler : public Scheduler {
     std::cout << "Received status update " << TaskState_Name(status.state()) << " for task "
               << status.task_id().value()
               << (status.message().empty() ? "" : ": " + status.message()) << std::endl;
+    if (status.has_source()) {
+      std::cout << "  source: " << TaskStatus::Source_Name(status.source()) << std::endl;
+    }
+    if (status.has_reason()) {
+      std::cout << "  reason: " << TaskStatus::Reason_Name(status.reason()) << std::endl;
+    }
     switch (status.state()) {
       case TASK_FINISHED:
         exitCode_ = 0;

@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "isolation/cgroups/cgroups_isolator.hpp"
 #include "isolation/posix/posix_isolator.hpp"
 
 namespace mesos::internal::isolation {
@@ -11,24 +12,43 @@ namespace mesos::internal::isolation {
 namespace {
 
 using mesos::isolation::Isolator;
-using Factory = std::function<Result<std::unique_ptr<Isolator>>(const IsolationOptions&)>;
+// Builds the isolator for `names`: every name of --isolation of the same
+// entry's family (one name, or all the cgroups/* names).
+using Factory = std::function<Result<std::unique_ptr<Isolator>>(
+    const IsolationOptions&, const std::vector<std::string>& names)>;
 
 struct Entry {
   const char* name;
+  const char* family;  // names of one family are served by one isolator
   Factory make;
 };
+
+Result<std::unique_ptr<Isolator>> posix(PosixIsolator::Kind kind) {
+  return std::unique_ptr<Isolator>(new PosixIsolator(kind));
+}
+
+Result<std::unique_ptr<Isolator>> cgroups(const IsolationOptions& options,
+                                          const std::vector<std::string>& names) {
+  CgroupsOptions cgroups;
+  cgroups.hierarchy = options.cgroupsHierarchy;
+  cgroups.root = options.cgroupsRoot;
+  cgroups.enableCfs = options.cgroupsEnableCfs;
+  cgroups.limitSwap = options.cgroupsLimitSwap;
+  cgroups.onLimitation = options.onLimitation;
+  for (const std::string& name : names) cgroups.subsystems.insert(name.substr(name.find('/') + 1));
+  auto isolator = CgroupsIsolator::create(std::move(cgroups));
+  if (!isolator) return isolator.error();
+  return std::unique_ptr<Isolator>(std::move(isolator).value());
+}
 
 // One line per isolator.
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
-      {"posix/cpu",
-       [](const IsolationOptions&) -> Result<std::unique_ptr<Isolator>> {
-         return std::unique_ptr<Isolator>(new PosixIsolator(PosixIsolator::Kind::kCpu));
-       }},
-      {"posix/mem",
-       [](const IsolationOptions&) -> Result<std::unique_ptr<Isolator>> {
-         return std::unique_ptr<Isolator>(new PosixIsolator(PosixIsolator::Kind::kMem));
-       }},
+      {"posix/cpu", "posix/cpu", [](auto&, auto&) { return posix(PosixIsolator::Kind::kCpu); }},
+      {"posix/mem", "posix/mem", [](auto&, auto&) { return posix(PosixIsolator::Kind::kMem); }},
+      {"cgroups/cpu", "cgroups", cgroups},
+      {"cgroups/mem", "cgroups", cgroups},
+      {"cgroups/pids", "cgroups", cgroups},
   };
   return entries;
 }
@@ -37,6 +57,8 @@ const std::vector<Entry>& table() {
 const std::vector<std::pair<std::string, std::vector<std::string>>>& aliases() {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> entries = {
       {"posix", {"posix/cpu", "posix/mem"}},
+      {"cgroups", {"cgroups/cpu", "cgroups/mem"}},
+      {"cgroups/all", {"cgroups/cpu", "cgroups/mem", "cgroups/pids"}},
   };
   return entries;
 }
@@ -79,8 +101,15 @@ Result<std::vector<std::unique_ptr<Isolator>>> createIsolators(const IsolationOp
   auto names = expandIsolation(options.isolation);
   if (!names) return names.error();
   std::vector<std::unique_ptr<Isolator>> isolators;
+  std::set<std::string> built;  // families
   for (const std::string& name : *names) {
-    auto isolator = find(name)->make(options);
+    const Entry* entry = find(name);
+    if (!built.insert(entry->family).second) continue;
+    std::vector<std::string> family;
+    for (const std::string& other : *names) {
+      if (std::string(find(other)->family) == entry->family) family.push_back(other);
+    }
+    auto isolator = entry->make(options, family);
     if (!isolator) return Error{"--isolation: " + name + ": " + isolator.error().message};
     isolators.push_back(std::move(isolator).value());
   }

@@ -14,16 +14,22 @@ namespace mesos::internal::isolation {
 // What the isolators are built from: the slave's flags of the same names.
 struct IsolationOptions {
   std::string isolation = "posix/cpu,posix/mem";  // --isolation
+  std::string cgroupsHierarchy = "/sys/fs/cgroup";  // --cgroups_hierarchy
+  std::string cgroupsRoot = "mesos";                // --cgroups_root
+  bool cgroupsEnableCfs = false;                    // --cgroups_enable_cfs
+  bool cgroupsLimitSwap = false;                    // --cgroups_limit_swap
   // Called, from any thread, when a container goes past a limit.
   mesos::isolation::LimitationCallback onLimitation;
 };
 
 // --isolation's comma-separated list with its aliases expanded ("posix" is
-// posix/cpu,posix/mem), in order, without repeats. Fails naming an unknown
+// posix/cpu,posix/mem; "cgroups" cgroups/cpu,cgroups/mem; "cgroups/all"
+// cgroups/cpu,cgroups/mem,cgroups/pids), in order, without repeats. Fails naming an unknown
 // item and the names there are.
 Result<std::vector<std::string>> expandIsolation(const std::string& isolation);
 
-// The isolators of options.isolation, in its order. Fails with one line
+// The isolators of options.isolation, in its order (the cgroups/* names are
+// served by one isolator, at the place of the first). Fails with one line
 // naming the isolator that cannot work here and why.
 Result<std::vector<std::unique_ptr<mesos::isolation::Isolator>>> createIsolators(
     const IsolationOptions& options);

@@ -39,5 +39,8 @@ constexpr std::chrono::seconds kTeardownKillWait{2};
 
 // The command executor's binary name, looked up in --launcher_dir.
 constexpr const char* kCommandExecutor = "mesos-executor";
+// The launch helper (containerizer_main.cpp), looked up the same way: an
+// executor whose isolators ask it to join cgroups starts as this program.
+constexpr const char* kLaunchHelper = "mesos-containerizer";
 
 }  // namespace mesos::internal::slave

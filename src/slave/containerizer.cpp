@@ -9,8 +9,20 @@
 namespace mesos::internal::slave {
 
 Containerizer::Containerizer(std::unique_ptr<Launcher> launcher,
-                             std::vector<std::unique_ptr<mesos::isolation::Isolator>> isolators)
-    : launcher_(std::move(launcher)), isolators_(std::move(isolators)) {}
+                             std::vector<std::unique_ptr<mesos::isolation::Isolator>> isolators,
+                             std::string launchHelper)
+    : launcher_(std::move(launcher)),
+      isolators_(std::move(isolators)),
+      launchHelper_(std::move(launchHelper)) {}
+
+Result<void> Containerizer::recover(const std::map<std::string, pid_t>& known) {
+  for (const auto& isolator : isolators_) {
+    if (auto recovered = isolator->recover(known); !recovered) {
+      return Error{isolator->name() + ": " + recovered.error().message};
+    }
+  }
+  return {};
+}
 
 std::string Containerizer::isolation() const {
   std::string names;
@@ -31,18 +43,23 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
     }
     return Error{step + ": " + error.message};
   };
+  std::vector<std::string> joins;
   std::vector<std::string> prefix;
   for (const auto& isolator : isolators_) {
     auto requirements = isolator->prepare(config);
     if (!requirements) return undo(isolator->name() + " cannot prepare", requirements.error());
     prepared++;
-    if (!requirements->joinFiles.empty()) {
-      return undo(isolator->name() + " cannot prepare",
-                  Error{"this launcher cannot join a process to files before it starts"});
-    }
+    for (const std::string& file : requirements->joinFiles) joins.push_back("--join=" + file);
     prefix.insert(prefix.end(), requirements->commandPrefix.begin(),
                   requirements->commandPrefix.end());
     for (const auto& [name, value] : requirements->environment) spec.environment[name] = value;
+  }
+  if (!joins.empty()) {
+    if (launchHelper_.empty()) return undo("launch", Error{"no launch helper to join cgroups"});
+    // The helper joins first, so that the wrappers run inside too.
+    joins.insert(joins.begin(), launchHelper_);
+    joins.push_back("--");
+    prefix.insert(prefix.begin(), joins.begin(), joins.end());
   }
   // The isolators' wrappers run outermost, around any the caller gave.
   prefix.insert(prefix.end(), spec.prefix.begin(), spec.prefix.end());

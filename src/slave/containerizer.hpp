@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,8 +22,17 @@ namespace mesos::internal::slave {
 
 class Containerizer {
  public:
+  // `launchHelper`: the mesos-containerizer program, which an executor
+  // starts as when isolators ask it to join files (containerizer_main.cpp);
+  // empty: such a launch fails.
   Containerizer(std::unique_ptr<Launcher> launcher,
-                std::vector<std::unique_ptr<mesos::isolation::Isolator>> isolators);
+                std::vector<std::unique_ptr<mesos::isolation::Isolator>> isolators,
+                std::string launchHelper = "");
+
+  // At start-up: every isolator re-attaches to the containers in `known`
+  // (container id -> executor pid) and destroys the rest of what earlier
+  // runs left. Fails naming the isolator and the cause.
+  Result<void> recover(const std::map<std::string, pid_t>& known);
 
   // The isolators' names, comma-separated, in the order they run.
   std::string isolation() const;
@@ -59,6 +69,7 @@ class Containerizer {
  private:
   std::unique_ptr<Launcher> launcher_;
   std::vector<std::unique_ptr<mesos::isolation::Isolator>> isolators_;
+  const std::string launchHelper_;
 };
 
 }  // namespace mesos::internal::slave

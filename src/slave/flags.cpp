@@ -90,8 +90,21 @@ Flags::Flags() {
   add(&attributes, "attributes", "Attributes of the machine, e.g. 'rack:a;zone:b'");
   add(&isolation, "isolation",
       "Isolators for executors' containers, comma-separated (docs/isolation.md): posix/cpu, "
-      "posix/mem (measure, enforce nothing); 'posix' stands for both",
+      "posix/mem (measure, enforce nothing; 'posix' stands for both), cgroups/cpu, cgroups/mem, "
+      "cgroups/pids ('cgroups' stands for cgroups/cpu,cgroups/mem; 'cgroups/all' for all three)",
       std::string("posix/cpu,posix/mem"));
+  add(&cgroups_hierarchy, "cgroups_hierarchy",
+      "Where the cgroup hierarchies are mounted (cgroup v1: one directory per controller; "
+      "cgroup v2: the unified mount)",
+      std::string("/sys/fs/cgroup"));
+  add(&cgroups_root, "cgroups_root",
+      "Name of the cgroup, below the slave's own, that holds the containers' cgroups",
+      std::string("mesos"));
+  add(&cgroups_enable_cfs, "cgroups_enable_cfs",
+      "Cap each container's CPU at its cpus with the CFS quota (cgroups/cpu), besides the shares",
+      false);
+  add(&cgroups_limit_swap, "cgroups_limit_swap",
+      "Limit memory plus swap, not only memory, to the container's mem (cgroups/mem)", false);
   add(&containerizers, "containerizers", "Containerizers to use; only 'mesos' for now",
       std::string("mesos"));
   add(&launcher_dir, "launcher_dir",

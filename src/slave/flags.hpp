@@ -28,6 +28,10 @@ struct Flags : mesos::flags::FlagSet {
   std::string default_role;
   std::optional<std::string> attributes;
   std::string isolation;
+  std::string cgroups_hierarchy;
+  std::string cgroups_root;
+  bool cgroups_enable_cfs;
+  bool cgroups_limit_swap;
   std::string containerizers;
   std::string launcher_dir;
   mesos::flags::Duration executor_registration_timeout;

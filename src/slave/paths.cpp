@@ -74,14 +74,18 @@ Result<std::string> createSandbox(const std::string& workDir, const SlaveID& sla
   return path;
 }
 
-std::string commandExecutorPath(const std::string& launcherDir) {
+std::string launcherBinaryPath(const std::string& launcherDir, const std::string& name) {
   std::string dir = launcherDir.empty() ? "." : launcherDir;
   for (const std::string& candidate :
-       {dir + "/" + kCommandExecutor, dir + "/../exec/" + kCommandExecutor,
-        dir + "/../src/exec/" + kCommandExecutor}) {
+       {dir + "/" + name, dir + "/../exec/" + name, dir + "/../src/exec/" + name,
+        dir + "/../slave/" + name, dir + "/../src/slave/" + name}) {
     if (isExecutable(candidate)) return candidate;
   }
-  return dir + "/" + kCommandExecutor;
+  return dir + "/" + name;
+}
+
+std::string commandExecutorPath(const std::string& launcherDir) {
+  return launcherBinaryPath(launcherDir, kCommandExecutor);
 }
 
 }  // namespace mesos::internal::slave

@@ -27,4 +27,10 @@ Result<std::string> createSandbox(const std::string& workDir, const SlaveID& sla
 // when none exists (the launch then fails with that path).
 std::string commandExecutorPath(const std::string& launcherDir);
 
+// The program `name` that ships with the slave (mesos-executor,
+// mesos-containerizer): in `launcherDir`, or where a build tree keeps it
+// next to it (../exec/, ../slave/, and under ../src/). The first that is
+// executable; `launcherDir`/`name` when none is.
+std::string launcherBinaryPath(const std::string& launcherDir, const std::string& name);
+
 }  // namespace mesos::internal::slave

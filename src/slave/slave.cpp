@@ -12,6 +12,8 @@
 
 #include "isolation/isolators.hpp"
 #include "process/dispatch.hpp"
+#include "slave/constants.hpp"
+#include "slave/paths.hpp"
 #include "slave/protobufs.hpp"
 
 #ifndef MESOS_VERSION
@@ -50,13 +52,23 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
   auto limitationTarget = std::make_shared<process::UPID>();
   isolation::IsolationOptions isolation;
   isolation.isolation = flags.isolation;
+  isolation.cgroupsHierarchy = flags.cgroups_hierarchy;
+  isolation.cgroupsRoot = flags.cgroups_root;
+  isolation.cgroupsEnableCfs = flags.cgroups_enable_cfs;
+  isolation.cgroupsLimitSwap = flags.cgroups_limit_swap;
   isolation.onLimitation = [limitationTarget](const mesos::isolation::ContainerLimitation& l) {
     process::dispatch(process::Pid<Slave>(*limitationTarget), &Slave::containerLimited, l);
   };
   auto isolators = isolation::createIsolators(isolation);
   if (!isolators) return isolators.error();
-  auto containerizer =
-      std::make_unique<Containerizer>(std::move(options.launcher), std::move(isolators).value());
+  auto containerizer = std::make_unique<Containerizer>(
+      std::move(options.launcher), std::move(isolators).value(),
+      launcherBinaryPath(flags.launcher_dir, kLaunchHelper));
+  // No container of an earlier run is kept yet (recovery is issue 12): the
+  // isolators destroy what they find of them.
+  if (auto recovered = containerizer->recover({}); !recovered) {
+    return Error{"--isolation: " + recovered.error().message};
+  }
   return std::unique_ptr<Slave>(new Slave(flags, std::move(options), std::move(info),
                                           std::move(containerizer), std::move(limitationTarget)));
 }

@@ -18,6 +18,7 @@
 #include "process/future.hpp"
 #include "slave/containerizer.hpp"
 #include "slave/reaper.hpp"
+#include "isolation/launch.hpp"
 
 namespace mesos::internal::isolation {
 namespace {
@@ -66,25 +67,11 @@ class ContainerizerTest : public ::testing::Test {
   // Launches `command` (sh -c) in container `id` holding `resources`.
   pid_t launch(const std::string& id, const std::string& command,
                std::vector<std::string> prefix = {}) {
-    ContainerConfig config;
-    config.containerId.set_value(id);
-    config.directory = dir_;
-    config.resources = *Resources::parse("cpus:0.5;mem:64");
-    LaunchSpec spec;
-    spec.command.set_value(command);
-    spec.directory = dir_;
-    spec.environment = {{"PATH", "/usr/bin:/bin"}};
-    spec.stdoutPath = dir_ + "/" + id + ".out";
-    spec.stderrPath = dir_ + "/" + id + ".err";
-    spec.prefix = std::move(prefix);
-    auto pid = containerizer_->launch(config, spec);
-    EXPECT_TRUE(pid.ok()) << pid.error().message;
-    if (!pid.ok()) return -1;
-    launched_.emplace_back(config.containerId, *pid);
-    auto promise = std::make_shared<process::Promise<int>>();
-    Reaper::instance().watch(*pid, [promise](int status) { promise->set(status); });
-    exits_[id] = promise->future();
-    return *pid;
+    Launched launched =
+        launchShell(*containerizer_, dir_, id, command, "cpus:0.5;mem:64", std::move(prefix));
+    if (launched.pid > 0) launched_.emplace_back(this->id(id), launched.pid);
+    exits_[id] = launched.exit;
+    return launched.pid;
   }
 
   ContainerID id(const std::string& value) {

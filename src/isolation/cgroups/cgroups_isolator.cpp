@@ -1,0 +1,377 @@
+#include "isolation/cgroups/cgroups_isolator.hpp"
+
+#include <dirent.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+
+#include <glog/logging.h>
+
+namespace mesos::internal::isolation {
+
+namespace {
+
+using mesos::isolation::ContainerConfig;
+using mesos::isolation::ContainerLimitation;
+using mesos::isolation::LaunchRequirements;
+
+constexpr std::chrono::milliseconds kDestroyTimeout{10000};
+
+std::string megabytes(uint64_t bytes) {
+  return std::to_string(bytes / (1024 * 1024)) + " MB";
+}
+
+// The containers' cgroups left under `dir` (one hierarchy's root cgroup).
+std::vector<std::string> children(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return names;
+  while (const dirent* entry = ::readdir(d)) {
+    std::string name = entry->d_name;
+    if (entry->d_type == DT_DIR && name != "." && name != "..") names.push_back(name);
+  }
+  ::closedir(d);
+  return names;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<CgroupsIsolator>> CgroupsIsolator::create(CgroupsOptions options) {
+  auto layout = cgroups::Layout::detect(options.hierarchy);
+  if (!layout) return Error{"--cgroups_hierarchy: " + layout.error().message};
+  const bool v1 = layout->version() == cgroups::Version::kV1;
+  std::vector<std::string> controllers;
+  auto need = [&](const std::string& controller, const std::string& subsystem) -> Result<void> {
+    if (!layout->has(controller)) {
+      return Error{"cgroups/" + subsystem + " needs the '" + controller + "' controller, which " +
+                   options.hierarchy + " does not offer"};
+    }
+    controllers.push_back(controller);
+    return {};
+  };
+  if (options.subsystems.count("cpu")) {
+    if (auto ok = need("cpu", "cpu"); !ok) return ok.error();
+    if (v1) {
+      if (auto ok = need("cpuacct", "cpu"); !ok) return ok.error();
+    }
+  }
+  if (options.subsystems.count("mem")) {
+    if (auto ok = need("memory", "mem"); !ok) return ok.error();
+  }
+  if (options.subsystems.count("pids")) {
+    if (auto ok = need("pids", "pids"); !ok) return ok.error();
+  }
+  // Destroying a container freezes it first (v2 has cgroup.kill instead).
+  if (v1 && layout->has("freezer")) controllers.push_back("freezer");
+  // The root cgroup of the containers: creating it proves we may write.
+  auto root = layout->cgroup(options.root, controllers);
+  if (!root) return Error{"--cgroups_root: " + root.error().message};
+  if (auto made = cgroups::create(*root); !made) {
+    return Error{"cannot create the cgroups of --cgroups_root=" + options.root + ": " +
+                 made.error().message};
+  }
+  return std::unique_ptr<CgroupsIsolator>(
+      new CgroupsIsolator(std::move(options), std::move(layout).value(), std::move(controllers)));
+}
+
+CgroupsIsolator::CgroupsIsolator(CgroupsOptions options, cgroups::Layout layout,
+                                 std::vector<std::string> controllers)
+    : options_(std::move(options)),
+      layout_(std::move(layout)),
+      controllers_(std::move(controllers)) {
+  wakeFd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  PCHECK(wakeFd_ >= 0) << "eventfd";
+  if (options_.subsystems.count("mem")) watcher_ = std::thread([this] { watchLoop(); });
+}
+
+CgroupsIsolator::~CgroupsIsolator() {
+  stopping_ = true;
+  wake();
+  if (watcher_.joinable()) watcher_.join();
+  ::close(wakeFd_);
+}
+
+std::string CgroupsIsolator::name() const {
+  std::string names;
+  for (const std::string& subsystem : options_.subsystems) {
+    names += (names.empty() ? "cgroups/" : ",cgroups/") + subsystem;
+  }
+  return names;
+}
+
+Result<cgroups::Cgroup> CgroupsIsolator::cgroupOf(const std::string& containerId) const {
+  return layout_.cgroup(options_.root + "/" + containerId, controllers_);
+}
+
+Result<void> CgroupsIsolator::recover(const std::map<std::string, pid_t>& known) {
+  std::set<std::string> found;
+  for (const std::string& controller : controllers_) {
+    auto root = layout_.cgroup(options_.root, {controller});
+    if (!root) return root.error();
+    for (const std::string& name : children(root->dir(controller))) found.insert(name);
+  }
+  for (const std::string& id : found) {
+    auto cgroup = cgroupOf(id);
+    if (!cgroup) return cgroup.error();
+    if (known.count(id)) {
+      Container container{*cgroup, nullptr};
+      if (options_.subsystems.count("mem")) {
+        auto oom = cgroups::OomWatcher::watch(*cgroup);
+        if (oom) container.oom = std::make_unique<cgroups::OomWatcher>(std::move(oom).value());
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      containers_.emplace(id, std::move(container));
+      continue;
+    }
+    LOG(INFO) << "Destroying the cgroups of container " << id << ", left by an earlier run";
+    if (auto destroyed = cgroups::destroy(*cgroup, kDestroyTimeout); !destroyed) {
+      return Error{"cannot destroy the cgroups of container " + id + " left by an earlier run: " +
+                   destroyed.error().message};
+    }
+  }
+  wake();
+  return {};
+}
+
+Result<LaunchRequirements> CgroupsIsolator::prepare(const ContainerConfig& config) {
+  const std::string& id = config.containerId.value();
+  auto cgroup = cgroupOf(id);
+  if (!cgroup) return cgroup.error();
+  if (auto made = cgroups::create(*cgroup); !made) return made.error();
+  Container container{*cgroup, nullptr};
+  if (options_.subsystems.count("mem")) {
+    auto oom = cgroups::OomWatcher::watch(*cgroup);
+    if (!oom) {
+      (void)cgroups::remove(*cgroup);
+      return Error{"cannot watch for OOM: " + oom.error().message};
+    }
+    container.oom = std::make_unique<cgroups::OomWatcher>(std::move(oom).value());
+    if (cgroup->version() == cgroups::Version::kV1) {
+      // Under OOM the container stalls instead of losing a process to the
+      // kernel's killer: the slave then kills all of it and reports the
+      // limit, before the executor could report a task killed by a signal.
+      if (auto off = cgroups::write(cgroup->dir("memory"), "memory.oom_control", "1"); !off) {
+        LOG(WARNING) << "Container " << id << ": cannot turn the OOM killer off ("
+                     << off.error().message << "); it kills a process at the limit";
+      }
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    containers_.erase(id);
+    containers_.emplace(id, std::move(container));
+  }
+  if (auto sized = update(config.containerId, config.resources); !sized) {
+    (void)cleanup(config.containerId);
+    return sized.error();
+  }
+  wake();
+  LaunchRequirements requirements;
+  for (const std::string& dir : cgroup->dirs()) requirements.joinFiles.push_back(dir + "/cgroup.procs");
+  return requirements;
+}
+
+Result<void> CgroupsIsolator::isolate(const ContainerID& containerId, pid_t pid) {
+  // The executor joins its cgroups itself, before it runs anything
+  // (mesos-containerizer); it may not have got that far yet. Writing it in
+  // here too does no harm and makes sure of it.
+  auto cgroup = cgroupOf(containerId.value());
+  if (!cgroup) return cgroup.error();
+  for (const std::string& dir : cgroup->dirs()) {
+    auto assigned = cgroups::assign(dir, pid);
+    if (!assigned && assigned.error().code != ESRCH) return assigned.error();  // ESRCH: it ended
+  }
+  return {};
+}
+
+Result<void> CgroupsIsolator::setMemory(const std::string& id, Container& container,
+                                        uint64_t bytes) {
+  const cgroups::Cgroup& cgroup = container.cgroup;
+  const std::string dir = cgroup.dir("memory");
+  const bool v1 = cgroup.version() == cgroups::Version::kV1;
+  if (bytes < container.memLimit || container.memLimit == 0) {
+    // Lowering below what it uses now would make the kernel reclaim or kill:
+    // keep the old limit until usage falls.
+    auto stats = cgroups::statistics(cgroup);
+    if (container.memLimit != 0 && stats && stats->memoryBytes && *stats->memoryBytes > bytes) {
+      if (container.memWanted != bytes) {
+        LOG(INFO) << "Container " << id << " uses " << megabytes(*stats->memoryBytes)
+                  << ", more than its new memory limit " << megabytes(bytes)
+                  << "; the limit stays " << megabytes(container.memLimit)
+                  << " until usage falls";
+      }
+      container.memWanted = bytes;
+      return {};
+    }
+  }
+  const char* limitFile = v1 ? "memory.limit_in_bytes" : "memory.max";
+  const char* swapFile = v1 ? "memory.memsw.limit_in_bytes" : "memory.swap.max";
+  std::string value = std::to_string(bytes);
+  // v1 wants memsw >= limit at every moment: raise the limit first, lower
+  // memsw first. v2's swap.max counts swap alone: none.
+  std::string swapValue = v1 ? value : "0";
+  bool raising = bytes >= container.memLimit;
+  if (options_.limitSwap && !raising) {
+    if (auto ok = cgroups::write(dir, swapFile, swapValue); !ok) return ok.error();
+  }
+  if (auto ok = cgroups::write(dir, limitFile, value); !ok) return ok.error();
+  if (options_.limitSwap && raising) {
+    if (auto ok = cgroups::write(dir, swapFile, swapValue); !ok) return ok.error();
+  }
+  if (v1) (void)cgroups::write(dir, "memory.soft_limit_in_bytes", value);
+  container.memLimit = bytes;
+  container.memWanted = 0;
+  return {};
+}
+
+Result<void> CgroupsIsolator::update(const ContainerID& containerId, const Resources& resources) {
+  const std::string& id = containerId.value();
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = containers_.find(id);
+  if (it == containers_.end()) return Error{"unknown container " + id};
+  Container& container = it->second;
+  const cgroups::Cgroup& cgroup = container.cgroup;
+  const bool v1 = cgroup.version() == cgroups::Version::kV1;
+  if (options_.subsystems.count("cpu")) {
+    double cpus = resources.scalar("cpus");
+    const std::string dir = cgroup.dir("cpu");
+    auto shares = v1 ? cgroups::write(dir, "cpu.shares", std::to_string(cgroups::cpuShares(cpus)))
+                     : cgroups::write(dir, "cpu.weight", std::to_string(cgroups::cpuWeight(cpus)));
+    if (!shares) return shares.error();
+    if (options_.enableCfs) {
+      auto cap = v1 ? cgroups::write(dir, "cpu.cfs_period_us", std::to_string(cgroups::kCfsPeriodUs))
+                    : cgroups::write(dir, "cpu.max", cgroups::cpuMax(cpus));
+      if (!cap) return cap.error();
+      if (v1) {
+        auto quota =
+            cgroups::write(dir, "cpu.cfs_quota_us", std::to_string(cgroups::cfsQuotaUs(cpus)));
+        if (!quota) return quota.error();
+      }
+    }
+  }
+  if (options_.subsystems.count("mem")) {
+    double mem = resources.scalar("mem");
+    uint64_t bytes = cgroups::memoryLimit(static_cast<uint64_t>(std::llround(mem * 1024 * 1024)));
+    if (auto ok = setMemory(id, container, bytes); !ok) return ok.error();
+  }
+  return {};
+}
+
+Result<void> CgroupsIsolator::usage(const ContainerID& containerId,
+                                    ResourceStatistics* statistics) {
+  const std::string& id = containerId.value();
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = containers_.find(id);
+  if (it == containers_.end()) return Error{"unknown container " + id};
+  Container& container = it->second;
+  // A lower memory limit waiting for usage to fall: try again.
+  if (container.memWanted != 0) (void)setMemory(id, container, container.memWanted);
+  auto stats = cgroups::statistics(container.cgroup);
+  if (!stats) return stats.error();
+  if (stats->processes) statistics->set_processes(static_cast<uint32_t>(*stats->processes));
+  if (stats->threads) statistics->set_threads(static_cast<uint32_t>(*stats->threads));
+  if (options_.subsystems.count("cpu")) {
+    if (stats->cpuUserSeconds) statistics->set_cpus_user_time_secs(*stats->cpuUserSeconds);
+    if (stats->cpuSystemSeconds) statistics->set_cpus_system_time_secs(*stats->cpuSystemSeconds);
+    if (stats->cpuPeriods) statistics->set_cpus_nr_periods(static_cast<uint32_t>(*stats->cpuPeriods));
+    if (stats->cpuThrottledPeriods) {
+      statistics->set_cpus_nr_throttled(static_cast<uint32_t>(*stats->cpuThrottledPeriods));
+    }
+    if (stats->cpuThrottledSeconds) {
+      statistics->set_cpus_throttled_time_secs(*stats->cpuThrottledSeconds);
+    }
+  }
+  if (options_.subsystems.count("mem")) {
+    if (stats->memoryBytes) statistics->set_mem_total_bytes(*stats->memoryBytes);
+    if (stats->memoryAnonBytes) {
+      statistics->set_mem_anon_bytes(*stats->memoryAnonBytes);
+      statistics->set_mem_rss_bytes(*stats->memoryAnonBytes);
+    }
+    if (stats->memoryFileBytes) statistics->set_mem_file_bytes(*stats->memoryFileBytes);
+  }
+  return {};
+}
+
+Result<void> CgroupsIsolator::kill(const ContainerID& containerId) {
+  auto cgroup = cgroupOf(containerId.value());
+  if (!cgroup) return cgroup.error();
+  return cgroups::destroy(*cgroup, kDestroyTimeout);
+}
+
+Result<void> CgroupsIsolator::cleanup(const ContainerID& containerId) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    containers_.erase(containerId.value());
+  }
+  wake();
+  auto cgroup = cgroupOf(containerId.value());
+  if (!cgroup) return cgroup.error();
+  // Nothing runs in it any more (or destroy() says what does).
+  return cgroups::destroy(*cgroup, kDestroyTimeout);
+}
+
+void CgroupsIsolator::wake() {
+  uint64_t one = 1;
+  (void)!::write(wakeFd_, &one, sizeof(one));
+}
+
+// Waits on every container's OOM watcher; a container that hit its limit
+// is reported once, with what it used and its limit.
+void CgroupsIsolator::watchLoop() {
+  while (!stopping_) {
+    std::vector<pollfd> fds = {{wakeFd_, POLLIN, 0}};
+    std::vector<std::string> ids;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (const auto& [id, container] : containers_) {
+        if (!container.oom || container.reported) continue;
+        fds.push_back({container.oom->fd(), container.oom->pollEvents(), 0});
+        ids.push_back(id);
+      }
+    }
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      PLOG(ERROR) << "Cannot wait for OOM events; memory limits are no longer reported";
+      return;
+    }
+    if (fds[0].revents != 0) {
+      uint64_t count;
+      (void)!::read(wakeFd_, &count, sizeof(count));
+    }
+    for (size_t i = 1; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      ContainerLimitation limitation;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = containers_.find(ids[i - 1]);
+        if (it == containers_.end() || it->second.reported) continue;
+        Container& container = it->second;
+        auto fired = container.oom->fired();
+        if (!fired || !*fired) continue;
+        container.reported = true;
+        auto stats = cgroups::statistics(container.cgroup);
+        uint64_t used = stats && stats->memoryBytes ? *stats->memoryBytes : 0;
+        limitation.containerId.set_value(ids[i - 1]);
+        limitation.reason = TaskStatus::REASON_CONTAINER_LIMITATION_MEMORY;
+        limitation.message = "Memory limit exceeded: requested " +
+                             megabytes(container.memLimit) + ", used " + megabytes(used) +
+                             " (the container could not reclaim memory below its limit)";
+        Resource mem;
+        mem.set_name("mem");
+        mem.set_type(Value::SCALAR);
+        mem.mutable_scalar()->set_value(static_cast<double>(container.memLimit) / (1024 * 1024));
+        limitation.resources = Resources(mem);
+      }
+      LOG(WARNING) << "Container " << limitation.containerId.value() << ": "
+                   << limitation.message;
+      if (options_.onLimitation) options_.onLimitation(limitation);
+    }
+  }
+}
+
+}  // namespace mesos::internal::isolation

@@ -1,0 +1,80 @@
+// cgroups/cpu, cgroups/mem, cgroups/pids: each executor in a cgroup of its
+// own (cgroup v1 or v2, as --cgroups_hierarchy is), under the slave's own
+// cgroup and --cgroups_root. CPU shares (v1 cpu.shares, v2 cpu.weight) and,
+// with --cgroups_enable_cfs, a hard cap; a memory limit whose breach kills
+// the container and fails its tasks (REASON_CONTAINER_LIMITATION_MEMORY);
+// statistics from the cgroup; every process killed on destroy (freezer, or
+// cgroup.kill), setsid and double forks included. One isolator serves all
+// the cgroups/* names --isolation gives. docs/isolation.md.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "isolation/cgroups/cgroups.hpp"
+#include "mesos/isolator.hpp"
+
+namespace mesos::internal::isolation {
+
+struct CgroupsOptions {
+  std::string hierarchy = "/sys/fs/cgroup";  // --cgroups_hierarchy
+  std::string root = "mesos";                // --cgroups_root
+  bool enableCfs = false;                    // --cgroups_enable_cfs
+  bool limitSwap = false;                    // --cgroups_limit_swap
+  std::set<std::string> subsystems;          // of "cpu", "mem", "pids"
+  mesos::isolation::LimitationCallback onLimitation;
+};
+
+class CgroupsIsolator : public mesos::isolation::Isolator {
+ public:
+  // Detects the layout and checks that every controller the subsystems need
+  // is there and writable. Fails with one line naming what is missing.
+  static Result<std::unique_ptr<CgroupsIsolator>> create(CgroupsOptions options);
+  ~CgroupsIsolator() override;
+
+  std::string name() const override;
+  Result<void> recover(const std::map<std::string, pid_t>& known) override;
+  Result<mesos::isolation::LaunchRequirements> prepare(
+      const mesos::isolation::ContainerConfig& config) override;
+  Result<void> isolate(const ContainerID& containerId, pid_t pid) override;
+  Result<void> update(const ContainerID& containerId, const Resources& resources) override;
+  Result<void> usage(const ContainerID& containerId, ResourceStatistics* statistics) override;
+  Result<void> kill(const ContainerID& containerId) override;
+  Result<void> cleanup(const ContainerID& containerId) override;
+
+ private:
+  struct Container {
+    cgroups::Cgroup cgroup;
+    std::unique_ptr<cgroups::OomWatcher> oom;  // with cgroups/mem
+    uint64_t memLimit = 0;                     // bytes, as written
+    uint64_t memWanted = 0;  // bytes, when a lower limit waits for usage to fall
+    bool reported = false;   // its limitation went out
+  };
+
+  CgroupsIsolator(CgroupsOptions options, cgroups::Layout layout,
+                  std::vector<std::string> controllers);
+  Result<cgroups::Cgroup> cgroupOf(const std::string& containerId) const;
+  Result<void> setMemory(const std::string& id, Container& container, uint64_t bytes);
+  void watchLoop();
+  void wake();
+
+  const CgroupsOptions options_;
+  const cgroups::Layout layout_;
+  const std::vector<std::string> controllers_;  // the cgroup controllers used
+
+  std::mutex mutex_;  // guards containers_ (the watcher thread reads it)
+  std::map<std::string, Container> containers_;
+  int wakeFd_ = -1;  // eventfd: the watcher looks at containers_ again
+  std::atomic<bool> stopping_{false};
+  std::thread watcher_;
+};
+
+}  // namespace mesos::internal::isolation
