@@ -216,6 +216,39 @@ TEST_F(CgroupsIsolatorTest, DestroyKillsProcessesThatLeftTheSessionAndRemovesThe
   }
 }
 
+// CPU time of container `id` so far, from its cgroup.
+double cpuSeconds(Containerizer& containerizer, const ContainerID& id) {
+  ResourceStatistics statistics = containerizer.usage(id, Resources());
+  return statistics.cpus_user_time_secs() + statistics.cpus_system_time_secs();
+}
+
+// Two busy loops on one core, in containers of 2 and 1 cpus, share it
+// about 2:1; with the CFS cap (on in this fixture) a 0.5-cpu loop gets at
+// most about half a core. Real time: a few seconds.
+TEST_F(CgroupsIsolatorTest, SharesSplitACoreAndTheCapHolds) {
+  const std::string loop = "exec taskset -c 0 sh -c 'while :; do :; done'";
+  ASSERT_GT(launch("two", loop, "cpus:2;mem:64"), 0);
+  ASSERT_GT(launch("one", loop, "cpus:1;mem:64"), 0);
+  ASSERT_GT(launch("half", "exec taskset -c 1 sh -c 'while :; do :; done'", "cpus:0.5;mem:64"),
+            0);
+  // Let them start, then measure a window of real time.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  double two0 = cpuSeconds(*containerizer_, id("two"));
+  double one0 = cpuSeconds(*containerizer_, id("one"));
+  double half0 = cpuSeconds(*containerizer_, id("half"));
+  auto start = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double two = cpuSeconds(*containerizer_, id("two")) - two0;
+  double one = cpuSeconds(*containerizer_, id("one")) - one0;
+  double half = cpuSeconds(*containerizer_, id("half")) - half0;
+  ASSERT_GT(one, 0.1) << "the 1-cpu loop hardly ran";
+  // cpus 2 and 1 also cap them at 2 and 1 cores: neither cap binds on one core.
+  EXPECT_NEAR(two / one, 2.0, 0.3) << "two " << two << " s, one " << one << " s";
+  EXPECT_LE(half, 0.55 * elapsed) << "half " << half << " s in " << elapsed << " s";
+  EXPECT_GE(half, 0.1 * elapsed) << "half " << half << " s in " << elapsed << " s";
+}
+
 TEST_F(CgroupsIsolatorTest, UnknownControllerOrUnwritableHierarchyIsOneLine) {
   IsolationOptions options;
   options.isolation = "cgroups/mem";
