@@ -37,12 +37,13 @@ const char* executorStateName(Executor::State state) {
   return "UNKNOWN";
 }
 
-json::Value executorModel(const Executor& executor) {
+json::Value executorModel(const Executor& executor, const std::string& isolation) {
   json::Object object;
   object["id"] = executor.info.executor_id().value();
   object["name"] = executor.info.name();
   object["source"] = executor.info.source();
   object["container"] = executor.containerId.value();
+  object["isolation"] = isolation;  // the isolators around its container
   object["directory"] = executor.directory;
   object["state"] = executorStateName(executor.state);
   object["pid"] = executor.pid ? executor.pid.toString() : "";
@@ -62,7 +63,7 @@ json::Value executorModel(const Executor& executor) {
   return object;
 }
 
-json::Value frameworkModel(const Framework& framework) {
+json::Value frameworkModel(const Framework& framework, const std::string& isolation) {
   json::Object object;
   object["id"] = framework.id.value();
   object["name"] = framework.info.name();
@@ -73,10 +74,14 @@ json::Value frameworkModel(const Framework& framework) {
   object["failover_timeout"] = framework.info.failover_timeout();
   object["pid"] = framework.pid ? framework.pid.toString() : "";
   json::Array executors;
-  for (const auto& [id, executor] : framework.executors) executors.push_back(executorModel(*executor));
+  for (const auto& [id, executor] : framework.executors) {
+    executors.push_back(executorModel(*executor, isolation));
+  }
   object["executors"] = std::move(executors);
   json::Array completed;
-  for (const auto& executor : framework.completedExecutors) completed.push_back(executorModel(*executor));
+  for (const auto& executor : framework.completedExecutors) {
+    completed.push_back(executorModel(*executor, isolation));
+  }
   object["completed_executors"] = std::move(completed);
   return object;
 }
@@ -110,10 +115,15 @@ json::Value Slave::state() const {
   object["flags"] = json::fromFlags(flags_);
 
   json::Array frameworks;
-  for (const auto& [id, framework] : frameworks_) frameworks.push_back(frameworkModel(*framework));
+  const std::string isolation = containerizer_->isolation();
+  for (const auto& [id, framework] : frameworks_) {
+    frameworks.push_back(frameworkModel(*framework, isolation));
+  }
   object["frameworks"] = std::move(frameworks);
   json::Array completed;
-  for (const auto& framework : completedFrameworks_) completed.push_back(frameworkModel(*framework));
+  for (const auto& framework : completedFrameworks_) {
+    completed.push_back(frameworkModel(*framework, isolation));
+  }
   object["completed_frameworks"] = std::move(completed);
   return object;
 }

@@ -310,6 +310,8 @@ TEST_F(SlaveTest, StateAndHealthEndpointsRender) {
   const json::Value& executor = framework["executors"].array()[0];
   EXPECT_EQ(executor["id"].string(), "e1");
   EXPECT_EQ(executor["state"].string(), "REGISTERING");
+  EXPECT_EQ(executor["isolation"].string(), "posix/cpu,posix/mem");
+  EXPECT_EQ(executor["container"].string().size(), 36u);  // a UUID
   EXPECT_EQ(executor["directory"].string().rfind(workDir_ + "/slaves/S1/frameworks/F1/executors/e1/runs/", 0), 0u);
   ASSERT_EQ(executor["queued_tasks"].array().size(), 1u);
   EXPECT_EQ(executor["queued_tasks"].array()[0]["id"].string(), "t1");
