@@ -1,5 +1,6 @@
 #include "isolation/isolators.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -23,8 +24,14 @@ struct Entry {
   Factory make;
 };
 
-Result<std::unique_ptr<Isolator>> posix(PosixIsolator::Kind kind) {
-  return std::unique_ptr<Isolator>(new PosixIsolator(kind));
+bool named(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+Result<std::unique_ptr<Isolator>> posix(const IsolationOptions&,
+                                        const std::vector<std::string>& names) {
+  return std::unique_ptr<Isolator>(
+      new PosixIsolator(named(names, "posix/cpu"), named(names, "posix/mem")));
 }
 
 Result<std::unique_ptr<Isolator>> cgroups(const IsolationOptions& options,
@@ -44,8 +51,8 @@ Result<std::unique_ptr<Isolator>> cgroups(const IsolationOptions& options,
 // One line per isolator.
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
-      {"posix/cpu", "posix/cpu", [](auto&, auto&) { return posix(PosixIsolator::Kind::kCpu); }},
-      {"posix/mem", "posix/mem", [](auto&, auto&) { return posix(PosixIsolator::Kind::kMem); }},
+      {"posix/cpu", "posix", posix},
+      {"posix/mem", "posix", posix},
       {"cgroups/cpu", "cgroups", cgroups},
       {"cgroups/mem", "cgroups", cgroups},
       {"cgroups/pids", "cgroups", cgroups},

@@ -28,8 +28,9 @@ struct IsolationOptions {
 // item and the names there are.
 Result<std::vector<std::string>> expandIsolation(const std::string& isolation);
 
-// The isolators of options.isolation, in its order (the cgroups/* names are
-// served by one isolator, at the place of the first). Fails with one line
+// The isolators of options.isolation, in its order (the posix/* names are
+// served by one isolator, and so are the cgroups/* names, at the place of
+// the first). Fails with one line
 // naming the isolator that cannot work here and why.
 Result<std::vector<std::unique_ptr<mesos::isolation::Isolator>>> createIsolators(
     const IsolationOptions& options);

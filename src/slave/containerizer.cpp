@@ -35,12 +35,7 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
   const ContainerID& id = config.containerId;
   size_t prepared = 0;
   auto undo = [&](const std::string& step, const Error& error) -> Error {
-    for (size_t i = 0; i < prepared; ++i) {
-      if (auto cleaned = isolators_[i]->cleanup(id); !cleaned) {
-        LOG(ERROR) << "Cannot clean up container " << id.value() << " (" << isolators_[i]->name()
-                   << "): " << cleaned.error().message;
-      }
-    }
+    cleanUp(id, prepared);
     return Error{step + ": " + error.message};
   };
   std::vector<std::string> joins;
@@ -68,13 +63,7 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
   if (!pid) return undo("launch", pid.error());
   for (const auto& isolator : isolators_) {
     if (auto isolated = isolator->isolate(id, *pid); !isolated) {
-      launcher_->kill(*pid, SIGKILL);
-      for (const auto& each : isolators_) {
-        if (auto killed = each->kill(id); !killed) {
-          LOG(ERROR) << "Cannot kill container " << id.value() << " (" << each->name()
-                     << "): " << killed.error().message;
-        }
-      }
+      kill(id, *pid, SIGKILL);
       return undo(isolator->name() + " cannot isolate process " + std::to_string(*pid),
                   isolated.error());
     }
@@ -113,6 +102,18 @@ ResourceStatistics Containerizer::usage(const ContainerID& containerId,
 void Containerizer::kill(const ContainerID& containerId, pid_t pid, int signal) {
   launcher_->kill(pid, signal);
   if (signal != SIGKILL) return;
+  killInIsolators(containerId);
+}
+
+bool Containerizer::destroy(const ContainerID& containerId, pid_t pid) {
+  bool left = launcher_->running(pid);
+  if (left) launcher_->kill(pid, SIGKILL);
+  killInIsolators(containerId);
+  cleanUp(containerId, isolators_.size());
+  return left;
+}
+
+void Containerizer::killInIsolators(const ContainerID& containerId) {
   for (const auto& isolator : isolators_) {
     if (auto killed = isolator->kill(containerId); !killed) {
       LOG(ERROR) << "Cannot kill every process of container " << containerId.value() << " ("
@@ -121,22 +122,13 @@ void Containerizer::kill(const ContainerID& containerId, pid_t pid, int signal) 
   }
 }
 
-bool Containerizer::destroy(const ContainerID& containerId, pid_t pid) {
-  bool left = launcher_->running(pid);
-  if (left) launcher_->kill(pid, SIGKILL);
-  for (const auto& isolator : isolators_) {
-    if (auto killed = isolator->kill(containerId); !killed) {
-      LOG(ERROR) << "Cannot kill every process of container " << containerId.value() << " ("
-                 << isolator->name() << "): " << killed.error().message;
-    }
-  }
-  for (const auto& isolator : isolators_) {
-    if (auto cleaned = isolator->cleanup(containerId); !cleaned) {
+void Containerizer::cleanUp(const ContainerID& containerId, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (auto cleaned = isolators_[i]->cleanup(containerId); !cleaned) {
       LOG(ERROR) << "Cannot clean up container " << containerId.value() << " ("
-                 << isolator->name() << "): " << cleaned.error().message;
+                 << isolators_[i]->name() << "): " << cleaned.error().message;
     }
   }
-  return left;
 }
 
 }  // namespace mesos::internal::slave

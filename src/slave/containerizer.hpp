@@ -67,6 +67,11 @@ class Containerizer {
   bool destroy(const ContainerID& containerId, pid_t pid);
 
  private:
+  // Every isolator's kill(); failures are logged.
+  void killInIsolators(const ContainerID& containerId);
+  // The first `count` isolators' cleanup(); failures are logged.
+  void cleanUp(const ContainerID& containerId, size_t count);
+
   std::unique_ptr<Launcher> launcher_;
   std::vector<std::unique_ptr<mesos::isolation::Isolator>> isolators_;
   const std::string launchHelper_;

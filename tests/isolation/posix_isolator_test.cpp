@@ -38,6 +38,15 @@ TEST(IsolationFlagTest, AliasesExpandInOrderWithoutRepeats) {
   EXPECT_EQ(*defaults, (std::vector<std::string>{"posix/cpu", "posix/mem"}));
 }
 
+TEST(IsolationFlagTest, OneIsolatorServesAFamily) {
+  IsolationOptions options;
+  options.isolation = "posix/mem,posix/cpu";
+  auto isolators = createIsolators(options);
+  ASSERT_TRUE(isolators.ok()) << isolators.error().message;
+  ASSERT_EQ(isolators->size(), 1u);  // one /proc scan a measurement, not two
+  EXPECT_EQ(isolators->front()->name(), "posix/cpu,posix/mem");
+}
+
 TEST(IsolationFlagTest, UnknownOrEmptyIsOneClearLine) {
   auto unknown = expandIsolation("posix/cpu,cgroups/nosuch");
   ASSERT_FALSE(unknown.ok());

@@ -6,7 +6,10 @@
 
 namespace mesos::internal::isolation {
 
-std::string PosixIsolator::name() const { return kind_ == Kind::kCpu ? "posix/cpu" : "posix/mem"; }
+std::string PosixIsolator::name() const {
+  if (cpu_ && mem_) return "posix/cpu,posix/mem";
+  return cpu_ ? "posix/cpu" : "posix/mem";
+}
 
 Result<void> PosixIsolator::recover(const std::map<std::string, pid_t>& known) {
   leaders_ = known;
@@ -41,13 +44,12 @@ Result<void> PosixIsolator::usage(const ContainerID& containerId, ResourceStatis
   }
   statistics->set_processes(static_cast<uint32_t>(members.size()));
   statistics->set_threads(static_cast<uint32_t>(threads));
-  if (kind_ == Kind::kCpu) {
+  if (cpu_) {
     const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
     statistics->set_cpus_user_time_secs(static_cast<double>(user) / tick);
     statistics->set_cpus_system_time_secs(static_cast<double>(system) / tick);
-  } else {
-    statistics->set_mem_rss_bytes(rss * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)));
   }
+  if (mem_) statistics->set_mem_rss_bytes(rss * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)));
   return {};
 }
 

@@ -1,5 +1,6 @@
 // posix/cpu and posix/mem: measure an executor's process tree from /proc
-// (CPU times, resident memory, processes, threads) and enforce nothing. The
+// (CPU times, resident memory, processes, threads) and enforce nothing; one
+// isolator serves both names, with one scan of /proc a measurement. The
 // container is the executor's session and what its descendants started (see
 // containerMembers()); a process that left it with setsid after its parent
 // died is not seen.
@@ -15,8 +16,7 @@ namespace mesos::internal::isolation {
 
 class PosixIsolator : public mesos::isolation::Isolator {
  public:
-  enum class Kind { kCpu, kMem };
-  explicit PosixIsolator(Kind kind) : kind_(kind) {}
+  PosixIsolator(bool cpu, bool mem) : cpu_(cpu), mem_(mem) {}
 
   std::string name() const override;
   Result<void> recover(const std::map<std::string, pid_t>& known) override;
@@ -29,7 +29,8 @@ class PosixIsolator : public mesos::isolation::Isolator {
   Result<void> cleanup(const ContainerID& containerId) override;
 
  private:
-  const Kind kind_;
+  const bool cpu_;  // posix/cpu: CPU times
+  const bool mem_;  // posix/mem: resident memory
   std::map<std::string, pid_t> leaders_;  // container id -> executor pid
 };
 
