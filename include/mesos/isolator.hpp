@@ -27,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,15 @@ class Isolator {
   // Every process of the container is dead: releases what it held (removes
   // cgroups). Fails naming what could not be removed.
   virtual Result<void> cleanup(const ContainerID& containerId) = 0;
+
+  // The limit the container went past, if it did, looked at now: the
+  // kernel may act on a limit (its OOM killer ending a process) before the
+  // callback's news reaches the slave, and the slave asks when an executor
+  // reports a task failed or exits. The same answer every time once a
+  // limit was hit, whether the callback reported it or not.
+  virtual std::optional<ContainerLimitation> limitation(const ContainerID&) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace mesos::isolation

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "isolation/cgroups/cgroups_isolator.hpp"
+#include "isolation/lxc/lxc_isolator.hpp"
 #include "isolation/posix/posix_isolator.hpp"
 
 namespace mesos::internal::isolation {
@@ -48,6 +49,29 @@ Result<std::unique_ptr<Isolator>> cgroups(const IsolationOptions& options,
   return std::unique_ptr<Isolator>(std::move(isolator).value());
 }
 
+Result<std::unique_ptr<Isolator>> lxc(const IsolationOptions& options,
+                                      const std::vector<std::string>&) {
+  if (auto names = expandIsolation(options.isolation)) {
+    for (const std::string& name : *names) {
+      if (name.rfind("cgroups/", 0) == 0) {
+        return Error{"cannot be combined with " + name +
+                     ": both would own the container's cgroups (lxc limits CPU and memory "
+                     "itself; drop the cgroups/* names)"};
+      }
+    }
+  }
+  LxcOptions lxc;
+  lxc.hierarchy = options.cgroupsHierarchy;
+  lxc.root = options.cgroupsRoot;
+  lxc.enableCfs = options.cgroupsEnableCfs;
+  lxc.limitSwap = options.cgroupsLimitSwap;
+  lxc.lxcPath = options.lxcPath;
+  lxc.onLimitation = options.onLimitation;
+  auto isolator = LxcIsolator::create(std::move(lxc));
+  if (!isolator) return isolator.error();
+  return std::unique_ptr<Isolator>(std::move(isolator).value());
+}
+
 // One line per isolator.
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
@@ -56,6 +80,7 @@ const std::vector<Entry>& table() {
       {"cgroups/cpu", "cgroups", cgroups},
       {"cgroups/mem", "cgroups", cgroups},
       {"cgroups/pids", "cgroups", cgroups},
+      {"lxc", "lxc", lxc},
   };
   return entries;
 }

@@ -18,6 +18,9 @@ struct IsolationOptions {
   std::string cgroupsRoot = "mesos";                // --cgroups_root
   bool cgroupsEnableCfs = false;                    // --cgroups_enable_cfs
   bool cgroupsLimitSwap = false;                    // --cgroups_limit_swap
+  // lxc: the directory of its containers' configs (LXC's lxcpath); empty:
+  // /run/mesos/lxc/<cgroupsRoot>. No slave flag sets it yet.
+  std::string lxcPath;
   // Called, from any thread, when a container goes past a limit.
   mesos::isolation::LimitationCallback onLimitation;
 };

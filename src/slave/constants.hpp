@@ -39,6 +39,11 @@ constexpr std::chrono::seconds kTeardownKillWait{2};
 
 // The command executor's binary name, looked up in --launcher_dir.
 constexpr const char* kCommandExecutor = "mesos-executor";
+// What a command executor holds on top of its task (as in Apache Mesos):
+// its container's limits leave the task its whole share. The master does
+// not count it (command executors are the slave's business), a small
+// overcommit.
+constexpr const char* kCommandExecutorResources = "cpus:0.1;mem:32";
 // The launch helper (containerizer_main.cpp), looked up the same way: an
 // executor whose isolators ask it to join cgroups starts as this program.
 constexpr const char* kLaunchHelper = "mesos-containerizer";

@@ -16,6 +16,7 @@ Containerizer::Containerizer(std::unique_ptr<Launcher> launcher,
       launchHelper_(std::move(launchHelper)) {}
 
 Result<void> Containerizer::recover(const std::map<std::string, pid_t>& known) {
+  std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& isolator : isolators_) {
     if (auto recovered = isolator->recover(known); !recovered) {
       return Error{isolator->name() + ": " + recovered.error().message};
@@ -32,6 +33,7 @@ std::string Containerizer::isolation() const {
 
 Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& config,
                                     LaunchSpec spec) {
+  std::lock_guard<std::mutex> lock(mutex_);
   const ContainerID& id = config.containerId;
   size_t prepared = 0;
   auto undo = [&](const std::string& step, const Error& error) -> Error {
@@ -63,7 +65,8 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
   if (!pid) return undo("launch", pid.error());
   for (const auto& isolator : isolators_) {
     if (auto isolated = isolator->isolate(id, *pid); !isolated) {
-      kill(id, *pid, SIGKILL);
+      launcher_->kill(*pid, SIGKILL);
+      killInIsolators(id);
       return undo(isolator->name() + " cannot isolate process " + std::to_string(*pid),
                   isolated.error());
     }
@@ -72,6 +75,7 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
 }
 
 void Containerizer::update(const ContainerID& containerId, const Resources& resources) {
+  std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& isolator : isolators_) {
     if (auto updated = isolator->update(containerId, resources); !updated) {
       LOG(WARNING) << "Cannot resize container " << containerId.value() << " ("
@@ -83,6 +87,7 @@ void Containerizer::update(const ContainerID& containerId, const Resources& reso
 
 ResourceStatistics Containerizer::usage(const ContainerID& containerId,
                                         const Resources& resources) {
+  std::lock_guard<std::mutex> lock(mutex_);
   ResourceStatistics statistics;
   statistics.set_timestamp(
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
@@ -100,12 +105,28 @@ ResourceStatistics Containerizer::usage(const ContainerID& containerId,
 }
 
 void Containerizer::kill(const ContainerID& containerId, pid_t pid, int signal) {
+  std::lock_guard<std::mutex> lock(mutex_);
   launcher_->kill(pid, signal);
   if (signal != SIGKILL) return;
   killInIsolators(containerId);
 }
 
+std::optional<mesos::isolation::ContainerLimitation> Containerizer::limitation(
+    const ContainerID& containerId) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& isolator : isolators_) {
+    if (auto limitation = isolator->limitation(containerId)) return limitation;
+  }
+  return std::nullopt;
+}
+
+bool Containerizer::running(pid_t pid) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return launcher_->running(pid);
+}
+
 bool Containerizer::destroy(const ContainerID& containerId, pid_t pid) {
+  std::lock_guard<std::mutex> lock(mutex_);
   bool left = launcher_->running(pid);
   if (left) launcher_->kill(pid, SIGKILL);
   killInIsolators(containerId);

@@ -3,14 +3,19 @@
 // isolators --isolation chose (limits, statistics; include/mesos/isolator.hpp),
 // and calls them in the order the isolator interface describes.
 //
-// Owned and called by the slave actor only. Every call returns quickly: the
-// isolators block only briefly on the kernel (see isolator.hpp).
+// Owned by the slave actor, which makes every call but usage(); the slave's
+// monitor measures containers from its own actor (monitor.hpp). Calls are
+// serialized by a lock (the isolators are called by one thread at a time),
+// and each returns quickly: the isolators block only briefly on the kernel
+// (see isolator.hpp).
 #pragma once
 
 #include <sys/types.h>
 
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,8 +62,12 @@ class Containerizer {
   // SIGKILL also asks the isolators to kill what they can find of it.
   void kill(const ContainerID& containerId, pid_t pid, int signal);
 
+  // The limit the container went past, if an isolator finds one now (see
+  // Isolator::limitation()).
+  std::optional<mesos::isolation::ContainerLimitation> limitation(const ContainerID& containerId);
+
   // Whether a process of the container `pid` leads still runs.
-  bool running(pid_t pid) { return launcher_->running(pid); }
+  bool running(pid_t pid);
 
   // The container's end: kills what is left of it (the launcher's
   // processes if any still run, then whatever the isolators find) and
@@ -67,7 +76,8 @@ class Containerizer {
   bool destroy(const ContainerID& containerId, pid_t pid);
 
  private:
-  // Every isolator's kill(); failures are logged.
+  // Every isolator's kill(); failures are logged. REQUIRES: mutex_ held, as
+  // for cleanUp().
   void killInIsolators(const ContainerID& containerId);
   // The first `count` isolators' cleanup(); failures are logged.
   void cleanUp(const ContainerID& containerId, size_t count);
@@ -75,6 +85,7 @@ class Containerizer {
   std::unique_ptr<Launcher> launcher_;
   std::vector<std::unique_ptr<mesos::isolation::Isolator>> isolators_;
   const std::string launchHelper_;
+  std::mutex mutex_;
 };
 
 }  // namespace mesos::internal::slave

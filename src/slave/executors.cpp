@@ -171,6 +171,7 @@ ExecutorInfo Slave::commandExecutorInfo(const FrameworkID& frameworkId,
   command->set_shell(false);
   command->set_value(commandExecutorPath(flags_.launcher_dir));
   command->add_arguments(kCommandExecutor);
+  *info.mutable_resources() = Resources::parse(kCommandExecutorResources)->proto();
   return info;
 }
 
@@ -584,12 +585,7 @@ void Slave::containerLimited(mesos::isolation::ContainerLimitation limitation) {
   for (auto& [frameworkId, fw] : frameworks_) {
     for (auto& [executorId, executor] : fw->executors) {
       if (executor->containerId.value() != limitation.containerId.value()) continue;
-      if (executor->state == Executor::State::kTerminated) return;
-      LOG(WARNING) << "Killing " << describeExecutor(*executor) << ": " << limitation.message;
-      executor->state = Executor::State::kTerminating;
-      executor->killReason = limitation.reason;
-      executor->killMessage = limitation.message;
-      containerizer_->kill(executor->containerId, executor->osPid, SIGKILL);
+      limitExecutor(executor.get(), limitation);
       return;
     }
   }
@@ -597,8 +593,25 @@ void Slave::containerLimited(mesos::isolation::ContainerLimitation limitation) {
           << " went past a limit but is no longer tracked: " << limitation.message;
 }
 
+void Slave::limitExecutor(Executor* executor,
+                          const mesos::isolation::ContainerLimitation& limitation) {
+  if (executor->state == Executor::State::kTerminated || executor->killReason) return;
+  LOG(WARNING) << "Killing " << describeExecutor(*executor) << ": " << limitation.message;
+  executor->state = Executor::State::kTerminating;
+  executor->killReason = limitation.reason;
+  executor->killMessage = limitation.message;
+  containerizer_->kill(executor->containerId, executor->osPid, SIGKILL);
+}
+
 void Slave::executorTerminated(Framework* fw, Executor* executor, int status) {
   LOG(INFO) << describeExecutor(*executor) << " " << describeWaitStatus(status);
+  // The kernel may have ended it for a limit before the news arrived.
+  if (!executor->killReason) {
+    if (auto limited = containerizer_->limitation(executor->containerId)) {
+      executor->killReason = limited->reason;
+      executor->killMessage = limited->message;
+    }
+  }
   // The container ends with its executor: what it left running goes too.
   if (containerizer_->destroy(executor->containerId, executor->osPid)) {
     LOG(INFO) << "Killed the processes " << describeExecutor(*executor) << " left running";

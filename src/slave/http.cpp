@@ -1,8 +1,10 @@
 // The slave's HTTP endpoints: /state (also state.json), /flags, /version,
-// /metrics/snapshot and /health.
+// /metrics/snapshot, /health and /monitor/statistics (measured by the
+// monitor, monitor.hpp).
 #include <glog/logging.h>
 
 #include "common/state_json.hpp"
+#include "process/dispatch.hpp"
 #include "slave/machine.hpp"
 #include "slave/protobufs.hpp"
 #include "slave/slave.hpp"
@@ -95,6 +97,8 @@ void Slave::installRoutes() {
   route("/version", &Slave::versionEndpoint);
   route("/metrics/snapshot", &Slave::metricsEndpoint);
   route("/health", &Slave::healthEndpoint);
+  route("/monitor/statistics", &Slave::monitorEndpoint);
+  route("/monitor/statistics.json", &Slave::monitorEndpoint);
 }
 
 json::Value Slave::state() const {
@@ -209,6 +213,20 @@ Future<Response> Slave::metricsEndpoint(const Request&) {
 
 Future<Response> Slave::healthEndpoint(const Request&) {
   return Response::ok("", "text/plain");
+}
+
+Future<Response> Slave::monitorEndpoint(const Request&) {
+  // The executors whose containers exist; the monitor measures them.
+  std::vector<MonitoredExecutor> executors;
+  for (const auto& [frameworkId, framework] : frameworks_) {
+    for (const auto& [executorId, executor] : framework->executors) {
+      if (executor->state == Executor::State::kTerminated || executor->osPid <= 0) continue;
+      executors.push_back({executor->frameworkId, executor->info.executor_id(),
+                           executor->info.name(), executor->info.source(),
+                           executor->containerId, executor->resources()});
+    }
+  }
+  return process::dispatch(monitor_.pid(), &Monitor::statistics, std::move(executors));
 }
 
 }  // namespace mesos::internal::slave

@@ -128,6 +128,7 @@ void Slave::initialize() {
   statusUpdateManager_ = runtime().spawn<StatusUpdateManager>([me](const StatusUpdate& update) {
     process::dispatch(me, &Slave::forwardStatusUpdate, update);
   });
+  monitor_ = runtime().spawn<Monitor>(containerizer_);
 
   LOG(INFO) << "Slave " << self() << " started on " << info_.hostname() << " with resources "
             << Resources(info_.resources()).toString() << "; work directory " << flags_.work_dir;
@@ -209,6 +210,7 @@ void Slave::finalize() {
   }
   destroyContainers(containers);
   statusUpdateManager_.reset();
+  monitor_.reset();
   LOG(INFO) << "Slave " << self() << " stopped";
 }
 

@@ -22,6 +22,7 @@
 #include "process/runtime.hpp"
 #include "slave/flags.hpp"
 #include "slave/containerizer.hpp"
+#include "slave/monitor.hpp"
 #include "slave/launcher.hpp"
 #include "slave/machine.hpp"
 #include "slave/metrics.hpp"
@@ -121,6 +122,9 @@ class Slave : public process::Actor {
   // From an isolator (any thread, through dispatch): the container went
   // past a limit. Kills it; its unfinished tasks fail with the reason.
   void containerLimited(mesos::isolation::ContainerLimitation limitation);
+  // Kills the executor's container for `limitation`, which becomes the
+  // reason of its tasks' failure; once (a later limit changes nothing).
+  void limitExecutor(Executor* executor, const mesos::isolation::ContainerLimitation& limitation);
   // The executor's tasks changed: its container is resized to match.
   void resized(const Executor& executor);
   // At teardown: SIGTERM to every process of these containers (executors'
@@ -155,13 +159,15 @@ class Slave : public process::Actor {
   process::Future<process::http::Response> versionEndpoint(const process::http::Request& request);
   process::Future<process::http::Response> metricsEndpoint(const process::http::Request& request);
   process::Future<process::http::Response> healthEndpoint(const process::http::Request& request);
+  process::Future<process::http::Response> monitorEndpoint(const process::http::Request& request);
 
   Flags flags_;
   std::optional<process::UPID> master_;
   std::shared_ptr<zk::MasterDetector> detector_;
   std::optional<MasterInfo> detected_;  // the leader as last detected
   process::UPID files_;
-  std::unique_ptr<Containerizer> containerizer_;
+  // Shared with the monitor, which measures containers off this actor.
+  std::shared_ptr<Containerizer> containerizer_;
   // Where the isolators' limitation callback dispatches to: this actor, once
   // it is spawned (set in initialize()).
   std::shared_ptr<process::UPID> limitationTarget_;
@@ -170,6 +176,7 @@ class Slave : public process::Actor {
   double startTime_ = 0;  // seconds since the epoch
 
   process::Spawned<StatusUpdateManager> statusUpdateManager_;
+  process::Spawned<Monitor> monitor_;
 
   std::optional<process::TimerId> registrationTimer_;
   std::optional<process::TimerId> pingTimer_;

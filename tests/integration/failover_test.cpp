@@ -51,6 +51,23 @@ pid_t findProcess(const std::string& marker) {
   return 0;
 }
 
+// Whether every thread of `pid` is stopped (state T in /proc).
+bool stopped(pid_t pid) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code error;
+  size_t threads = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(tasks, error)) {
+    std::ifstream file(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] != 'T') {
+      return false;
+    }
+    threads++;
+  }
+  return !error && threads > 0;
+}
+
 size_t occurrences(const std::string& text, const std::string& what) {
   size_t count = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
@@ -341,6 +358,9 @@ TEST_F(FailoverTest, AStoppedLeaderThatWakesUpNeverActsAgain) {
   const Offer& offer = offers.offers(0);
 
   ASSERT_EQ(0, ::kill(a.pid, SIGSTOP));
+  // kill() returns before every thread has stopped; a busy machine leaves
+  // the leader running a moment longer.
+  ASSERT_TRUE(waitUntil([&] { return stopped(a.pid); }, 30s)) << "the leader did not stop";
   // What the framework asks of the stopped leader waits in its socket.
   LaunchTasksMessage launch;
   *launch.mutable_framework_id() = offer.framework_id();
@@ -386,6 +406,7 @@ TEST_F(FailoverTest, APartitionedStandbyComesBackWithoutDisturbingTheLeader) {
   std::string session = sessionOf(log(b));
   ASSERT_FALSE(session.empty());
   ASSERT_EQ(0, ::kill(b.pid, SIGSTOP));
+  ASSERT_TRUE(waitUntil([&] { return stopped(b.pid); }, 30s)) << "the standby did not stop";
   // Its session ends at the server after 1 s without a word.
   ASSERT_TRUE(awaitSessionGone(zk_, session)) << zk_.command(0, "cons");
   ASSERT_EQ(0, ::kill(b.pid, SIGCONT));

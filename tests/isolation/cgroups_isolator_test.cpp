@@ -174,6 +174,13 @@ TEST_F(CgroupsIsolatorTest, AMemoryHogIsStoppedAndReportedItsNeighbourRunsOn) {
   EXPECT_NE(limitation.message.find("Memory limit exceeded: requested 48 MB"), std::string::npos)
       << limitation.message;
   EXPECT_DOUBLE_EQ(limitation.resources.scalar("mem"), 48);
+  // Asked afterwards (as when the executor reports first), the same answer;
+  // none for the neighbour.
+  auto asked = containerizer_->limitation(id("hog"));
+  ASSERT_TRUE(asked.has_value());
+  EXPECT_EQ(asked->message, limitation.message);
+  EXPECT_EQ(asked->reason, TaskStatus::REASON_CONTAINER_LIMITATION_MEMORY);
+  EXPECT_FALSE(containerizer_->limitation(id("neighbour")).has_value());
 
   // What the slave does with it: kill the container.
   containerizer_->kill(id("hog"), hog, SIGKILL);

@@ -571,6 +571,27 @@ TEST_F(CgroupsV2Test, CpuTimeAndProcessesOfABusyProcess) {
   EXPECT_EQ(1u, stats->threads);
 }
 
+TEST_F(CgroupsV2Test, TheSlaveLeavesItsBaseForALeaf) {
+  // The test's top cgroup stands for the slave's own, the shell for the slave.
+  Shell shell("exec sleep 60");
+  ASSERT_GT(shell.pid(), 0);
+  Cgroup top = container("slave", {});
+  ASSERT_TRUE(assign(top, shell.pid()).ok());
+  const std::string base = *layout_->self("") + "/" + top_ + "/slave";
+  Result<void> left = leaveForLeaf(*layout_, "mesos_agent", shell.pid(), base);
+  ASSERT_TRUE(left.ok()) << left.error().message;
+  Result<std::vector<pid_t>> inBase = pids(top.dirs().front());
+  ASSERT_TRUE(inBase.ok()) << inBase.error().message;
+  EXPECT_TRUE(inBase->empty()) << "the base still holds processes";
+  Result<std::vector<pid_t>> inLeaf = pids(top.dirs().front() + "/mesos_agent");
+  ASSERT_TRUE(inLeaf.ok()) << inLeaf.error().message;
+  EXPECT_EQ(std::vector<pid_t>{shell.pid()}, *inLeaf);
+  // Elsewhere already: nothing to do.
+  EXPECT_TRUE(leaveForLeaf(*layout_, "mesos_agent", shell.pid(), base).ok());
+  EXPECT_EQ(std::vector<pid_t>{shell.pid()}, *pids(top.dirs().front() + "/mesos_agent"));
+  ASSERT_TRUE(destroy(top, kDestroyTimeout).ok());
+}
+
 TEST_F(CgroupsV2Test, CreateNamesAControllerItCannotEnable) {
   std::vector<std::string> available = layout_->controllers();
   Result<Cgroup> unknown = layout_->cgroup(top_ + "/c", {"no_such_controller"});

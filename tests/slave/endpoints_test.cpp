@@ -1,5 +1,5 @@
 // The slave's HTTP endpoints: /state (reservations by role), /flags,
-// /version, /metrics/snapshot and /health, at /slave(N)/<name> and at the
+// /version, /metrics/snapshot, /health and /monitor/statistics, at /slave(N)/<name> and at the
 // bare /<name> when the runtime delegates to the slave, in this process
 // and from a real mesos-slave over TCP.
 #include <signal.h>
@@ -161,6 +161,33 @@ TEST_F(SlaveEndpointsTest, MetricsFollowRegistrationTasksAndExecutors) {
   EXPECT_EQ(1, finished["slave/invalid_status_updates"].integer());
   EXPECT_EQ(0, finished["slave/cpus_used"].number());
   EXPECT_EQ(0, finished["slave/executors_terminated"].integer());
+}
+
+TEST_F(SlaveEndpointsTest, MonitorStatisticsMeasuresEachExecutorsContainer) {
+  startRegisteredSlave();
+  const std::string path = "/" + slave_.pid().id + "/monitor/statistics";
+  EXPECT_EQ(0u, get(path).array().size());
+
+  TaskInfo task = customTask("t1", "e1", "sleep 60");
+  *task.mutable_resources() = Resources::parse("cpus:0.5;mem:128").value().proto();
+  fromMaster(runTask(task));
+  runtime_->settle();
+  json::Value all = get(path);
+  ASSERT_EQ(1u, all.array().size()) << json::stringify(all);
+  const json::Value& entry = all.array()[0];
+  EXPECT_EQ("F1", entry["framework_id"].string());
+  EXPECT_EQ("e1", entry["executor_id"].string());
+  EXPECT_TRUE(entry["executor_name"].isString());
+  EXPECT_TRUE(entry["source"].isString());
+  const json::Value& statistics = entry["statistics"];
+  EXPECT_GT(statistics["timestamp"].number(), 1.6e9);
+  EXPECT_EQ(0.5, statistics["cpus_limit"].number());
+  EXPECT_EQ(128 * 1024 * 1024, statistics["mem_limit_bytes"].integer());
+  // posix/cpu,posix/mem measure the executor's process tree from /proc.
+  EXPECT_GE(statistics["processes"].integer(), 1) << json::stringify(all);
+  EXPECT_GT(statistics["mem_rss_bytes"].integer(), 0);
+  EXPECT_TRUE(statistics["cpus_user_time_secs"].isNumber());
+  EXPECT_EQ(1u, get("/" + slave_.pid().id + "/monitor/statistics.json").array().size());
 }
 
 // A real mesos-slave (and mesos-master) over TCP: the slave serves the bare

@@ -163,10 +163,11 @@ void killAll(const std::vector<pid_t>& pids) {
   for (pid_t pid : pids) ::kill(pid, SIGKILL);
 }
 
-// Sleeps a little longer each round (1 ms up to 10 ms) while polling a state
-// the kernel reaches in milliseconds.
+// Sleeps a little longer each round (100 us, doubling, up to 10 ms) while
+// polling a state the kernel reaches in microseconds (a killed process
+// leaving its cgroup) to milliseconds (a busy cgroup freezing).
 void backoff(int round) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1 + round, 10)));
+  std::this_thread::sleep_for(std::chrono::microseconds(std::min(100 << std::min(round, 7), 10000)));
 }
 
 // Polls `done` until it holds or `deadline` passes. `done` may fail.
@@ -484,8 +485,25 @@ Result<void> create(const Cgroup& cgroup) {
   return {};
 }
 
+Result<void> leaveForLeaf(const Layout& layout, const std::string& leaf, pid_t pid,
+                          const std::optional<std::string>& base) {
+  if (layout.version() != Version::kV2) return {};
+  std::optional<std::string> own = base ? base : layout.self("");
+  if (!own) return Error{"/proc/self/cgroup does not say this process's cgroup"};
+  if (*own == "/" || own->empty()) return {};
+  Result<std::vector<pid_t>> inBase = pids(join(layout.root(""), *own));
+  if (!inBase) return inBase.error();
+  if (std::find(inBase->begin(), inBase->end(), pid) == inBase->end()) return {};
+  Result<Cgroup> target = layout.cgroup(leaf, {}, own);
+  if (!target) return target.error();
+  if (Result<void> made = create(*target); !made) return made;
+  return assign(*target, pid);
+}
+
 Result<void> remove(const Cgroup& cgroup) {
   for (const std::string& dir : cgroup.dirs()) {
+    // A container's cgroup is a leaf: one rmdir, without listing it.
+    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) continue;
     std::vector<std::string> order = descendants(dir);
     order.push_back(dir);
     for (const std::string& each : order) {
@@ -503,6 +521,12 @@ Result<void> destroy(const Cgroup& cgroup, std::chrono::milliseconds timeout) {
   Clock::time_point deadline = Clock::now() + timeout;
   std::vector<std::string> dirs = cgroup.dirs();
   if (std::none_of(dirs.begin(), dirs.end(), exists)) return {};
+
+  // With no process left in it (the usual case: the slave killed the
+  // executor's processes first, or they ended) rmdir succeeds, and nothing
+  // needs freezing. With processes it fails (EBUSY), atomically: the way
+  // below kills them.
+  if (remove(cgroup)) return {};
 
   if (cgroup.version() == Version::kV2) {
     const std::string& dir = dirs.front();

@@ -190,6 +190,16 @@ class Cgroup {
 // any mkdir or write error. Does not undo the levels it made on failure.
 Result<void> create(const Cgroup& cgroup);
 
+// cgroup v2's rule, for a base the containers' cgroups go below: a cgroup
+// that passes controllers to its children holds no process, the hierarchy's
+// root excepted. When `pid` (the slave) is in `base` (default: this
+// process's own cgroup), moves it into `base`'s child `leaf`, made as needed.
+// Nothing to do on v1, at the root, or when `pid` is elsewhere. Other
+// processes in the base stay there (create() then names the base). Fails
+// naming the path.
+Result<void> leaveForLeaf(const Layout& layout, const std::string& leaf, pid_t pid,
+                          const std::optional<std::string>& base = std::nullopt);
+
 // Removes `cgroup`'s directories, descendants first, in every hierarchy (not
 // the parents create() made between the base and it). Succeeds if they are
 // already gone. Fails naming the first directory rmdir refuses, with the
@@ -199,16 +209,18 @@ Result<void> remove(const Cgroup& cgroup);
 // Kills every process in `cgroup` and its descendants, in every hierarchy,
 // including ones that left their session or process group (setsid,
 // double-fork: a cgroup holds them all), then removes it as remove() does.
-// v1: with a freezer hierarchy: freezer.state = FROZEN, wait until it reads
-// FROZEN, SIGKILL every pid, THAWED; without one, SIGKILL repeatedly. v2:
-// cgroup.kill = 1 where the kernel has it (5.14+), else cgroup.freeze = 1,
-// wait for "frozen 1" in cgroup.events, SIGKILL every pid, cgroup.freeze = 0.
-// Then waits until no process is left (v2: "populated 0") and removes.
-// BLOCKS the calling thread, polling every few milliseconds, for up to
-// `timeout` of real (steady-clock) time, normally a few ms: run it off any
-// actor. Succeeds at once if the cgroup does not exist. Does not reap: the
-// caller still waits for its own children (zombies keep no cgroup busy).
-// Fails when `timeout` passes, saying what is left (the pids, or the freezer
+// A cgroup with no process left is removed at once (rmdir succeeds), with
+// no freeze. Otherwise, v1: with a freezer hierarchy: freezer.state =
+// FROZEN, wait until it reads FROZEN, SIGKILL every pid, THAWED; without
+// one, SIGKILL repeatedly. v2: cgroup.kill = 1 where the kernel has it
+// (5.14+), else cgroup.freeze = 1, wait for "frozen 1" in cgroup.events,
+// SIGKILL every pid, cgroup.freeze = 0. Then waits until no process is
+// left (v2: "populated 0") and removes. BLOCKS the calling thread, polling
+// (every 0.1 ms at first, backing off to 10 ms), for up to `timeout` of
+// real (steady-clock) time, normally a few ms: run it off any actor.
+// Succeeds at once if the cgroup does not exist. Does not reap: the caller
+// still waits for its own children (zombies keep no cgroup busy). Fails
+// when `timeout` passes, saying what is left (the pids, or the freezer
 // state); a cgroup it froze is thawed again first.
 Result<void> destroy(const Cgroup& cgroup, std::chrono::milliseconds timeout);
 

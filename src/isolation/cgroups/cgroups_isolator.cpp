@@ -22,6 +22,10 @@ using mesos::isolation::LaunchRequirements;
 
 constexpr std::chrono::milliseconds kDestroyTimeout{10000};
 
+// cgroup v2: the slave's own leaf, beside --cgroups_root, when the slave's
+// cgroup is to pass controllers to the containers' cgroups.
+constexpr const char* kAgentLeaf = "mesos_agent";
+
 std::string megabytes(uint64_t bytes) {
   return std::to_string(bytes / (1024 * 1024)) + " MB";
 }
@@ -68,6 +72,13 @@ Result<std::unique_ptr<CgroupsIsolator>> CgroupsIsolator::create(CgroupsOptions 
   }
   // Destroying a container freezes it first (v2 has cgroup.kill instead).
   if (v1 && layout->has("freezer")) controllers.push_back("freezer");
+  // cgroup v2 passes controllers only to the children of a cgroup without
+  // processes: the slave moves out of the cgroup its containers go below.
+  if (!v1 && !controllers.empty()) {
+    if (auto left = cgroups::leaveForLeaf(*layout, kAgentLeaf, ::getpid()); !left) {
+      return Error{"cannot move the slave into a leaf cgroup of its own: " + left.error().message};
+    }
+  }
   // The root cgroup of the containers: creating it proves we may write.
   auto root = layout->cgroup(options.root, controllers);
   if (!root) return Error{"--cgroups_root: " + root.error().message};
@@ -194,11 +205,12 @@ Result<void> CgroupsIsolator::setMemory(const std::string& id, Container& contai
   const cgroups::Cgroup& cgroup = container.cgroup;
   const std::string dir = cgroup.dir("memory");
   const bool v1 = cgroup.version() == cgroups::Version::kV1;
-  if (bytes < container.memLimit || container.memLimit == 0) {
+  if (container.memLimit != 0 && bytes < container.memLimit) {
     // Lowering below what it uses now would make the kernel reclaim or kill:
-    // keep the old limit until usage falls.
+    // keep the old limit until usage falls. (Before a first limit there is
+    // none to keep, and nothing to read.)
     auto stats = cgroups::statistics(cgroup);
-    if (container.memLimit != 0 && stats && stats->memoryBytes && *stats->memoryBytes > bytes) {
+    if (stats && stats->memoryBytes && *stats->memoryBytes > bytes) {
       if (container.memWanted != bytes) {
         LOG(INFO) << "Container " << id << " uses " << megabytes(*stats->memoryBytes)
                   << ", more than its new memory limit " << megabytes(bytes)
@@ -298,6 +310,15 @@ Result<void> CgroupsIsolator::usage(const ContainerID& containerId,
 }
 
 Result<void> CgroupsIsolator::kill(const ContainerID& containerId) {
+  {
+    // cgroup v1 signals a memory cgroup's OOM eventfd when the cgroup is
+    // removed, which destroy() does: stop watching first, or the watcher
+    // takes the removal for an OOM. (A limit already hit stays recorded.)
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = containers_.find(containerId.value()); it != containers_.end()) {
+      it->second.oom.reset();
+    }
+  }
   auto cgroup = cgroupOf(containerId.value());
   if (!cgroup) return cgroup.error();
   return cgroups::destroy(*cgroup, kDestroyTimeout);
@@ -329,7 +350,7 @@ void CgroupsIsolator::watchLoop() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       for (const auto& [id, container] : containers_) {
-        if (!container.oom || container.reported) continue;
+        if (!container.oom || container.limitation) continue;
         fds.push_back({container.oom->fd(), container.oom->pollEvents(), 0});
         ids.push_back(id);
       }
@@ -349,29 +370,44 @@ void CgroupsIsolator::watchLoop() {
       {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = containers_.find(ids[i - 1]);
-        if (it == containers_.end() || it->second.reported) continue;
-        Container& container = it->second;
-        auto fired = container.oom->fired();
-        if (!fired || !*fired) continue;
-        container.reported = true;
-        auto stats = cgroups::statistics(container.cgroup);
-        uint64_t used = stats && stats->memoryBytes ? *stats->memoryBytes : 0;
-        limitation.containerId.set_value(ids[i - 1]);
-        limitation.reason = TaskStatus::REASON_CONTAINER_LIMITATION_MEMORY;
-        limitation.message = "Memory limit exceeded: requested " +
-                             megabytes(container.memLimit) + ", used " + megabytes(used) +
-                             " (the container could not reclaim memory below its limit)";
-        Resource mem;
-        mem.set_name("mem");
-        mem.set_type(Value::SCALAR);
-        mem.mutable_scalar()->set_value(static_cast<double>(container.memLimit) / (1024 * 1024));
-        limitation.resources = Resources(mem);
+        if (it == containers_.end() || it->second.limitation) continue;
+        if (!outOfMemory(it->first, it->second)) continue;
+        limitation = *it->second.limitation;
       }
       LOG(WARNING) << "Container " << limitation.containerId.value() << ": "
                    << limitation.message;
       if (options_.onLimitation) options_.onLimitation(limitation);
     }
   }
+}
+
+bool CgroupsIsolator::outOfMemory(const std::string& id, Container& container) {
+  if (!container.oom) return false;
+  auto fired = container.oom->fired();
+  if (!fired || !*fired) return false;
+  auto stats = cgroups::statistics(container.cgroup);
+  uint64_t used = stats && stats->memoryBytes ? *stats->memoryBytes : 0;
+  ContainerLimitation limitation;
+  limitation.containerId.set_value(id);
+  limitation.reason = TaskStatus::REASON_CONTAINER_LIMITATION_MEMORY;
+  limitation.message = "Memory limit exceeded: requested " + megabytes(container.memLimit) +
+                       ", used " + megabytes(used) +
+                       " (the container could not reclaim memory below its limit)";
+  Resource mem;
+  mem.set_name("mem");
+  mem.set_type(Value::SCALAR);
+  mem.mutable_scalar()->set_value(static_cast<double>(container.memLimit) / (1024 * 1024));
+  limitation.resources = Resources(mem);
+  container.limitation = std::move(limitation);
+  return true;
+}
+
+std::optional<ContainerLimitation> CgroupsIsolator::limitation(const ContainerID& containerId) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = containers_.find(containerId.value());
+  if (it == containers_.end()) return std::nullopt;
+  if (!it->second.limitation && !outOfMemory(it->first, it->second)) return std::nullopt;
+  return it->second.limitation;
 }
 
 }  // namespace mesos::internal::isolation

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -49,6 +50,8 @@ class CgroupsIsolator : public mesos::isolation::Isolator {
   Result<void> usage(const ContainerID& containerId, ResourceStatistics* statistics) override;
   Result<void> kill(const ContainerID& containerId) override;
   Result<void> cleanup(const ContainerID& containerId) override;
+  std::optional<mesos::isolation::ContainerLimitation> limitation(
+      const ContainerID& containerId) override;
 
  private:
   struct Container {
@@ -56,7 +59,8 @@ class CgroupsIsolator : public mesos::isolation::Isolator {
     std::unique_ptr<cgroups::OomWatcher> oom;  // with cgroups/mem
     uint64_t memLimit = 0;                     // bytes, as written
     uint64_t memWanted = 0;  // bytes, when a lower limit waits for usage to fall
-    bool reported = false;   // its limitation went out
+    // The limit it went past, once found (by the watcher or limitation()).
+    std::optional<mesos::isolation::ContainerLimitation> limitation = std::nullopt;
   };
 
   CgroupsIsolator(CgroupsOptions options, cgroups::Layout layout,
@@ -64,6 +68,9 @@ class CgroupsIsolator : public mesos::isolation::Isolator {
   Result<cgroups::Cgroup> cgroupOf(const std::string& containerId) const;
   Result<void> setMemory(const std::string& id, Container& container, uint64_t bytes);
   void watchLoop();
+  // Whether `container` ran out of memory since it was last looked at; if so
+  // records its limitation. REQUIRES: mutex_ held.
+  bool outOfMemory(const std::string& id, Container& container);
   void wake();
 
   const CgroupsOptions options_;
