@@ -10,6 +10,9 @@ packages=(
   libgoogle-glog-dev libgflags-dev
   libzookeeper-mt-dev zookeeper default-jre-headless
   libjemalloc-dev
+  libcurl4-openssl-dev libarchive-dev ca-certificates
+  tar gzip bzip2 xz-utils zip
+  lxc
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   golang-go golang-github-mesos-mesos-go-dev golang-goprotobuf-dev

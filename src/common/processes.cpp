@@ -22,13 +22,14 @@ std::optional<ProcessEntry> parseProcessStat(pid_t pid, const char* text) {
   if (close == nullptr) return std::nullopt;
   char state = 0;
   long ppid = 0, pgid = 0, sid = 0;
-  unsigned long long utime = 0, stime = 0;
+  unsigned long long utime = 0, stime = 0, start = 0;
   long long threads = 0, rss = 0;
-  // Fields 3-6, then 14 and 15 (utime, stime), 20 (num_threads), 24 (rss).
+  // Fields 3-6, then 14 and 15 (utime, stime), 20 (num_threads), 22
+  // (starttime), 24 (rss).
   int parsed = std::sscanf(close + 1,
                            " %c %ld %ld %ld %*s %*s %*s %*s %*s %*s %*s %llu %llu"
-                           " %*s %*s %*s %*s %lld %*s %*s %*s %lld",
-                           &state, &ppid, &pgid, &sid, &utime, &stime, &threads, &rss);
+                           " %*s %*s %*s %*s %lld %*s %llu %*s %lld",
+                           &state, &ppid, &pgid, &sid, &utime, &stime, &threads, &start, &rss);
   if (parsed < 4) return std::nullopt;
   ProcessEntry entry;
   entry.pid = pid;
@@ -36,7 +37,8 @@ std::optional<ProcessEntry> parseProcessStat(pid_t pid, const char* text) {
   entry.pgid = static_cast<pid_t>(pgid);
   entry.sid = static_cast<pid_t>(sid);
   entry.zombie = state == 'Z' || state == 'X';
-  if (parsed == 8) {
+  if (parsed == 9) {
+    entry.startTicks = start;
     entry.userTicks = utime;
     entry.systemTicks = stime;
     entry.threads = threads > 0 ? static_cast<uint64_t>(threads) : 0;

@@ -23,6 +23,9 @@ struct ProcessEntry {
   uint64_t systemTicks = 0;  // in kernel mode
   uint64_t threads = 0;
   uint64_t rssPages = 0;
+  // When it started, in clock ticks since boot: with the pid, names one
+  // process for the machine's uptime (a pid alone can be reused).
+  uint64_t startTicks = 0;
 };
 
 // Reads /proc/<pid>/stat. Empty for a process that is gone (or no /proc).

@@ -126,6 +126,19 @@ Flags::Flags() {
       "Run tasks as their CommandInfo.user (accepted for compatibility; tasks run as the slave's "
       "user)",
       true);
+  add(&fetcher_cache_size, "fetcher_cache_size",
+      "Bound on the bytes the fetcher cache keeps (URIs fetched with cache=true); the least "
+      "recently used files go first when it is full. 0B: nothing is cached",
+      mesos::flags::Bytes{2ULL * 1024 * 1024 * 1024});
+  add(&fetcher_cache_dir, "fetcher_cache_dir",
+      "Directory of the fetcher cache; the slave keeps its files in slaves/<its id> below it",
+      std::string("/tmp/mesos/fetch"));
+  add(&hadoop_home, "hadoop_home",
+      "Hadoop installation used to fetch URIs of schemes other than file, http and https "
+      "(hdfs://, s3a://, ...) with <hadoop_home>/bin/hadoop; unset, such URIs fail");
+  add(&frameworks_home, "frameworks_home",
+      "Directory that relative paths among a task's URIs are resolved against; unset, such URIs "
+      "fail");
 }
 
 Result<void> Flags::validate() const {
@@ -151,6 +164,17 @@ Result<void> Flags::validate() const {
   }
   if (work_dir.empty()) {
     return Error{"--work_dir may not be empty (e.g. --work_dir=/var/lib/mesos)"};
+  }
+  if (fetcher_cache_dir.empty() || fetcher_cache_dir[0] != '/') {
+    return Error{"--fetcher_cache_dir: '" + fetcher_cache_dir +
+                 "' is not an absolute path (e.g. --fetcher_cache_dir=/tmp/mesos/fetch)"};
+  }
+  for (const auto& [name, value] : {std::pair{"hadoop_home", &hadoop_home},
+                                    std::pair{"frameworks_home", &frameworks_home}}) {
+    if (value->has_value() && (value->value().empty() || value->value()[0] != '/')) {
+      return Error{std::string("--") + name + ": '" + value->value() +
+                   "' is not an absolute path to a directory"};
+    }
   }
   return {};
 }

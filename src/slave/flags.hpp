@@ -39,6 +39,11 @@ struct Flags : mesos::flags::FlagSet {
   mesos::flags::Duration registration_backoff_factor;
   mesos::flags::Duration zk_session_timeout;
   bool switch_user;
+  // The fetcher (docs/fetcher.md).
+  mesos::flags::Bytes fetcher_cache_size;
+  std::string fetcher_cache_dir;
+  std::optional<std::string> hadoop_home;
+  std::optional<std::string> frameworks_home;
 };
 
 // The master's UPID from --master: "master@ip:port", "host:port" or

@@ -20,24 +20,11 @@
 
 #include "common/fd.hpp"
 #include "common/processes.hpp"
+#include "slave/spawn.hpp"
 
 namespace mesos::internal::slave {
 
 namespace {
-
-// Frees posix_spawn's attribute and file-action objects.
-struct SpawnState {
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_t actions;
-  SpawnState() {
-    posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_init(&actions);
-  }
-  ~SpawnState() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-};
 
 Error spawnError(const std::string& what, int error) {
   return Error{what + ": " + std::strerror(error)};

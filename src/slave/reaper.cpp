@@ -12,6 +12,8 @@
 
 #include <glog/logging.h>
 
+#include "common/processes.hpp"
+
 namespace mesos::internal::slave {
 
 namespace {
@@ -29,6 +31,16 @@ int openPidfd(pid_t pid) {
 }
 
 }  // namespace
+
+bool Reaper::running(const Watch& watch) {
+  if (watch.pidfd >= 0) {
+    // Readable once the process has exited, whoever reaps it.
+    pollfd ready{watch.pidfd, POLLIN, 0};
+    return ::poll(&ready, 1, 0) == 0;
+  }
+  auto process = readProcess(watch.pid);
+  return process && !process->zombie;
+}
 
 Reaper& Reaper::instance() {
   // Never destroyed: exits may be reported while the process shuts down.
@@ -95,8 +107,14 @@ void Reaper::loop() {
       }
       if (result < 0) {
         if (errno == EINTR) continue;
-        LOG(WARNING) << "Reaper: cannot reap process " << watches[i].pid << ": "
-                     << std::strerror(errno);
+        if (errno == ECHILD && running(watches[i])) {
+          ++i;  // not ours to reap: watched until it ends
+          continue;
+        }
+        if (errno != ECHILD) {
+          LOG(WARNING) << "Reaper: cannot reap process " << watches[i].pid << ": "
+                       << std::strerror(errno);
+        }
         status = -1;
       }
       Watch done = std::move(watches[i]);

@@ -17,15 +17,18 @@ namespace mesos::internal::slave {
 class Reaper {
  public:
   // Called once, on the reaper's thread, with the wait status of the exited
-  // child (as waitpid() gives it), or -1 if it could not be reaped (it was
-  // not our child, or someone else reaped it).
+  // child (as waitpid() gives it), or -1 when the status is unknown: the
+  // process was not our child (an executor a restarted slave took over) or
+  // someone else reaped it.
   using Callback = std::function<void(int status)>;
 
   // The OS process's reaper, started on first use and never destroyed.
   static Reaper& instance();
 
-  // Starts watching `pid`, a child of this process. Thread-safe. The callback
-  // must be quick (hand the exit to an actor).
+  // Starts watching `pid`: a child of this process, or any process (one that
+  // is not a child is watched until it exits: through a pidfd, so that a
+  // reused pid is not mistaken for it; else by polling /proc). Thread-safe.
+  // The callback must be quick (hand the exit to an actor).
   void watch(pid_t pid, Callback callback);
 
   Reaper(const Reaper&) = delete;
@@ -40,6 +43,8 @@ class Reaper {
 
   Reaper();
   void loop();
+  // Whether a process that is not our child still runs.
+  static bool running(const Watch& watch);
 
   std::mutex mutex_;
   std::vector<Watch> added_;  // handed from watch() to the thread

@@ -23,7 +23,7 @@ StatusUpdateManager::StatusUpdateManager(Forward forward, process::Duration minR
       minRetry_(minRetry),
       maxRetry_(maxRetry) {}
 
-Result<void> StatusUpdateManager::update(StatusUpdate update) {
+Result<void> StatusUpdateManager::update(StatusUpdate update, std::string log) {
   StreamKey key{update.framework_id().value(), update.status().task_id().value()};
   Stream& stream = streams_[key];
   if (stream.seen.count(update.uuid()) > 0) {
@@ -33,6 +33,21 @@ Result<void> StatusUpdateManager::update(StatusUpdate update) {
   if (stream.terminated) {
     return Error{"status update " + describe(update) +
                  " arrived after the task's terminal update was acknowledged"};
+  }
+  if (!log.empty() && !stream.log) {
+    auto opened = checkpoint::RecordLog::open(log);
+    if (!opened) return Error{"cannot checkpoint status update " + describe(update) + ": " +
+                              opened.error().message};
+    stream.log = std::move(opened).value();
+  }
+  if (stream.log) {
+    StatusUpdateRecord record;
+    record.set_type(StatusUpdateRecord::UPDATE);
+    *record.mutable_update() = update;
+    if (auto written = stream.log->append(record); !written) {
+      return Error{"cannot checkpoint status update " + describe(update) + ": " +
+                   written.error().message};
+    }
   }
   stream.seen.insert(update.uuid());
   stream.queue.push_back(std::move(update));
@@ -58,6 +73,16 @@ Result<bool> StatusUpdateManager::acknowledge(FrameworkID frameworkId, TaskID ta
                  uuidToString(uuid) + " for task " + taskId.value() + " of framework " +
                  frameworkId.value()};
   }
+  if (stream.log) {
+    StatusUpdateRecord record;
+    record.set_type(StatusUpdateRecord::ACK);
+    record.set_uuid(uuid);
+    if (auto written = stream.log->append(record); !written) {
+      // Sent again after a restart: the master takes a duplicate in its stride.
+      LOG(ERROR) << "Cannot checkpoint the acknowledgement of "
+                 << describe(stream.queue.front()) << ": " << written.error().message;
+    }
+  }
   stopTimer(stream);
   bool terminal = isTerminalState(stream.queue.front().status().state());
   stream.queue.pop_front();
@@ -72,6 +97,61 @@ Result<bool> StatusUpdateManager::acknowledge(FrameworkID frameworkId, TaskID ta
     send(key, stream);
   }
   return terminal;
+}
+
+Result<StatusUpdateManager::Records> StatusUpdateManager::read(const std::string& log) {
+  auto raw = checkpoint::readRecords(log);
+  if (!raw) return raw.error();
+  Records records;
+  records.validBytes = raw->validBytes;
+  records.torn = raw->torn;
+  for (size_t i = 0; i < raw->records.size(); ++i) {
+    StatusUpdateRecord record;
+    bool valid = record.ParseFromString(raw->records[i]);
+    if (valid && record.type() == StatusUpdateRecord::UPDATE && record.has_update()) {
+      records.updates.push_back(record.update());
+    } else if (valid && record.type() == StatusUpdateRecord::ACK && record.has_uuid()) {
+      records.acknowledged.push_back(record.uuid());
+    } else {
+      return Error{log + ": record " + std::to_string(i + 1) +
+                   " is not a status update or an acknowledgement"};
+    }
+  }
+  return records;
+}
+
+Result<size_t> StatusUpdateManager::recover(std::string log, Records records) {
+  if (records.updates.empty()) return size_t{0};
+  const StatusUpdate& first = records.updates.front();
+  StreamKey key{first.framework_id().value(), first.status().task_id().value()};
+  Stream& stream = streams_[key];
+  stopTimer(stream);
+  stream = Stream{};
+  std::set<std::string> acknowledged(records.acknowledged.begin(), records.acknowledged.end());
+  for (StatusUpdate& update : records.updates) {
+    if (!stream.seen.insert(update.uuid()).second) continue;
+    if (acknowledged.count(update.uuid()) > 0) {
+      if (isTerminalState(update.status().state())) stream.terminated = true;
+      continue;
+    }
+    stream.queue.push_back(std::move(update));
+  }
+  size_t queued = stream.queue.size();
+  if (stream.terminated && stream.queue.empty()) {
+    streams_.erase(key);
+    return queued;
+  }
+  auto opened = checkpoint::RecordLog::open(log, records.validBytes);
+  if (!opened) return opened.error();
+  stream.log = std::move(opened).value();
+  if (records.torn) {
+    LOG(WARNING) << log << ": left out a partial last record (the slave stopped while writing it)";
+  }
+  if (!paused_ && !stream.queue.empty()) {
+    stream.backoff = minRetry_;
+    send(key, stream);
+  }
+  return queued;
 }
 
 void StatusUpdateManager::pause() {

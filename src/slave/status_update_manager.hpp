@@ -7,6 +7,11 @@
 // master is unreachable or the slave is not registered) nothing is sent and
 // nothing is dropped; resume() sends every stream's head at once.
 //
+// A framework that checkpoints has each task's stream written to a log
+// (checkpoint.hpp) before the update is taken or the acknowledgement
+// applied, so that a restarted slave sends on exactly what the master had
+// not acknowledged, in order (recover()).
+//
 // The manager does not send messages itself: `forward` (given at
 // construction, called on this actor) hands each update to the slave, which
 // sends it to the current master so that the master sees the slave as the
@@ -20,11 +25,13 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/task_states.hpp"
 #include "messages.pb.h"
 #include "process/actor.hpp"
 #include "process/future.hpp"
+#include "slave/checkpoint.hpp"
 #include "slave/constants.hpp"
 
 namespace mesos::internal::slave {
@@ -41,7 +48,27 @@ class StatusUpdateManager : public process::Actor {
   // Takes `update` (REQUIRES: a 16-byte uuid). A duplicate (a uuid this
   // stream already holds or had acknowledged) is accepted and ignored. Fails
   // when the task's stream already ended with an acknowledged terminal update.
-  Result<void> update(StatusUpdate update);
+  // With `log` (the task's checkpointed stream), the update is appended to
+  // it first; fails, taking nothing, when it cannot be.
+  Result<void> update(StatusUpdate update, std::string log = "");
+
+  // A task's checkpointed stream as its log holds it.
+  struct Records {
+    std::vector<StatusUpdate> updates;     // every update, in order
+    std::vector<std::string> acknowledged; // uuids, in order
+    uint64_t validBytes = 0;               // where appending goes on
+    bool torn = false;                     // a partial last record was left out
+  };
+  // Reads a log update() and acknowledge() wrote. Fails naming the file when
+  // it is missing, corrupt, or holds a record that is not a stream's.
+  static Result<Records> read(const std::string& log);
+
+  // After a restart: rebuilds the task's stream from `records` (read from
+  // `log`): the updates the master had not acknowledged are queued again, in
+  // order, and go out once resumed; a stream whose terminal update was
+  // acknowledged is closed. Appends go on in `log`. Returns the number of
+  // updates queued.
+  Result<size_t> recover(std::string log, Records records);
 
   // The master acknowledged `uuid` for the task. Returns true when this
   // acknowledged the stream's terminal update (the stream is then closed and
@@ -68,6 +95,7 @@ class StatusUpdateManager : public process::Actor {
     bool terminated = false;         // terminal update acknowledged
     process::Duration backoff{};
     std::optional<process::TimerId> timer;
+    std::optional<checkpoint::RecordLog> log;  // when the framework checkpoints
   };
   using StreamKey = std::pair<std::string, std::string>;  // framework id, task id
 

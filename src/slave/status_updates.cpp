@@ -54,6 +54,17 @@ void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
     LOG(WARNING) << "Status update for task " << taskId << " of framework " << fw->id.value()
                  << " comes from no executor known here; forwarding it anyway";
   } else {
+    // The kernel may act on a limit before the slave hears of it (cgroup
+    // v2's OOM killer ends the task; its executor reports it failed): the
+    // limit is then the reason.
+    if (status->state() == TASK_FAILED && status->source() == TaskStatus::SOURCE_EXECUTOR) {
+      if (auto limited = containerizer_->limitation(executor->containerId)) {
+        status->set_source(TaskStatus::SOURCE_SLAVE);
+        status->set_reason(limited->reason);
+        status->set_message(limited->message);
+        limitExecutor(executor, *limited);
+      }
+    }
     recordTaskState(executor, *status);
   }
   VLOG(1) << "Status update " << TaskState_Name(status->state()) << " for task " << taskId
@@ -70,7 +81,8 @@ void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
   *ack.mutable_framework_id() = update.framework_id();
   *ack.mutable_task_id() = status->task_id();
   ack.set_uuid(update.uuid());
-  process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::update, update)
+  process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::update, update,
+                    std::string())
       .then(self(), [this, executorPid, ack](const Result<void>& result) {
         if (!result) {
           LOG(WARNING) << "Status update for task " << ack.task_id().value() << " refused: "
@@ -139,7 +151,8 @@ void Slave::sendSlaveUpdate(const FrameworkID& frameworkId, const ExecutorID* ex
   } else {
     countTerminalTask(state);  // a task that never reached an executor
   }
-  process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::update, update)
+  process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::update, update,
+                    std::string())
       .then(self(), [taskId](const Result<void>& result) {
         if (!result) {
           LOG(WARNING) << "Status update for task " << taskId.value()

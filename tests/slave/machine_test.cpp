@@ -22,6 +22,7 @@
 #include "slave/machine.hpp"
 #include "slave/paths.hpp"
 #include "slave/reaper.hpp"
+#include "common/processes.hpp"
 
 namespace mesos::internal::slave {
 namespace {
@@ -268,6 +269,49 @@ TEST(LauncherTest, FailsClearlyWhenTheProgramIsMissing) {
   auto pid = launcher.launch(spec);
   ASSERT_FALSE(pid.ok());
   EXPECT_NE(pid.error().message.find("/no/such/program"), std::string::npos);
+}
+
+TEST(ReaperTest, WatchesAProcessThatIsNotItsChildUntilItEnds) {
+  // A grandchild, as a restarted slave's executors are: not ours to reap.
+  int fds[2];
+  ASSERT_EQ(0, ::pipe(fds));
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pid_t grandchild = ::fork();
+    if (grandchild == 0) {
+      ::close(fds[0]);
+      ::close(fds[1]);
+      ::execl("/bin/sleep", "sleep", "60", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    (void)!::write(fds[1], &grandchild, sizeof(grandchild));
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  pid_t grandchild = -1;
+  ASSERT_EQ(static_cast<ssize_t>(sizeof(grandchild)), ::read(fds[0], &grandchild, sizeof(grandchild)));
+  ::close(fds[0]);
+  ASSERT_EQ(child, ::waitpid(child, nullptr, 0));
+
+  auto promise = std::make_shared<process::Promise<int>>();
+  Reaper::instance().watch(grandchild, [promise](int status) { promise->set(status); });
+  auto status = promise->future();
+  EXPECT_FALSE(status.await(std::chrono::milliseconds(300))) << "reported while it still runs";
+  ASSERT_EQ(0, ::kill(grandchild, SIGKILL));
+  ASSERT_TRUE(status.await(std::chrono::seconds(30))) << "its end was not reported";
+  EXPECT_EQ(-1, status.get());  // not ours: the status is unknown
+  EXPECT_EQ("exited with an unknown status", describeWaitStatus(status.get()));
+}
+
+TEST(ProcessesTest, AProcessStartTimeNamesItAcrossReads) {
+  auto self = readProcess(::getpid());
+  ASSERT_TRUE(self.has_value());
+  EXPECT_GT(self->startTicks, 0u);
+  EXPECT_EQ(self->startTicks, readProcess(::getpid())->startTicks);
+  auto parent = readProcess(::getppid());
+  ASSERT_TRUE(parent.has_value());
+  EXPECT_LE(parent->startTicks, self->startTicks);
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
 // The status update manager on its own: delivery order per task, resending
-// with backoff until acknowledged, pausing while the master is away.
+// with backoff until acknowledged, pausing while the master is away, and a
+// checkpointed stream taken up again by a new manager (a restarted slave).
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <filesystem>
 #include <mutex>
 #include <vector>
 
@@ -43,8 +47,8 @@ class StatusUpdateManagerTest : public ::testing::Test {
     return update;
   }
 
-  Result<void> add(const StatusUpdate& update) {
-    auto result = process::dispatch(manager_.pid(), &StatusUpdateManager::update, update);
+  Result<void> add(const StatusUpdate& update, const std::string& log = "") {
+    auto result = process::dispatch(manager_.pid(), &StatusUpdateManager::update, update, log);
     EXPECT_TRUE(result.await());
     return result.get();
   }
@@ -235,6 +239,83 @@ TEST_F(StatusUpdateManagerTest, CleanupForgetsOnlyThatFramework) {
   auto sent = forwarded();
   ASSERT_EQ(sent.size(), before + 1);
   EXPECT_EQ(sent.back().framework_id().value(), "F2");
+}
+
+TEST_F(StatusUpdateManagerTest, ACheckpointedStreamGoesOnInANewManagerWhereItStopped) {
+  char pattern[] = "/tmp/mesos-updates-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  const std::string log = dir + "/tasks/t1/task.updates";
+  resume();
+  StatusUpdate running = makeUpdate("t1", TASK_RUNNING);
+  StatusUpdate staging = makeUpdate("t1", TASK_STARTING);
+  StatusUpdate finished = makeUpdate("t1", TASK_FINISHED);
+  ASSERT_TRUE(add(staging, log).ok());
+  ASSERT_TRUE(add(running, log).ok());
+  ASSERT_TRUE(ack(staging).ok());
+  ASSERT_TRUE(add(finished, log).ok());
+  ASSERT_TRUE(add(running, log).ok());  // a duplicate: not written again
+
+  // The slave stops here; a new one reads the log back.
+  auto records = StatusUpdateManager::read(log);
+  ASSERT_TRUE(records.ok()) << records.error().message;
+  EXPECT_EQ(3u, records->updates.size());
+  EXPECT_EQ(std::vector<std::string>{staging.uuid()}, records->acknowledged);
+  manager_.reset();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    forwarded_.clear();
+  }
+  manager_ = runtime_->spawn<StatusUpdateManager>([this](const StatusUpdate& update) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    forwarded_.push_back(update);
+  });
+  auto recovered = process::dispatch(manager_.pid(), &StatusUpdateManager::recover, log,
+                                     std::move(records).value());
+  ASSERT_TRUE(recovered.await());
+  ASSERT_TRUE(recovered.get().ok()) << recovered.get().error().message;
+  EXPECT_EQ(2u, recovered.get().value());
+  EXPECT_TRUE(forwarded().empty());  // paused until the slave registers
+  resume();
+  // What the master had not acknowledged goes out again, in order.
+  ASSERT_EQ(1u, forwarded().size());
+  EXPECT_EQ(running.uuid(), forwarded()[0].uuid());
+  EXPECT_EQ(TASK_FINISHED, forwarded()[0].latest_state());
+  ASSERT_TRUE(ack(running).ok());
+  ASSERT_EQ(2u, forwarded().size());
+  EXPECT_EQ(finished.uuid(), forwarded()[1].uuid());
+  auto closed = ack(finished);
+  ASSERT_TRUE(closed.ok());
+  EXPECT_TRUE(closed.value());
+
+  // The log says it all: a third manager has nothing left to send.
+  records = StatusUpdateManager::read(log);
+  ASSERT_TRUE(records.ok());
+  EXPECT_EQ(3u, records->acknowledged.size());
+  auto again = process::dispatch(manager_.pid(), &StatusUpdateManager::recover, log,
+                                 std::move(records).value());
+  ASSERT_TRUE(again.await());
+  EXPECT_EQ(0u, again.get().value());
+  EXPECT_EQ(0u, pending());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(StatusUpdateManagerTest, ALogThatIsNotAStreamIsRefusedNamingIt) {
+  char pattern[] = "/tmp/mesos-updates-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  {
+    auto log = checkpoint::RecordLog::open(dir + "/task.updates");
+    ASSERT_TRUE(log.ok());
+    SlaveInfo notARecord;
+    notARecord.set_hostname("h");
+    ASSERT_TRUE(log.value().append(notARecord).ok());
+  }
+  auto records = StatusUpdateManager::read(dir + "/task.updates");
+  ASSERT_FALSE(records.ok());
+  EXPECT_NE(std::string::npos, records.error().message.find(dir + "/task.updates"));
+  EXPECT_FALSE(StatusUpdateManager::read(dir + "/missing").ok());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
