@@ -313,9 +313,11 @@ Result<void> CgroupsIsolator::kill(const ContainerID& containerId) {
   {
     // cgroup v1 signals a memory cgroup's OOM eventfd when the cgroup is
     // removed, which destroy() does: stop watching first, or the watcher
-    // takes the removal for an OOM. (A limit already hit stays recorded.)
+    // takes the removal for an OOM. An OOM signalled before now is real:
+    // recorded first, for limitation().
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = containers_.find(containerId.value()); it != containers_.end()) {
+      if (!it->second.limitation) (void)outOfMemory(it->first, it->second);
       it->second.oom.reset();
     }
   }
