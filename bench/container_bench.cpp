@@ -224,8 +224,8 @@ class TimedLauncher : public Launcher {
   mesos::Result<pid_t> launch(const LaunchSpec& spec) override {
     return timed(spawn_, [&] { return inner_->launch(spec); });
   }
-  void kill(pid_t pid, int signal) override {
-    timed(kill_, [&] { inner_->kill(pid, signal); });
+  bool kill(pid_t pid, int signal) override {
+    return timed(kill_, [&] { return inner_->kill(pid, signal); });
   }
   bool running(pid_t pid) override {
     return timed(running_, [&] { return inner_->running(pid); });
@@ -248,7 +248,8 @@ class TimedIsolator : public Isolator {
         prepare_(steps.add(tag + "_prepare")),
         isolate_(steps.add(tag + "_isolate")),
         kill_(steps.add(tag + "_kill")),
-        cleanup_(steps.add(tag + "_cleanup")) {}
+        cleanup_(steps.add(tag + "_cleanup")),
+        processes_(steps.add(tag + "_processes")) {}
 
   std::string name() const override { return inner_->name(); }
   mesos::Result<void> recover(const std::map<std::string, pid_t>& known) override {
@@ -275,6 +276,9 @@ class TimedIsolator : public Isolator {
   std::optional<mesos::isolation::ContainerLimitation> limitation(const ContainerID& id) override {
     return inner_->limitation(id);
   }
+  std::optional<std::vector<pid_t>> processes(const ContainerID& id) override {
+    return timed(processes_, [&] { return inner_->processes(id); });
+  }
 
  private:
   std::unique_ptr<Isolator> inner_;
@@ -282,6 +286,7 @@ class TimedIsolator : public Isolator {
   Step& isolate_;
   Step& kill_;
   Step& cleanup_;
+  Step& processes_;
 };
 
 // The exits the reaper reports, by pid. The reaper's callbacks share its

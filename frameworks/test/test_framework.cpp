@@ -33,6 +33,10 @@ struct FrameworkFlags : flags::FlagSet {
     add(&executor, "executor", "Path of test-executor (default: next to this binary)");
     add(&failover_timeout, "failover_timeout",
         "Seconds the master keeps the framework's tasks while its scheduler is away", 0.0);
+    add(&checkpoint, "checkpoint",
+        "Register as a checkpointing framework: its tasks survive a restart of their slave "
+        "(docs/recovery.md)",
+        false);
   }
   std::optional<std::string> master;
   uint32_t num_tasks;
@@ -41,6 +45,7 @@ struct FrameworkFlags : flags::FlagSet {
   double task_mem;
   std::optional<std::string> executor;
   double failover_timeout;
+  bool checkpoint;
 };
 
 std::string besideMe(const std::string& name) {
@@ -166,6 +171,7 @@ int main(int argc, char** argv) {
   FrameworkInfo framework;
   framework.set_name("Test Framework (C++)");
   framework.set_failover_timeout(flags.failover_timeout);
+  framework.set_checkpoint(flags.checkpoint);
   MesosSchedulerDriver driver(&scheduler, framework, *flags.master);
   Status status = driver.run();
   return status == DRIVER_STOPPED ? scheduler.exitCode() : 1;

@@ -117,6 +117,16 @@ class Isolator {
   virtual std::optional<ContainerLimitation> limitation(const ContainerID&) {
     return std::nullopt;
   }
+
+  // Every live process of the container (zombies excepted), when this
+  // isolator holds them all from the moment isolate() returns (a cgroup
+  // the executor joined before it ran anything: nothing it forks, setsid
+  // or not, gets out). Empty when it cannot tell, or does not know the
+  // container: the slave then finds the processes by scanning the process
+  // table, which costs milliseconds per call on a busy machine.
+  virtual std::optional<std::vector<pid_t>> processes(const ContainerID&) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace mesos::isolation

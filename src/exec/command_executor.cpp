@@ -57,7 +57,8 @@ struct CommandExecutorFlags : flags::FlagSet {
         flags::Duration(5s));
     add(&acknowledgement_timeout, "acknowledgement_timeout",
         "How long to wait for the slave to acknowledge the task's last status update "
-        "before exiting anyway",
+        "before exiting anyway; for a checkpointing framework, MESOS_RECOVERY_TIMEOUT more "
+        "(the slave may be restarting)",
         flags::Duration(5s));
   }
   flags::Duration kill_grace_period;
@@ -431,6 +432,12 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  // A checkpointing framework's last update outlives a slave restart: the
+  // executor waits for the restarted slave to take it.
+  process::Duration acknowledgementTimeout =
+      std::chrono::duration_cast<process::Duration>(flags.acknowledgement_timeout);
+  if (environment->checkpoint) acknowledgementTimeout += environment->recoveryTimeout;
+
   CommandExecutor executor;
   // Declared before the actor: the actor calls the driver until it is gone.
   MesosExecutorDriver driver(&executor, variables);
@@ -440,8 +447,7 @@ int main(int argc, char** argv) {
                        environment->directory, environment->executorId,
                        std::chrono::duration_cast<process::Duration>(flags.kill_grace_period),
                        std::chrono::duration_cast<process::Duration>(flags.shutdown_grace_period),
-                       std::chrono::duration_cast<process::Duration>(
-                           flags.acknowledgement_timeout)});
+                       acknowledgementTimeout});
   executor.attach(process.pid());
   std::thread([pid = process.pid()] {
     int signal = process::awaitStopSignal();

@@ -68,6 +68,8 @@ Result<size_t> LocalCluster::addSlave(const std::vector<std::string>& flags) {
     options.master = masters_.at(0).pid();
   }
   options.files = files_.pid();
+  // A local cluster's end is its executors' end too.
+  options.keepCheckpointedExecutors = false;
   auto created = slave::Slave::create(slaveFlags, std::move(options));
   if (!created) return created.error();
   slaves_.push_back(runtime_->spawn(std::move(created).value()));

@@ -93,10 +93,35 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     send(from, std::move(shutdown));
     return;
   }
-  auto answer = [&](const Slave& slave) {
+  // `reconcile`: a slave this master knew, reporting its tasks anew.
+  auto answer = [&](const Slave& slave, bool reconcile) {
     SlaveReregisteredMessage reply;
     reply.mutable_slave_id()->CopyFrom(slave.id);
     reply.mutable_connection()->CopyFrom(connection(flags_));
+    if (reconcile) {
+      // Tasks this master holds on the slave that it did not report (a
+      // restarted slave that could not keep them): the slave answers each
+      // with TASK_LOST. Only this slave's tasks are looked at.
+      std::unordered_set<std::string> reported;
+      for (const Task& task : message.tasks()) {
+        reported.insert(task.framework_id().value() + "/" + task.task_id().value());
+      }
+      std::map<std::string, ReconcileTasksMessage> missing;
+      for (const TaskRecord* task : slave.tasks) {
+        if (isTerminalState(task->task.state())) continue;
+        const std::string& frameworkId = task->framework->id.value();
+        if (reported.count(frameworkId + "/" + task->task.task_id().value())) continue;
+        ReconcileTasksMessage& lost = missing[frameworkId];
+        *lost.mutable_framework_id() = task->framework->id;
+        *lost.add_statuses() = task->latest;
+      }
+      for (auto& [frameworkId, lost] : missing) {
+        LOG(WARNING) << "Slave " << slave.id.value() << " re-registered without "
+                     << lost.statuses_size() << " task(s) of framework " << frameworkId
+                     << " that this master knows there";
+        *reply.add_reconciliations() = std::move(lost);
+      }
+    }
     send(from, std::move(reply));
   };
   Slave* s = slave(info.id().value());
@@ -107,9 +132,10 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     VLOG(1) << "Slave " << s->id.value() << " at " << from << " re-registered already";
     s->missedPings = 0;
     s->pongPending = false;
-    answer(*s);
+    answer(*s, false);
     return;
   }
+  const bool known = s != nullptr;
   if (s != nullptr) {
     if (s->pid != from) registry_.setPid(*s, from);
     link(from);  // a broken connection took the old link with it
@@ -168,7 +194,7 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
              std::move(used));
   }
   answerDeferred(*s);
-  answer(*s);
+  answer(*s, known);
 }
 
 void Master::unregisterSlave(const UPID& from, const UnregisterSlaveMessage& message) {

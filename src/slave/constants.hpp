@@ -28,9 +28,6 @@ constexpr double kDiskReserveMB = 5120;    // when the disk has 10 GB or more
 // Ports offered when --resources names none.
 constexpr const char* kDefaultPorts = "[31000-32000]";
 
-// The executor's recovery timeout advertised in MESOS_RECOVERY_TIMEOUT.
-constexpr const char* kRecoveryTimeout = "15mins";
-
 // When the slave stops, its executors' containers get SIGTERM, then SIGKILL
 // after this long (or --executor_shutdown_grace_period when shorter); the
 // slave then waits at most kTeardownKillWait for them to be gone.

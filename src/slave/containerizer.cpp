@@ -104,11 +104,28 @@ ResourceStatistics Containerizer::usage(const ContainerID& containerId,
   return statistics;
 }
 
+std::optional<std::vector<pid_t>> Containerizer::tracked(const ContainerID& containerId) {
+  for (const auto& isolator : isolators_) {
+    if (auto pids = isolator->processes(containerId)) return pids;
+  }
+  return std::nullopt;
+}
+
 void Containerizer::kill(const ContainerID& containerId, pid_t pid, int signal) {
   std::lock_guard<std::mutex> lock(mutex_);
-  launcher_->kill(pid, signal);
-  if (signal != SIGKILL) return;
-  killInIsolators(containerId);
+  signalAll(containerId, pid, signal);
+  if (signal == SIGKILL) killInIsolators(containerId);
+}
+
+bool Containerizer::signalAll(const ContainerID& containerId, pid_t pid, int signal) {
+  // Signalled directly first, even when an isolator then kills what is
+  // left: a process an OOM stalls (v1, memory.oom_control) cannot be
+  // frozen, but SIGKILL ends it.
+  if (auto pids = tracked(containerId)) {
+    for (pid_t member : *pids) ::kill(member, signal);
+    return !pids->empty();
+  }
+  return launcher_->kill(pid, signal);
 }
 
 std::optional<mesos::isolation::ContainerLimitation> Containerizer::limitation(
@@ -120,15 +137,15 @@ std::optional<mesos::isolation::ContainerLimitation> Containerizer::limitation(
   return std::nullopt;
 }
 
-bool Containerizer::running(pid_t pid) {
+bool Containerizer::running(const ContainerID& containerId, pid_t pid) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (auto pids = tracked(containerId)) return !pids->empty();
   return launcher_->running(pid);
 }
 
 bool Containerizer::destroy(const ContainerID& containerId, pid_t pid) {
   std::lock_guard<std::mutex> lock(mutex_);
-  bool left = launcher_->running(pid);
-  if (left) launcher_->kill(pid, SIGKILL);
+  bool left = signalAll(containerId, pid, SIGKILL);
   killInIsolators(containerId);
   cleanUp(containerId, isolators_.size());
   return left;

@@ -58,16 +58,19 @@ class Containerizer {
   // holds. Stamped with the current time.
   ResourceStatistics usage(const ContainerID& containerId, const Resources& resources);
 
-  // Signals every process of the container `pid` leads (Launcher::kill); with
-  // SIGKILL also asks the isolators to kill what they can find of it.
+  // Signals every process of the container `pid` leads; with SIGKILL also
+  // asks the isolators to kill what they can find of it. The processes are
+  // those an isolator holds (Isolator::processes(): a cgroup), else those
+  // the launcher finds (Launcher::kill: a process-table scan).
   void kill(const ContainerID& containerId, pid_t pid, int signal);
 
   // The limit the container went past, if an isolator finds one now (see
   // Isolator::limitation()).
   std::optional<mesos::isolation::ContainerLimitation> limitation(const ContainerID& containerId);
 
-  // Whether a process of the container `pid` leads still runs.
-  bool running(pid_t pid);
+  // Whether a process of the container `pid` leads still runs (found as
+  // kill() finds them).
+  bool running(const ContainerID& containerId, pid_t pid);
 
   // The container's end: kills what is left of it (the launcher's
   // processes if any still run, then whatever the isolators find) and
@@ -76,6 +79,12 @@ class Containerizer {
   bool destroy(const ContainerID& containerId, pid_t pid);
 
  private:
+  // The container's processes, from the first isolator that holds them
+  // all; empty when none does. REQUIRES: mutex_ held.
+  std::optional<std::vector<pid_t>> tracked(const ContainerID& containerId);
+  // Sends `signal` to the container's processes, found as kill() says;
+  // whether there were any. REQUIRES: mutex_ held.
+  bool signalAll(const ContainerID& containerId, pid_t pid, int signal);
   // Every isolator's kill(); failures are logged. REQUIRES: mutex_ held, as
   // for cleanUp().
   void killInIsolators(const ContainerID& containerId);

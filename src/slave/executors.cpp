@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <set>
 #include <thread>
 
 #include <glog/logging.h>
@@ -148,6 +149,7 @@ void Slave::runTask(const UPID& from, const RunTaskMessage& message) {
     }
   }
 
+  checkpointTask(*executor, createTask(task, TASK_STAGING, frameworkId));
   if (executor->state == Executor::State::kRegistering) {
     executor->queuedTasks.push_back(task);
     resized(*executor);
@@ -192,6 +194,8 @@ Executor* Slave::launchExecutor(Framework* framework, const ExecutorInfo& info,
                << created.error().message;
     return nullptr;
   }
+  checkpointFramework(*framework);
+  checkpointExecutor(*framework, executor.get());
 
   LaunchSpec spec;
   spec.command = info.command();
@@ -211,6 +215,7 @@ Executor* Slave::launchExecutor(Framework* framework, const ExecutorInfo& info,
     return nullptr;
   }
   executor->osPid = *pid;
+  checkpointForkedPid(*executor);
   LOG(INFO) << "Launched " << describeExecutor(*executor) << " as process " << *pid << " in "
             << executor->directory;
 
@@ -266,7 +271,7 @@ std::map<std::string, std::string> Slave::executorEnvironment(const Framework& f
   env["MESOS_DIRECTORY"] = executor.directory;
   env["MESOS_SANDBOX"] = executor.directory;
   env["MESOS_CHECKPOINT"] = framework.info.checkpoint() ? "1" : "0";
-  env["MESOS_RECOVERY_TIMEOUT"] = kRecoveryTimeout;
+  env["MESOS_RECOVERY_TIMEOUT"] = mesos::flags::formatDuration(flags_.recovery_timeout);
   env["MESOS_EXECUTOR_SHUTDOWN_GRACE_PERIOD"] =
       mesos::flags::formatDuration(flags_.executor_shutdown_grace_period);
   if (executor.info.command().has_environment()) {
@@ -318,6 +323,7 @@ void Slave::registerExecutor(const UPID& from, const RegisterExecutorMessage& me
   executor->registrationTimer.reset();
   LOG(INFO) << "Executor " << executorId << " of framework " << frameworkId
             << " registered from " << from;
+  checkpointExecutorPid(*executor);
 
   ExecutorRegisteredMessage registered;
   *registered.mutable_executor_info() = executor->info;
@@ -349,6 +355,7 @@ void Slave::reregisterExecutor(const UPID& from, const ReregisterExecutorMessage
     send(from, std::move(shutdown));
     return;
   }
+  bool changed = executor->pid != from;
   executor->pid = from;
   if (executor->state == Executor::State::kRegistering) {
     executor->state = Executor::State::kRunning;
@@ -357,10 +364,45 @@ void Slave::reregisterExecutor(const UPID& from, const ReregisterExecutorMessage
   }
   LOG(INFO) << "Executor " << executorId << " of framework " << frameworkId
             << " re-registered from " << from;
+  if (changed) checkpointExecutorPid(*executor);
   ExecutorReregisteredMessage reregistered;
   *reregistered.mutable_slave_id() = info_.id();
   *reregistered.mutable_slave_info() = info_;
   send(from, std::move(reregistered));
+
+  if (executor->recovered) {
+    // Updates the executor sent while the slave was away (or whose
+    // acknowledgement it did not get): taken as if sent now; the status
+    // update manager drops those it already holds.
+    for (const StatusUpdate& update : message.updates()) {
+      StatusUpdateMessage resent;
+      *resent.mutable_update() = update;
+      resent.set_pid(from.toString());
+      statusUpdate(from, resent);
+    }
+    // A task checkpointed as launched that the executor does not know and
+    // that has no update never reached it (the slave died on the way).
+    std::set<std::string> known;
+    for (const TaskInfo& task : message.tasks()) known.insert(task.task_id().value());
+    for (const StatusUpdate& update : message.updates()) {
+      known.insert(update.status().task_id().value());
+    }
+    std::vector<TaskID> lost;
+    for (const auto& [taskId, task] : executor->launchedTasks) {
+      if (task.state() == TASK_STAGING && task.statuses_size() == 0 && !known.count(taskId)) {
+        lost.push_back(task.task_id());
+      }
+    }
+    for (const TaskID& taskId : lost) {
+      LOG(WARNING) << "Task " << taskId.value() << " never reached its executor " << executorId
+                   << " before the slave restarted: TASK_LOST";
+      sendSlaveUpdate(fw->id, &message.executor_id(), taskId, TASK_LOST,
+                      TaskStatus::REASON_SLAVE_RESTARTED,
+                      "Task was launched while the slave restarted and never reached its "
+                      "executor");
+    }
+    resized(*executor);
+  }
 
   std::vector<TaskInfo> queued;
   queued.swap(executor->queuedTasks);
@@ -511,7 +553,7 @@ void Slave::destroyContainers(const std::vector<std::pair<ContainerID, pid_t>>& 
   using Clock = std::chrono::steady_clock;
   auto anyRunning = [&] {
     for (const auto& [id, pid] : containers) {
-      if (containerizer_->running(pid)) return true;
+      if (containerizer_->running(id, pid)) return true;
     }
     return false;
   };
@@ -555,12 +597,20 @@ void Slave::registrationTimeout(FrameworkID frameworkId, ExecutorID executorId,
   if (executor == nullptr || executor->containerId.value() != containerId.value()) return;
   executor->registrationTimer.reset();
   if (executor->state != Executor::State::kRegistering) return;
-  LOG(WARNING) << "Killing " << describeExecutor(*executor) << ": it did not register within "
-               << mesos::flags::formatDuration(flags_.executor_registration_timeout);
+  // An executor taken over after a restart re-registers (within its own
+  // timeout); a new one registers.
+  const bool recovered = executor->recovered;
+  const std::string why =
+      recovered ? "did not re-register within " +
+                      mesos::flags::formatDuration(flags_.executor_reregistration_timeout) +
+                      " of the slave's restart"
+                : "did not register within " +
+                      mesos::flags::formatDuration(flags_.executor_registration_timeout);
+  LOG(WARNING) << "Killing " << describeExecutor(*executor) << ": it " << why;
   executor->state = Executor::State::kTerminating;
-  executor->killReason = TaskStatus::REASON_EXECUTOR_REGISTRATION_TIMEOUT;
-  executor->killMessage = "Executor did not register within " +
-                          mesos::flags::formatDuration(flags_.executor_registration_timeout);
+  executor->killReason = recovered ? TaskStatus::REASON_EXECUTOR_REREGISTRATION_TIMEOUT
+                                   : TaskStatus::REASON_EXECUTOR_REGISTRATION_TIMEOUT;
+  executor->killMessage = "Executor " + why;
   containerizer_->kill(executor->containerId, executor->osPid, SIGKILL);
 }
 
@@ -622,6 +672,7 @@ void Slave::executorTerminated(Framework* fw, Executor* executor, int status) {
   executor->shutdownTimer.reset();
   executor->state = Executor::State::kTerminated;
   metrics_.executorsTerminated++;
+  checkpointCompleted(*executor);
 
   if (!fw->terminating) {
     // Unfinished tasks: TASK_FAILED when the slave killed the executor or it
@@ -660,6 +711,7 @@ void Slave::removeExecutor(Framework* fw, Executor* executor) {
   auto it = fw->executors.find(executor->info.executor_id().value());
   if (it == fw->executors.end() || it->second.get() != executor) return;
   VLOG(1) << "Removing " << describeExecutor(*executor);
+  scheduleRemoval(*executor);
   fw->completedExecutors.push_back(std::move(it->second));
   fw->executors.erase(it);
   while (fw->completedExecutors.size() > kMaxCompletedExecutorsPerFramework) {
@@ -744,6 +796,35 @@ void Slave::executorMessage(const UPID& from, const ExecutorToFrameworkMessage& 
   } else if (master_) {
     send(*master_, std::move(out));
   }
+}
+
+}  // namespace mesos::internal::slave
+
+namespace mesos::internal::slave {
+
+void Slave::scheduleRemoval(const Executor& executor) {
+  auto delay = std::chrono::duration_cast<process::Duration>(flags_.gc_delay);
+  std::string directory = executor.directory;
+  process::dispatch(gc_.pid(), &GarbageCollector::schedule, delay, directory)
+      .then(self(), [this, directory](const process::Nothing&) { sandboxRemoved(directory); });
+  if (!executor.metaPath.empty()) {
+    process::dispatch(gc_.pid(), &GarbageCollector::schedule, delay, executor.metaPath);
+  }
+}
+
+void Slave::sandboxRemoved(const std::string& directory) {
+  VLOG(1) << "Removed sandbox " << directory;
+  if (files_) process::dispatch(process::Pid<Files>(files_), &Files::detach, directory);
+  auto forget = [&](Framework& fw) {
+    auto& done = fw.completedExecutors;
+    done.erase(std::remove_if(done.begin(), done.end(),
+                              [&](const std::unique_ptr<Executor>& executor) {
+                                return executor->directory == directory;
+                              }),
+               done.end());
+  };
+  for (auto& [id, fw] : frameworks_) forget(*fw);
+  for (auto& fw : completedFrameworks_) forget(*fw);
 }
 
 }  // namespace mesos::internal::slave

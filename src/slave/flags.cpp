@@ -126,6 +126,35 @@ Flags::Flags() {
       "Run tasks as their CommandInfo.user (accepted for compatibility; tasks run as the slave's "
       "user)",
       true);
+  add(&recover, "recover",
+      "What a restarted slave does with the executors of checkpointing frameworks an earlier "
+      "run left: 'reconnect' (take them over and re-register with the master under the same "
+      "slave id) or 'cleanup' (kill them all and register as a new slave)",
+      std::string("reconnect"));
+  add(&recovery_timeout, "recovery_timeout",
+      "How long the executors of checkpointing frameworks wait for a restarted slave to "
+      "reconnect before they exit",
+      mesos::flags::Duration(15min));
+  add(&strict, "strict",
+      "Whether an unreadable checkpoint (corrupt, truncated, missing) stops the slave from "
+      "starting (naming the file); false recovers what it can and says what it skipped",
+      true);
+  add(&executor_reregistration_timeout, "executor_reregistration_timeout",
+      "How long a restarted slave waits for the executors it reconnects to to re-register "
+      "before it kills them",
+      mesos::flags::Duration(2s));
+  add(&gc_delay, "gc_delay",
+      "How long the sandboxes of finished executors are kept before they are removed (sooner "
+      "when the disk fills up: see --gc_disk_headroom)",
+      mesos::flags::Duration(std::chrono::hours(24 * 7)));
+  add(&disk_watch_interval, "disk_watch_interval",
+      "How often the disk holding --work_dir is measured, to remove old sandboxes sooner as it "
+      "fills up",
+      mesos::flags::Duration(1min));
+  add(&gc_disk_headroom, "gc_disk_headroom",
+      "Fraction of the disk kept free: sandboxes are kept for --gc_delay * max(0, 1 - "
+      "gc_disk_headroom - disk usage)",
+      0.1);
   add(&fetcher_cache_size, "fetcher_cache_size",
       "Bound on the bytes the fetcher cache keeps (URIs fetched with cache=true); the least "
       "recently used files go first when it is full. 0B: nothing is cached",
@@ -161,6 +190,24 @@ Result<void> Flags::validate() const {
   }
   if (registration_backoff_factor <= mesos::flags::Duration::zero()) {
     return Error{"--registration_backoff_factor must be positive (e.g. 1secs)"};
+  }
+  if (recover != "reconnect" && recover != "cleanup") {
+    return Error{"--recover: '" + recover + "' is not 'reconnect' or 'cleanup'"};
+  }
+  if (recovery_timeout <= mesos::flags::Duration::zero()) {
+    return Error{"--recovery_timeout must be positive (e.g. 15mins)"};
+  }
+  if (executor_reregistration_timeout <= mesos::flags::Duration::zero()) {
+    return Error{"--executor_reregistration_timeout must be positive (e.g. 2secs)"};
+  }
+  if (gc_delay < mesos::flags::Duration::zero()) {
+    return Error{"--gc_delay may not be negative (e.g. 1weeks)"};
+  }
+  if (disk_watch_interval <= mesos::flags::Duration::zero()) {
+    return Error{"--disk_watch_interval must be positive (e.g. 1mins)"};
+  }
+  if (!(gc_disk_headroom >= 0.0 && gc_disk_headroom <= 1.0)) {
+    return Error{"--gc_disk_headroom must be between 0.0 and 1.0 (e.g. 0.1)"};
   }
   if (work_dir.empty()) {
     return Error{"--work_dir may not be empty (e.g. --work_dir=/var/lib/mesos)"};

@@ -39,6 +39,15 @@ struct Flags : mesos::flags::FlagSet {
   mesos::flags::Duration registration_backoff_factor;
   mesos::flags::Duration zk_session_timeout;
   bool switch_user;
+  // Recovery after a restart (docs/recovery.md).
+  std::string recover;  // "reconnect" or "cleanup"
+  mesos::flags::Duration recovery_timeout;
+  bool strict;
+  mesos::flags::Duration executor_reregistration_timeout;
+  // Sandbox garbage collection.
+  mesos::flags::Duration gc_delay;
+  mesos::flags::Duration disk_watch_interval;
+  double gc_disk_headroom;
   // The fetcher (docs/fetcher.md).
   mesos::flags::Bytes fetcher_cache_size;
   std::string fetcher_cache_dir;

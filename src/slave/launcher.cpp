@@ -99,8 +99,8 @@ Result<pid_t> PosixLauncher::launch(const LaunchSpec& spec) {
   return pid;
 }
 
-void PosixLauncher::kill(pid_t pid, int signal) {
-  if (pid <= 0) return;
+bool PosixLauncher::kill(pid_t pid, int signal) {
+  if (pid <= 0) return false;
   // Looks again until a scan finds no process that was not signalled yet:
   // a child forked while a scan ran is missing from it, but is there for
   // the next (a fork that a fatal signal interrupts never completes).
@@ -110,8 +110,7 @@ void PosixLauncher::kill(pid_t pid, int signal) {
     std::vector<ProcessEntry> table = processTable();
     if (table.empty()) {
       // No /proc to look at: the process group is the best left.
-      ::kill(-pid, signal);
-      return;
+      return ::kill(-pid, signal) == 0;
     }
     bool found = false;
     for (const ProcessEntry* member : containerMembers(table, pid)) {
@@ -123,8 +122,9 @@ void PosixLauncher::kill(pid_t pid, int signal) {
                       << " of the container of process " << pid;
       }
     }
-    if (!found) return;
+    if (!found) break;
   }
+  return !signalled.empty();
 }
 
 bool PosixLauncher::running(pid_t pid) {

@@ -46,8 +46,9 @@ class Launcher {
   // group it moved to, and, while `pid` itself still runs, every descendant
   // with the sessions and groups they made. Still reaches what is left after
   // `pid` exited and was reaped (its session outlives it). Harmless if they
-  // are all gone. Scans the process table: a few milliseconds.
-  virtual void kill(pid_t pid, int signal) = 0;
+  // are all gone. Scans the process table: a few milliseconds. Returns
+  // whether it found any process to signal.
+  virtual bool kill(pid_t pid, int signal) = 0;
 
   // Whether any process of the container `pid` leads (as kill() finds them)
   // still runs; zombies do not count.
@@ -57,7 +58,7 @@ class Launcher {
 class PosixLauncher : public Launcher {
  public:
   Result<pid_t> launch(const LaunchSpec& spec) override;
-  void kill(pid_t pid, int signal) override;
+  bool kill(pid_t pid, int signal) override;
   bool running(pid_t pid) override;
 };
 

@@ -1,6 +1,7 @@
 #include "slave/reaper.hpp"
 
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -51,6 +52,12 @@ Reaper& Reaper::instance() {
 Reaper::Reaper() {
   wakeFd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   PCHECK(wakeFd_ >= 0) << "eventfd";
+  epollFd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  PCHECK(epollFd_ >= 0) << "epoll_create1";
+  epoll_event wake{};
+  wake.events = EPOLLIN;
+  wake.data.u64 = 0;
+  PCHECK(::epoll_ctl(epollFd_, EPOLL_CTL_ADD, wakeFd_, &wake) == 0) << "epoll_ctl";
   thread_ = std::thread([this] { loop(); });
   thread_.detach();
 }
@@ -65,62 +72,85 @@ void Reaper::watch(pid_t pid, Callback callback) {
   (void)n;
 }
 
+bool Reaper::check(Watch& watch) {
+  int status = 0;
+  pid_t result;
+  do {
+    result = ::waitpid(watch.pid, &status, WNOHANG);
+  } while (result < 0 && errno == EINTR);
+  if (result == 0) return false;
+  if (result < 0) {
+    if (errno == ECHILD && running(watch)) return false;  // not ours to reap: watched until it ends
+    if (errno != ECHILD) {
+      LOG(WARNING) << "Reaper: cannot reap process " << watch.pid << ": " << std::strerror(errno);
+    }
+    status = -1;
+  }
+  if (watch.pidfd >= 0) ::close(watch.pidfd);  // which takes it out of the epoll set
+  watch.pidfd = -1;
+  watch.callback(status);
+  return true;
+}
+
 void Reaper::loop() {
-  std::vector<Watch> watches;
-  std::vector<pollfd> fds;
+  std::map<uint64_t, Watch> watches;  // with a pidfd, by key
+  std::vector<Watch> polled;          // without one: looked at every interval
+  uint64_t nextKey = 1;
+  constexpr int kBatch = 64;
+  epoll_event events[kBatch];
   for (;;) {
+    std::vector<Watch> added;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      for (Watch& watch : added_) watches.push_back(std::move(watch));
-      added_.clear();
+      added.swap(added_);
     }
-
-    fds.clear();
-    fds.push_back(pollfd{wakeFd_, POLLIN, 0});
-    bool polling = false;
-    for (const Watch& watch : watches) {
-      if (watch.pidfd >= 0) {
-        fds.push_back(pollfd{watch.pidfd, POLLIN, 0});
-      } else {
-        polling = true;
-      }
-    }
-    int ready = ::poll(fds.data(), fds.size(), polling ? kPollIntervalMs : -1);
-    if (ready < 0 && errno != EINTR) {
-      PLOG(ERROR) << "Reaper: poll failed";
-      ::usleep(kPollIntervalMs * 1000);
-    }
-    if (fds[0].revents & POLLIN) {
-      uint64_t count = 0;
-      ssize_t n = ::read(wakeFd_, &count, sizeof(count));
-      (void)n;
-    }
-
-    // Check every watched child without blocking: a pidfd being readable is
-    // only a hint, and children without one are polled.
-    for (size_t i = 0; i < watches.size();) {
-      int status = 0;
-      pid_t result = ::waitpid(watches[i].pid, &status, WNOHANG);
-      if (result == 0) {
-        ++i;
+    for (Watch& watch : added) {
+      // Looked at once at once: it may have ended before its pidfd opened.
+      if (check(watch)) continue;
+      if (watch.pidfd < 0) {
+        polled.push_back(std::move(watch));
         continue;
       }
-      if (result < 0) {
-        if (errno == EINTR) continue;
-        if (errno == ECHILD && running(watches[i])) {
-          ++i;  // not ours to reap: watched until it ends
-          continue;
-        }
-        if (errno != ECHILD) {
-          LOG(WARNING) << "Reaper: cannot reap process " << watches[i].pid << ": "
-                       << std::strerror(errno);
-        }
-        status = -1;
+      uint64_t key = nextKey++;
+      epoll_event event{};
+      event.events = EPOLLIN;
+      event.data.u64 = key;
+      if (::epoll_ctl(epollFd_, EPOLL_CTL_ADD, watch.pidfd, &event) != 0) {
+        PLOG(WARNING) << "Reaper: cannot wait on process " << watch.pid << "; polling it";
+        ::close(watch.pidfd);
+        watch.pidfd = -1;
+        polled.push_back(std::move(watch));
+        continue;
       }
-      Watch done = std::move(watches[i]);
-      watches.erase(watches.begin() + static_cast<std::ptrdiff_t>(i));
-      if (done.pidfd >= 0) ::close(done.pidfd);
-      done.callback(status);
+      watches.emplace(key, std::move(watch));
+    }
+
+    int ready = ::epoll_wait(epollFd_, events, kBatch, polled.empty() ? -1 : kPollIntervalMs);
+    if (ready < 0) {
+      if (errno != EINTR) {
+        PLOG(ERROR) << "Reaper: epoll_wait failed";
+        ::usleep(kPollIntervalMs * 1000);
+      }
+      ready = 0;
+    }
+    for (int i = 0; i < ready; ++i) {
+      uint64_t key = events[i].data.u64;
+      if (key == 0) {
+        uint64_t count = 0;
+        (void)!::read(wakeFd_, &count, sizeof(count));
+        continue;
+      }
+      // A readable pidfd: the process has exited (for a child, waitpid()
+      // then reaps it without waiting).
+      auto it = watches.find(key);
+      if (it != watches.end() && check(it->second)) watches.erase(it);
+    }
+    for (size_t i = 0; i < polled.size();) {
+      if (check(polled[i])) {
+        polled.erase(polled.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
     }
   }
 }

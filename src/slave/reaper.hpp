@@ -6,9 +6,11 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <functional>
-#include <string>
+#include <map>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -43,12 +45,18 @@ class Reaper {
 
   Reaper();
   void loop();
+  // Whether the watched process ended; if so, reports it (once).
+  static bool check(Watch& watch);
   // Whether a process that is not our child still runs.
   static bool running(const Watch& watch);
 
   std::mutex mutex_;
   std::vector<Watch> added_;  // handed from watch() to the thread
-  int wakeFd_ = -1;           // eventfd that interrupts the thread's poll()
+  int wakeFd_ = -1;           // eventfd that wakes the thread
+  // The thread waits on the pidfds in here (key: the watch's number in
+  // the thread's own map) and on wakeFd_ (key 0): an exit costs one
+  // waitpid(), however many processes are watched.
+  int epollFd_ = -1;
   std::thread thread_;
 };
 

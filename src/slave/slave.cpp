@@ -46,7 +46,7 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
     if (!attributes) return attributes.error();
     *info.mutable_attributes() = *attributes;
   }
-  info.set_checkpoint(false);
+  info.set_checkpoint(true);  // checkpointing frameworks are recovered (docs/recovery.md)
 
   if (!options.launcher) options.launcher = std::make_unique<PosixLauncher>();
   auto limitationTarget = std::make_shared<process::UPID>();
@@ -64,13 +64,13 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
   auto containerizer = std::make_unique<Containerizer>(
       std::move(options.launcher), std::move(isolators).value(),
       launcherBinaryPath(flags.launcher_dir, kLaunchHelper));
-  // No container of an earlier run is kept yet (recovery is issue 12): the
-  // isolators destroy what they find of them.
-  if (auto recovered = containerizer->recover({}); !recovered) {
-    return Error{"--isolation: " + recovered.error().message};
-  }
+  // The executors an earlier run left are taken over (or killed); the
+  // isolators destroy what they find of the rest.
+  auto recovered = recoverCheckpoints(flags, &info, containerizer.get());
+  if (!recovered) return recovered.error();
   return std::unique_ptr<Slave>(new Slave(flags, std::move(options), std::move(info),
-                                          std::move(containerizer), std::move(limitationTarget)));
+                                          std::move(containerizer), std::move(limitationTarget),
+                                          std::move(recovered).value()));
 }
 
 namespace {
@@ -87,7 +87,8 @@ std::optional<UPID> plainPid(const std::optional<UPID>& pid) {
 
 Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
              std::unique_ptr<Containerizer> containerizer,
-             std::shared_ptr<process::UPID> limitationTarget)
+             std::shared_ptr<process::UPID> limitationTarget,
+             std::optional<Recovered> recovered)
     : Actor(process::generateId("slave")),
       flags_(flags),
       master_(plainPid(options.master)),
@@ -95,7 +96,9 @@ Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
       files_(std::move(options.files)),
       containerizer_(std::move(containerizer)),
       limitationTarget_(std::move(limitationTarget)),
-      info_(std::move(info)) {}
+      info_(std::move(info)),
+      keepCheckpointedExecutors_(options.keepCheckpointedExecutors),
+      recovered_(std::move(recovered)) {}
 
 Slave::~Slave() = default;
 
@@ -129,6 +132,12 @@ void Slave::initialize() {
     process::dispatch(me, &Slave::forwardStatusUpdate, update);
   });
   monitor_ = runtime().spawn<Monitor>(containerizer_);
+  gc_ = runtime().spawn<GarbageCollector>();
+  process::dispatch(gc_.pid(), &GarbageCollector::watchDisk, flags_.work_dir,
+                    std::chrono::duration_cast<process::Duration>(flags_.disk_watch_interval),
+                    std::chrono::duration_cast<process::Duration>(flags_.gc_delay),
+                    flags_.gc_disk_headroom);
+  recover();
 
   LOG(INFO) << "Slave " << self() << " started on " << info_.hostname() << " with resources "
             << Resources(info_.resources()).toString() << "; work directory " << flags_.work_dir;
@@ -194,9 +203,17 @@ void Slave::detected(const std::optional<MasterInfo>& leader) {
 void Slave::finalize() {
   // Executors and everything they started do not outlive a stopped slave:
   // nothing would reap them or report their tasks, and without checkpointing
-  // no later slave can take them over.
+  // no later slave can take them over. A checkpointing framework's do, for
+  // the next slave on this work directory, unless the master shut this one
+  // down.
   std::vector<std::pair<ContainerID, pid_t>> containers;
   for (auto& [frameworkId, framework] : frameworks_) {
+    if (framework->info.checkpoint() && keepCheckpointedExecutors_ &&
+        state_ != State::kTerminating) {
+      LOG(INFO) << "Leaving the executors of checkpointing framework " << frameworkId
+                << " running, for the next slave to take over";
+      continue;
+    }
     for (auto& [executorId, executor] : framework->executors) {
       if (executor->state == Executor::State::kTerminated) continue;
       if (executor->pid) {
@@ -211,6 +228,7 @@ void Slave::finalize() {
   destroyContainers(containers);
   statusUpdateManager_.reset();
   monitor_.reset();
+  gc_.reset();
   LOG(INFO) << "Slave " << self() << " stopped";
 }
 
@@ -291,6 +309,7 @@ void Slave::registered(const UPID& from, const SlaveRegisteredMessage& message) 
       registrationTimer_.reset();
       LOG(INFO) << "Registered with master " << from << "; given slave ID "
                 << message.slave_id().value();
+      checkpointSlave();
       if (message.has_connection() && message.connection().has_total_ping_timeout_seconds()) {
         pingTimeout_ = std::chrono::duration_cast<process::Duration>(std::chrono::duration<double>(
             message.connection().total_ping_timeout_seconds()));
@@ -424,6 +443,7 @@ void Slave::updateFramework(const UPID& from, const UpdateFrameworkMessage& mess
   }
   LOG(INFO) << "Framework " << fw->id.value() << "'s scheduler is now "
             << (fw->pid ? fw->pid.toString() : "reached through the master");
+  checkpointFramework(*fw);
   // The scheduler is back (a failover of it or of the master): updates it
   // has not acknowledged go again now rather than at their next retry.
   if (state_ == State::kRunning) {

@@ -24,7 +24,9 @@
 #include "slave/containerizer.hpp"
 #include "slave/monitor.hpp"
 #include "slave/launcher.hpp"
+#include "slave/gc.hpp"
 #include "slave/machine.hpp"
+#include "slave/meta.hpp"
 #include "slave/metrics.hpp"
 #include "slave/state.hpp"
 #include "slave/status_update_manager.hpp"
@@ -50,6 +52,11 @@ struct SlaveOptions {
   std::unique_ptr<Launcher> launcher;
   // Machine numbers to derive resources from; none: measured.
   std::optional<MachineFacts> machine;
+  // Whether the executors of checkpointing frameworks outlive the slave
+  // when it stops without being told to shut down (Apache's behaviour, for
+  // a restart or upgrade: the next slave on this --work_dir takes them
+  // over). False kills them, as for any other framework (mesos-local).
+  bool keepCheckpointedExecutors = true;
 };
 
 class Slave : public process::Actor {
@@ -78,8 +85,44 @@ class Slave : public process::Actor {
  private:
   enum class State { kDisconnected, kRunning, kTerminating };
 
+  // What recovery found at start-up: the checkpoints, and the containers
+  // whose executors still run (taken over) by container id.
+  struct Recovered {
+    meta::SlaveState state;
+    std::map<std::string, pid_t> live;
+  };
+
   Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
-        std::unique_ptr<Containerizer> containerizer, std::shared_ptr<process::UPID> limitationTarget);
+        std::unique_ptr<Containerizer> containerizer, std::shared_ptr<process::UPID> limitationTarget,
+        std::optional<Recovered> recovered);
+
+  // recovery.cpp: checkpoints and recovery (docs/recovery.md).
+  // At start-up, before the actor runs: reads the checkpoints of an earlier
+  // run, checks them against `info` (the slave's id goes into it), and has
+  // the containerizer keep the containers whose executors still run and
+  // destroy the rest. --recover=cleanup kills them all and forgets the
+  // earlier slave. Fails naming the file or the difference.
+  static Result<std::optional<Recovered>> recoverCheckpoints(const Flags& flags, SlaveInfo* info,
+                                                             Containerizer* containerizer);
+  // On the actor, before registering: rebuilds the frameworks, executors
+  // and tasks, reconnects the live executors, ends the dead ones, and
+  // queues the unacknowledged status updates again.
+  void recover();
+  void recoverExecutor(Framework* framework, const meta::ExecutorState& state,
+                       const std::map<std::string, pid_t>& live);
+  // Writes the slave's info and id (once registered), a framework's info
+  // and pid, an executor's info and run, a task, an executor's pid, the
+  // end of a run; each a no-op for a framework that does not checkpoint.
+  // A failure is logged: the slave goes on, less recoverable.
+  void checkpointSlave();
+  void checkpointFramework(const Framework& framework);
+  void checkpointExecutor(const Framework& framework, Executor* executor);
+  void checkpointForkedPid(const Executor& executor);
+  void checkpointTask(const Executor& executor, const Task& task);
+  void checkpointExecutorPid(const Executor& executor);
+  void checkpointCompleted(const Executor& executor);
+  // The log of a task's status update stream, or "" (not checkpointed).
+  std::string updatesLog(const FrameworkID& frameworkId, const TaskID& taskId) const;
 
   // slave.cpp: the master.
   void registered(const process::UPID& from, const SlaveRegisteredMessage& message);
@@ -132,6 +175,10 @@ class Slave : public process::Actor {
   // at most kTeardownGracePeriod plus kTeardownKillWait.
   void destroyContainers(const std::vector<std::pair<ContainerID, pid_t>>& containers);
   void removeExecutor(Framework* framework, Executor* executor);
+  // The executor's run is over: its sandbox (and checkpoints) go after
+  // --gc_delay, sooner as the disk fills up; then /files and /state forget it.
+  void scheduleRemoval(const Executor& executor);
+  void sandboxRemoved(const std::string& directory);
   void removeFramework(Framework* framework);
   Framework* framework(const std::string& frameworkId) const;
 
@@ -177,12 +224,16 @@ class Slave : public process::Actor {
 
   process::Spawned<StatusUpdateManager> statusUpdateManager_;
   process::Spawned<Monitor> monitor_;
+  process::Spawned<GarbageCollector> gc_;
 
   std::optional<process::TimerId> registrationTimer_;
   std::optional<process::TimerId> pingTimer_;
   std::optional<process::Duration> pingTimeout_;
 
   Metrics metrics_;
+
+  const bool keepCheckpointedExecutors_;
+  std::optional<Recovered> recovered_;  // until recover() has used it
 
   std::map<std::string, std::unique_ptr<Framework>> frameworks_;
   std::deque<std::unique_ptr<Framework>> completedFrameworks_;

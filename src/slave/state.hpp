@@ -47,6 +47,13 @@ struct Executor {
   std::optional<process::TimerId> registrationTimer;
   std::optional<process::TimerId> shutdownTimer;
 
+  // Checkpointing (docs/recovery.md): this run's directory under
+  // <work_dir>/meta, empty when the framework does not checkpoint.
+  std::string metaPath;
+  // Taken over from an earlier run of the slave: it re-registers
+  // (ReregisterExecutorMessage) instead of registering.
+  bool recovered = false;
+
   // Tasks the slave still has to see through (queued, running, or awaiting
   // the acknowledgement of their terminal update).
   bool incomplete() const {

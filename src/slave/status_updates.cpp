@@ -82,7 +82,7 @@ void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
   *ack.mutable_task_id() = status->task_id();
   ack.set_uuid(update.uuid());
   process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::update, update,
-                    std::string())
+                    updatesLog(update.framework_id(), status->task_id()))
       .then(self(), [this, executorPid, ack](const Result<void>& result) {
         if (!result) {
           LOG(WARNING) << "Status update for task " << ack.task_id().value() << " refused: "
@@ -152,7 +152,7 @@ void Slave::sendSlaveUpdate(const FrameworkID& frameworkId, const ExecutorID* ex
     countTerminalTask(state);  // a task that never reached an executor
   }
   process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::update, update,
-                    std::string())
+                    updatesLog(frameworkId, taskId))
       .then(self(), [taskId](const Result<void>& result) {
         if (!result) {
           LOG(WARNING) << "Status update for task " << taskId.value()

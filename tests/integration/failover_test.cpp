@@ -22,6 +22,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/processes.hpp"
+
 #include "messages.pb.h"
 #include "process/runtime.hpp"
 #include "support/cluster.hpp"
@@ -38,15 +40,22 @@ using namespace mesos::internal;
 
 // The pid of the process whose command line contains `marker`, or 0.
 pid_t findProcess(const std::string& marker) {
+  // The outermost match: a task's shell may have a subshell (same command
+  // line) for a while, and a scan may see either first.
+  std::map<pid_t, pid_t> matches;  // pid -> parent
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream file(entry.path() / "cmdline");
     std::string cmdline((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
-    if (cmdline.find(marker) != std::string::npos && cmdline.find("sh") == 0) {
-      return static_cast<pid_t>(std::stol(name));
-    }
+    if (cmdline.find(marker) == std::string::npos || cmdline.find("sh") != 0) continue;
+    pid_t pid = static_cast<pid_t>(std::stol(name));
+    auto process = mesos::internal::readProcess(pid);
+    if (process) matches[pid] = process->ppid;
+  }
+  for (const auto& [pid, parent] : matches) {
+    if (matches.count(parent) == 0) return pid;
   }
   return 0;
 }

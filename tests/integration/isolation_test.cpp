@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/processes.hpp"
+
 #include "isolation/cgroups/cgroups.hpp"
 #include "support/daemon.hpp"
 #include "support/subprocess.hpp"
@@ -101,10 +103,8 @@ class IsolationTest : public DaemonsFixture {
 
 // Whether `pid` is gone (or a zombie its parent has not reaped yet).
 bool dead(pid_t pid) {
-  std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
-  if (stat.empty()) return true;
-  size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+  auto process = mesos::internal::readProcess(pid);
+  return !process || process->zombie;
 }
 
 TEST_F(IsolationTest, ATaskPastItsMemoryLimitFailsWithTheMemoryReason) {

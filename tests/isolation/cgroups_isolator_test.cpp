@@ -186,7 +186,7 @@ TEST_F(CgroupsIsolatorTest, AMemoryHogIsStoppedAndReportedItsNeighbourRunsOn) {
   containerizer_->kill(id("hog"), hog, SIGKILL);
   ASSERT_TRUE(exits_["hog"].await(std::chrono::seconds(30)));
   EXPECT_TRUE(WIFSIGNALED(exits_["hog"].get()));
-  EXPECT_TRUE(containerizer_->running(neighbour));
+  EXPECT_TRUE(containerizer_->running(id("neighbour"), neighbour));
   EXPECT_FALSE(exits_["neighbour"].isReady());
   containerizer_->destroy(id("hog"), hog);
   EXPECT_FALSE(std::filesystem::exists(dir("hog", "memory")));

@@ -308,7 +308,7 @@ TEST_F(LxcIsolatorTest, AMemoryHogIsHeldAtItsLimitAndReported) {
   containerizer_->kill(containerId("hog"), hog.pid, SIGKILL);
   ASSERT_TRUE(hog.exit.await(std::chrono::seconds(30)));
   EXPECT_TRUE(WIFSIGNALED(hog.exit.get()));
-  EXPECT_TRUE(containerizer_->running(neighbour.pid));
+  EXPECT_TRUE(containerizer_->running(containerId("neighbour"), neighbour.pid));
   EXPECT_FALSE(neighbour.exit.isReady());
   containerizer_->destroy(containerId("hog"), hog.pid);
   EXPECT_EQ(leftovers("hog"), "");

@@ -121,7 +121,7 @@ TEST_F(ContainerizerTest, PosixUsageCountsTheWholeTreeAndTheLimitsComeFromResour
   EXPECT_TRUE(containerizer_->destroy(id("busy"), pid));
   ASSERT_TRUE(exits_["busy"].await(std::chrono::seconds(30)));
   EXPECT_TRUE(WIFSIGNALED(exits_["busy"].get()));
-  EXPECT_FALSE(containerizer_->running(pid));
+  EXPECT_FALSE(containerizer_->running(id("busy"), pid));
   EXPECT_FALSE(containerizer_->usage(id("busy"), resources).has_processes());
   launched_.clear();
 }

@@ -1,7 +1,7 @@
 #include "isolation/cgroups/cgroups_isolator.hpp"
 
 #include <dirent.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -97,6 +97,12 @@ CgroupsIsolator::CgroupsIsolator(CgroupsOptions options, cgroups::Layout layout,
       controllers_(std::move(controllers)) {
   wakeFd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   PCHECK(wakeFd_ >= 0) << "eventfd";
+  epollFd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  PCHECK(epollFd_ >= 0) << "epoll_create1";
+  epoll_event wake{};
+  wake.events = EPOLLIN;
+  wake.data.u64 = 0;
+  PCHECK(::epoll_ctl(epollFd_, EPOLL_CTL_ADD, wakeFd_, &wake) == 0) << "epoll_ctl";
   if (options_.subsystems.count("mem")) watcher_ = std::thread([this] { watchLoop(); });
 }
 
@@ -104,6 +110,7 @@ CgroupsIsolator::~CgroupsIsolator() {
   stopping_ = true;
   wake();
   if (watcher_.joinable()) watcher_.join();
+  ::close(epollFd_);
   ::close(wakeFd_);
 }
 
@@ -136,7 +143,8 @@ Result<void> CgroupsIsolator::recover(const std::map<std::string, pid_t>& known)
         if (oom) container.oom = std::make_unique<cgroups::OomWatcher>(std::move(oom).value());
       }
       std::lock_guard<std::mutex> lock(mutex_);
-      containers_.emplace(id, std::move(container));
+      auto [it, added] = containers_.emplace(id, std::move(container));
+      if (added) watchOom(id, it->second);
       continue;
     }
     LOG(INFO) << "Destroying the cgroups of container " << id << ", left by an earlier run";
@@ -145,7 +153,6 @@ Result<void> CgroupsIsolator::recover(const std::map<std::string, pid_t>& known)
                    destroyed.error().message};
     }
   }
-  wake();
   return {};
 }
 
@@ -174,14 +181,17 @@ Result<LaunchRequirements> CgroupsIsolator::prepare(const ContainerConfig& confi
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    containers_.erase(id);
-    containers_.emplace(id, std::move(container));
+    if (auto old = containers_.find(id); old != containers_.end()) {
+      forget(old->second);
+      containers_.erase(old);
+    }
+    auto it = containers_.emplace(id, std::move(container)).first;
+    watchOom(id, it->second);
   }
   if (auto sized = update(config.containerId, config.resources); !sized) {
     (void)cleanup(config.containerId);
     return sized.error();
   }
-  wake();
   LaunchRequirements requirements;
   for (const std::string& dir : cgroup->dirs()) requirements.joinFiles.push_back(dir + "/cgroup.procs");
   return requirements;
@@ -318,7 +328,7 @@ Result<void> CgroupsIsolator::kill(const ContainerID& containerId) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = containers_.find(containerId.value()); it != containers_.end()) {
       if (!it->second.limitation) (void)outOfMemory(it->first, it->second);
-      it->second.oom.reset();
+      forget(it->second);
     }
   }
   auto cgroup = cgroupOf(containerId.value());
@@ -329,9 +339,11 @@ Result<void> CgroupsIsolator::kill(const ContainerID& containerId) {
 Result<void> CgroupsIsolator::cleanup(const ContainerID& containerId) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    containers_.erase(containerId.value());
+    if (auto it = containers_.find(containerId.value()); it != containers_.end()) {
+      forget(it->second);
+      containers_.erase(it);
+    }
   }
-  wake();
   auto cgroup = cgroupOf(containerId.value());
   if (!cgroup) return cgroup.error();
   // Nothing runs in it any more (or destroy() says what does).
@@ -343,38 +355,68 @@ void CgroupsIsolator::wake() {
   (void)!::write(wakeFd_, &one, sizeof(one));
 }
 
-// Waits on every container's OOM watcher; a container that hit its limit
-// is reported once, with what it used and its limit.
+void CgroupsIsolator::watchOom(const std::string& id, Container& container) {
+  if (!container.oom) return;
+  // Keys, not descriptors, name watches: a descriptor closed meanwhile may
+  // be reused by the next container's watch.
+  container.key = nextKey_++;
+  watched_[container.key] = id;
+  epoll_event event{};
+  event.events = static_cast<uint32_t>(container.oom->pollEvents()) | EPOLLONESHOT;
+  event.data.u64 = container.key;
+  if (::epoll_ctl(epollFd_, EPOLL_CTL_ADD, container.oom->fd(), &event) != 0) {
+    PLOG(ERROR) << "Container " << id << ": cannot watch for OOM; its memory limit will "
+                << "only be noticed when its executor ends";
+  }
+}
+
+void CgroupsIsolator::forget(Container& container) {
+  watched_.erase(container.key);
+  container.key = 0;
+  container.oom.reset();  // closing its descriptor takes it out of epollFd_
+}
+
+// Waits on every container's OOM watch (epoll: a container coming or going
+// costs one call, not a rebuilt set); a container that hit its limit is
+// reported once, with what it used and its limit.
 void CgroupsIsolator::watchLoop() {
+  constexpr int kBatch = 64;
+  epoll_event events[kBatch];
   while (!stopping_) {
-    std::vector<pollfd> fds = {{wakeFd_, POLLIN, 0}};
-    std::vector<std::string> ids;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      for (const auto& [id, container] : containers_) {
-        if (!container.oom || container.limitation) continue;
-        fds.push_back({container.oom->fd(), container.oom->pollEvents(), 0});
-        ids.push_back(id);
-      }
-    }
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
+    int ready = ::epoll_wait(epollFd_, events, kBatch, -1);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       PLOG(ERROR) << "Cannot wait for OOM events; memory limits are no longer reported";
       return;
     }
-    if (fds[0].revents != 0) {
-      uint64_t count;
-      (void)!::read(wakeFd_, &count, sizeof(count));
-    }
-    for (size_t i = 1; i < fds.size(); ++i) {
-      if (fds[i].revents == 0) continue;
+    for (int i = 0; i < ready; ++i) {
+      const uint64_t key = events[i].data.u64;
+      if (key == 0) {
+        uint64_t count;
+        (void)!::read(wakeFd_, &count, sizeof(count));
+        continue;
+      }
       ContainerLimitation limitation;
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        auto it = containers_.find(ids[i - 1]);
-        if (it == containers_.end() || it->second.limitation) continue;
-        if (!outOfMemory(it->first, it->second)) continue;
-        limitation = *it->second.limitation;
+        auto watch = watched_.find(key);
+        if (watch == watched_.end()) continue;
+        auto it = containers_.find(watch->second);
+        if (it == containers_.end() || it->second.key != key || !it->second.oom) {
+          watched_.erase(watch);  // its descriptor is closed: epoll forgot it
+          continue;
+        }
+        Container& container = it->second;
+        if (container.limitation || !outOfMemory(it->first, container)) {
+          if (!container.limitation) {
+            epoll_event again{};
+            again.events = static_cast<uint32_t>(container.oom->pollEvents()) | EPOLLONESHOT;
+            again.data.u64 = key;
+            (void)::epoll_ctl(epollFd_, EPOLL_CTL_MOD, container.oom->fd(), &again);
+          }
+          continue;
+        }
+        limitation = *container.limitation;
       }
       LOG(WARNING) << "Container " << limitation.containerId.value() << ": "
                    << limitation.message;
@@ -402,6 +444,25 @@ bool CgroupsIsolator::outOfMemory(const std::string& id, Container& container) {
   limitation.resources = Resources(mem);
   container.limitation = std::move(limitation);
   return true;
+}
+
+std::optional<std::vector<pid_t>> CgroupsIsolator::processes(const ContainerID& containerId) {
+  cgroups::Cgroup cgroup;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = containers_.find(containerId.value());
+    if (it == containers_.end()) return std::nullopt;
+    cgroup = it->second.cgroup;
+  }
+  std::vector<std::string> dirs = cgroup.dirs();
+  if (dirs.empty()) return std::nullopt;
+  auto pids = cgroups::pids(dirs.front(), /*recursive=*/true);
+  if (!pids) {
+    // Gone: destroyed, so nothing runs in it.
+    if (::access(dirs.front().c_str(), F_OK) != 0) return std::vector<pid_t>{};
+    return std::nullopt;
+  }
+  return std::move(pids).value();
 }
 
 std::optional<ContainerLimitation> CgroupsIsolator::limitation(const ContainerID& containerId) {

@@ -52,11 +52,15 @@ class CgroupsIsolator : public mesos::isolation::Isolator {
   Result<void> cleanup(const ContainerID& containerId) override;
   std::optional<mesos::isolation::ContainerLimitation> limitation(
       const ContainerID& containerId) override;
+  // The pids in the container's cgroup and below (v1: its first
+  // hierarchy's; every hierarchy holds them all).
+  std::optional<std::vector<pid_t>> processes(const ContainerID& containerId) override;
 
  private:
   struct Container {
     cgroups::Cgroup cgroup;
     std::unique_ptr<cgroups::OomWatcher> oom;  // with cgroups/mem
+    uint64_t key = 0;  // its OOM watch's key in epollFd_ (0: none)
     uint64_t memLimit = 0;                     // bytes, as written
     uint64_t memWanted = 0;  // bytes, when a lower limit waits for usage to fall
     // The limit it went past, once found (by the watcher or limitation()).
@@ -68,6 +72,12 @@ class CgroupsIsolator : public mesos::isolation::Isolator {
   Result<cgroups::Cgroup> cgroupOf(const std::string& containerId) const;
   Result<void> setMemory(const std::string& id, Container& container, uint64_t bytes);
   void watchLoop();
+  // Adds the container's OOM watch to epollFd_, armed for one event (the
+  // watcher re-arms it). Closing the watch's descriptor removes it.
+  // REQUIRES: mutex_ held.
+  void watchOom(const std::string& id, Container& container);
+  // Stops watching the container for OOM. REQUIRES: mutex_ held.
+  void forget(Container& container);
   // Whether `container` ran out of memory since it was last looked at; if so
   // records its limitation. REQUIRES: mutex_ held.
   bool outOfMemory(const std::string& id, Container& container);
@@ -79,7 +89,10 @@ class CgroupsIsolator : public mesos::isolation::Isolator {
 
   std::mutex mutex_;  // guards containers_ (the watcher thread reads it)
   std::map<std::string, Container> containers_;
-  int wakeFd_ = -1;  // eventfd: the watcher looks at containers_ again
+  std::map<uint64_t, std::string> watched_;  // OOM watch key -> container id
+  uint64_t nextKey_ = 1;
+  int epollFd_ = -1;  // the OOM watches and wakeFd_ (key 0)
+  int wakeFd_ = -1;   // eventfd: the watcher stops
   std::atomic<bool> stopping_{false};
   std::thread watcher_;
 };
