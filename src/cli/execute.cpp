@@ -52,7 +52,16 @@ struct ExecuteFlags : flags::FlagSet {
         std::string("*"));
     add(&framework_name, "framework_name", "Name of the framework",
         std::string("mesos-execute instance"));
-    add(&checkpoint, "checkpoint", "Register as a checkpointing framework", false);
+    add(&checkpoint, "checkpoint",
+        "Register as a checkpointing framework: the task survives a restart of its slave",
+        false);
+    add(&uris, "uris",
+        "Files the slave fetches into the task's sandbox before it runs, comma-separated: "
+        "absolute paths, file://, http:// and https:// URIs; archives are extracted "
+        "(docs/fetcher.md)");
+    add(&user, "user",
+        "User the task runs as (CommandInfo.user; default: the framework's user, the one "
+        "running mesos-execute); the slave switches to it when it runs as root");
     add(&principal, "principal", "Principal of the framework");
     add(&timeout, "timeout",
         "Give up (status 1) when the task has not been launched this long after starting, "
@@ -78,6 +87,8 @@ struct ExecuteFlags : flags::FlagSet {
   std::string role;
   std::string framework_name;
   bool checkpoint;
+  std::optional<std::string> uris;
+  std::optional<std::string> user;
   std::optional<std::string> principal;
   std::optional<flags::Duration> timeout;
 };
@@ -314,6 +325,18 @@ class CommandScheduler : public Scheduler {
     task.mutable_task_id()->set_value(*flags_.name);
     task.mutable_slave_id()->CopyFrom(offer.slave_id());
     task.mutable_command()->set_value(*flags_.command);
+    if (flags_.user) task.mutable_command()->set_user(*flags_.user);
+    if (flags_.uris) {
+      std::string list = *flags_.uris;
+      for (size_t start = 0; start <= list.size();) {
+        size_t comma = list.find(',', start);
+        std::string uri = list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                        : comma - start);
+        if (!uri.empty()) task.mutable_command()->add_uris()->set_value(uri);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    }
     for (const auto& [name, value] : environment_) {
       auto* variable = task.mutable_command()->mutable_environment()->add_variables();
       variable->set_name(name);

@@ -60,6 +60,11 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
   }
   // The isolators' wrappers run outermost, around any the caller gave.
   prefix.insert(prefix.end(), spec.prefix.begin(), spec.prefix.end());
+  if (!spec.user.empty()) {
+    // Innermost: the wrappers (lxc-execute) need root; the executor not.
+    if (launchHelper_.empty()) return undo("launch", Error{"no launch helper to switch user"});
+    prefix.insert(prefix.end(), {launchHelper_, "--user=" + spec.user, "--"});
+  }
   spec.prefix = std::move(prefix);
   auto pid = launcher_->launch(spec);
   if (!pid) return undo("launch", pid.error());

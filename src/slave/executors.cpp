@@ -1,6 +1,8 @@
 // Tasks and the executor lifecycle: launching executors into sandboxes,
 // queueing tasks until the executor registers, killing tasks, shutting
 // executors down with grace, and reporting executors that exit.
+#include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -31,6 +34,39 @@ namespace mesos::internal::slave {
 using process::UPID;
 
 namespace {
+
+// Gives `directory` and everything below it to `user` (its uid and
+// primary group), creating the executor's stdout and stderr first so that
+// they are the user's too. Fails naming the user when no such user exists.
+Result<void> chownSandbox(const std::string& directory, const std::string& user) {
+  std::vector<char> buffer(16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  int error = ::getpwnam_r(user.c_str(), &entry, buffer.data(), buffer.size(), &found);
+  if (found == nullptr) {
+    if (error != 0) return Error{"cannot look up user '" + user + "': " + std::strerror(error)};
+    return Error{"user '" + user + "' does not exist on this slave (tasks run as their "
+                 "CommandInfo.user, else FrameworkInfo.user; see --switch_user)"};
+  }
+  for (const char* name : {"/stdout", "/stderr"}) {
+    int fd = ::open((directory + name).c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) ::close(fd);
+  }
+  auto own = [&](const std::string& path) -> Result<void> {
+    if (::lchown(path.c_str(), found->pw_uid, found->pw_gid) != 0) {
+      return Error{"cannot give " + path + " to user '" + user + "': " + std::strerror(errno)};
+    }
+    return {};
+  };
+  if (auto owned = own(directory); !owned) return owned;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(directory, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (auto owned = own(it->path().string()); !owned) return owned;
+  }
+  if (ec) return Error{"cannot walk " + directory + ": " + ec.message()};
+  return {};
+}
 
 std::string describeExecutor(const Executor& executor) {
   return "executor " + executor.info.executor_id().value() + " of framework " +
@@ -138,15 +174,16 @@ void Slave::runTask(const UPID& from, const RunTaskMessage& message) {
     return;
   }
   if (executor == nullptr) {
-    executor = launchExecutor(fw, executorInfo, command);
-    if (executor == nullptr) {
+    auto launched = launchExecutor(fw, executorInfo, command);
+    if (!launched) {
       sendSlaveUpdate(frameworkId, &executorInfo.executor_id(), task.task_id(), TASK_FAILED,
                       TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
-                      "Failed to launch executor " + executorInfo.executor_id().value() +
-                          " (see the slave's log)");
+                      "Failed to launch executor " + executorInfo.executor_id().value() + ": " +
+                          launched.error().message);
       if (fw->executors.empty()) removeFramework(fw);
       return;
     }
+    executor = *launched;
   }
 
   checkpointTask(*executor, createTask(task, TASK_STAGING, frameworkId));
@@ -173,12 +210,16 @@ ExecutorInfo Slave::commandExecutorInfo(const FrameworkID& frameworkId,
   command->set_shell(false);
   command->set_value(commandExecutorPath(flags_.launcher_dir));
   command->add_arguments(kCommandExecutor);
+  // The task's files are fetched into the executor's sandbox, where the
+  // task runs.
+  *command->mutable_uris() = task.command().uris();
+  if (task.command().has_user()) command->set_user(task.command().user());
   *info.mutable_resources() = Resources::parse(kCommandExecutorResources)->proto();
   return info;
 }
 
-Executor* Slave::launchExecutor(Framework* framework, const ExecutorInfo& info,
-                                bool commandExecutor) {
+Result<Executor*> Slave::launchExecutor(Framework* framework, const ExecutorInfo& info,
+                                        bool commandExecutor) {
   auto executor = std::make_unique<Executor>();
   executor->info = info;
   executor->frameworkId = framework->id;
@@ -192,54 +233,118 @@ Executor* Slave::launchExecutor(Framework* framework, const ExecutorInfo& info,
   if (!created) {
     LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": "
                << created.error().message;
-    return nullptr;
+    return created.error();
   }
   checkpointFramework(*framework);
   checkpointExecutor(*framework, executor.get());
 
-  LaunchSpec spec;
-  spec.command = info.command();
-  spec.directory = executor->directory;
-  spec.environment = executorEnvironment(*framework, *executor);
-  spec.stdoutPath = executor->directory + "/stdout";
-  spec.stderrPath = executor->directory + "/stderr";
-  mesos::isolation::ContainerConfig container;
-  container.containerId = executor->containerId;
-  container.frameworkId = framework->id;
-  container.executor = info;
-  container.directory = executor->directory;
-  container.resources = Resources(info.resources());
-  auto pid = containerizer_->launch(container, std::move(spec));
-  if (!pid) {
-    LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": " << pid.error().message;
-    return nullptr;
+  FrameworkID frameworkId = framework->id;
+  ExecutorID executorId = info.executor_id();
+  ContainerID containerId = executor->containerId;
+  if (info.command().uris_size() > 0) {
+    // Fetched first, off this actor; the executor starts once its files
+    // are in place (fetched()). The registration timeout covers both.
+    executor->fetching = true;
+    std::string user = info.command().has_user() ? info.command().user() : framework->info.user();
+    auto timeout =
+        std::chrono::duration_cast<process::Duration>(flags_.executor_registration_timeout);
+    LOG(INFO) << "Fetching " << info.command().uris_size() << " URI(s) for "
+              << describeExecutor(*executor) << " into " << executor->directory;
+    fetcher_
+        ->fetch(containerId.value(),
+                fetchPlan(flags_, info_.id(), info.command(), executor->directory, user), timeout)
+        .then(self(), [this, frameworkId, executorId,
+                       containerId](const Result<process::Nothing>& result) {
+          fetched(frameworkId, executorId, containerId, result);
+        });
+  } else if (auto started = startExecutor(executor.get(), *framework); !started) {
+    LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": "
+               << started.error().message;
+    return started.error();
   }
-  executor->osPid = *pid;
-  checkpointForkedPid(*executor);
-  LOG(INFO) << "Launched " << describeExecutor(*executor) << " as process " << *pid << " in "
-            << executor->directory;
-
   if (files_) {
     process::dispatch(process::Pid<Files>(files_), &Files::attach, executor->directory,
                       executor->directory);
   }
 
-  process::Pid<Slave> me(self());
-  FrameworkID frameworkId = framework->id;
-  ExecutorID executorId = info.executor_id();
-  ContainerID containerId = executor->containerId;
-  Reaper::instance().watch(*pid, [me, frameworkId, executorId, containerId](int status) {
-    process::dispatch(me, &Slave::executorExited, frameworkId, executorId, containerId, status);
-  });
   executor->registrationTimer =
       delay(std::chrono::duration_cast<process::Duration>(flags_.executor_registration_timeout),
             [this, frameworkId, executorId, containerId] {
               registrationTimeout(frameworkId, executorId, containerId);
             });
-
   Executor* raw = executor.get();
   framework->executors[info.executor_id().value()] = std::move(executor);
   return raw;
+}
+
+std::string Slave::executorUser(const Framework& framework, const ExecutorInfo& info) const {
+  if (!flags_.switch_user || ::geteuid() != 0) return "";
+  std::string user = info.command().has_user() ? info.command().user() : framework.info.user();
+  return user == "root" ? "" : user;
+}
+
+Result<void> Slave::startExecutor(Executor* executor, const Framework& framework) {
+  const ExecutorInfo& info = executor->info;
+  LaunchSpec spec;
+  spec.command = info.command();
+  spec.directory = executor->directory;
+  spec.environment = executorEnvironment(framework, *executor);
+  spec.stdoutPath = executor->directory + "/stdout";
+  spec.stderrPath = executor->directory + "/stderr";
+  spec.user = executorUser(framework, info);
+  if (!spec.user.empty()) {
+    // The sandbox is the user's, and so is whatever was fetched into it.
+    if (auto owned = chownSandbox(executor->directory, spec.user); !owned) return owned.error();
+  }
+  mesos::isolation::ContainerConfig container;
+  container.containerId = executor->containerId;
+  container.frameworkId = executor->frameworkId;
+  container.executor = info;
+  container.directory = executor->directory;
+  container.resources = executor->resources();
+  auto pid = containerizer_->launch(container, std::move(spec));
+  if (!pid) return pid.error();
+  executor->osPid = *pid;
+  checkpointForkedPid(*executor);
+  LOG(INFO) << "Launched " << describeExecutor(*executor) << " as process " << *pid << " in "
+            << executor->directory;
+
+  process::Pid<Slave> me(self());
+  FrameworkID frameworkId = executor->frameworkId;
+  ExecutorID executorId = info.executor_id();
+  ContainerID containerId = executor->containerId;
+  Reaper::instance().watch(*pid, [me, frameworkId, executorId, containerId](int status) {
+    process::dispatch(me, &Slave::executorExited, frameworkId, executorId, containerId, status);
+  });
+  return {};
+}
+
+void Slave::fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
+                    const Result<process::Nothing>& result) {
+  Framework* fw = framework(frameworkId.value());
+  Executor* executor = fw == nullptr ? nullptr : fw->executor(executorId.value());
+  if (executor == nullptr || executor->containerId.value() != containerId.value() ||
+      !executor->fetching) {
+    return;
+  }
+  executor->fetching = false;
+  std::optional<Error> failure;
+  if (!result) {
+    failure = result.error();
+  } else if (executor->state == Executor::State::kRegistering) {
+    if (auto started = startExecutor(executor, *fw); !started) failure = started.error();
+  }
+  if (!failure && executor->state == Executor::State::kRegistering) return;
+  if (failure) {
+    LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": " << failure->message;
+    if (!executor->killReason) {
+      executor->killReason = TaskStatus::REASON_CONTAINER_LAUNCH_FAILED;
+      executor->killMessage = failure->message;
+    }
+  }
+  // Failed, or shut down or timed out while fetching: it ends here, and
+  // its tasks with it.
+  executorTerminated(fw, executor, -1);
 }
 
 std::map<std::string, std::string> Slave::executorEnvironment(const Framework& framework,
@@ -536,6 +641,10 @@ void Slave::signalExecutor(FrameworkID frameworkId, ExecutorID executorId,
     return;
   }
   executor->shutdownTimer.reset();
+  if (executor->fetching) {
+    fetcher_->kill(containerId.value(), "the executor is shutting down");
+    return;
+  }
   LOG(INFO) << "Sending " << (signal == SIGKILL ? "SIGKILL" : "SIGTERM") << " to "
             << describeExecutor(*executor) << " (process group " << executor->osPid << ")";
   containerizer_->kill(executor->containerId, executor->osPid, signal);
@@ -611,6 +720,10 @@ void Slave::registrationTimeout(FrameworkID frameworkId, ExecutorID executorId,
   executor->killReason = recovered ? TaskStatus::REASON_EXECUTOR_REREGISTRATION_TIMEOUT
                                    : TaskStatus::REASON_EXECUTOR_REGISTRATION_TIMEOUT;
   executor->killMessage = "Executor " + why;
+  if (executor->fetching) {
+    fetcher_->kill(containerId.value(), "the executor registration timeout passed");
+    return;
+  }
   containerizer_->kill(executor->containerId, executor->osPid, SIGKILL);
 }
 

@@ -123,8 +123,9 @@ Flags::Flags() {
   add(&zk_session_timeout, "zk_session_timeout",
       "ZooKeeper session timeout, with --master=zk://...", mesos::flags::Duration(10s));
   add(&switch_user, "switch_user",
-      "Run tasks as their CommandInfo.user (accepted for compatibility; tasks run as the slave's "
-      "user)",
+      "Run each executor and its tasks as the CommandInfo.user, else the FrameworkInfo.user, "
+      "when the slave runs as root; the sandbox is given to that user, and a user this machine "
+      "does not have fails the task",
       true);
   add(&recover, "recover",
       "What a restarted slave does with the executors of checkpointing frameworks an earlier "

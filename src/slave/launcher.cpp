@@ -33,9 +33,9 @@ Error spawnError(const std::string& what, int error) {
 }  // namespace
 
 Result<pid_t> PosixLauncher::launch(const LaunchSpec& spec) {
-  Fd out(::open(spec.stdoutPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  Fd out(::open(spec.stdoutPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   if (out.get() < 0) return spawnError("cannot open '" + spec.stdoutPath + "'", errno);
-  Fd err(::open(spec.stderrPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  Fd err(::open(spec.stderrPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   if (err.get() < 0) return spawnError("cannot open '" + spec.stderrPath + "'", errno);
   Fd in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (in.get() < 0) return spawnError("cannot open /dev/null", errno);

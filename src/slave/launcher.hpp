@@ -23,12 +23,16 @@ struct LaunchSpec {
   mesos::CommandInfo command;  // shell (sh -c value) or value + arguments
   std::string directory;       // working directory; must exist
   std::map<std::string, std::string> environment;  // the child's whole environment
-  std::string stdoutPath;      // created/truncated; the child's stdout
+  std::string stdoutPath;      // the child's stdout: created, or appended to
   std::string stderrPath;
   // When not empty, the command runs under this wrapper: the process runs
   // prefix[0] with arguments prefix[1..], then the command's program and
   // its arguments (after argv[0]); a shell command as /bin/sh -c value.
   std::vector<std::string> prefix;
+  // When not empty, the executor runs as this user (its uid, gid and
+  // groups), switched to by the containerizer's launch helper just before
+  // the command; the launcher itself ignores it.
+  std::string user;
 };
 
 class Launcher {

@@ -68,6 +68,14 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
   // isolators destroy what they find of the rest.
   auto recovered = recoverCheckpoints(flags, &info, containerizer.get());
   if (!recovered) return recovered.error();
+  if (info.has_id()) {
+    // Cached files are not checked against their URIs: a new run of the
+    // slave fetches them again.
+    if (auto cleared = clearFetcherCache(fetcherCacheDirectory(flags.fetcher_cache_dir, info.id()));
+        !cleared) {
+      LOG(WARNING) << "Cannot clear the fetcher cache: " << cleared.error().message;
+    }
+  }
   return std::unique_ptr<Slave>(new Slave(flags, std::move(options), std::move(info),
                                           std::move(containerizer), std::move(limitationTarget),
                                           std::move(recovered).value()));
@@ -133,6 +141,8 @@ void Slave::initialize() {
   });
   monitor_ = runtime().spawn<Monitor>(containerizer_);
   gc_ = runtime().spawn<GarbageCollector>();
+  fetcher_ = std::make_unique<Fetcher>(launcherBinaryPath(flags_.launcher_dir, kFetcherHelper),
+                                       runtime().clock());
   process::dispatch(gc_.pid(), &GarbageCollector::watchDisk, flags_.work_dir,
                     std::chrono::duration_cast<process::Duration>(flags_.disk_watch_interval),
                     std::chrono::duration_cast<process::Duration>(flags_.gc_delay),
@@ -226,6 +236,7 @@ void Slave::finalize() {
     }
   }
   destroyContainers(containers);
+  fetcher_.reset();  // kills the fetches still running
   statusUpdateManager_.reset();
   monitor_.reset();
   gc_.reset();

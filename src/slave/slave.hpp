@@ -24,6 +24,7 @@
 #include "slave/containerizer.hpp"
 #include "slave/monitor.hpp"
 #include "slave/launcher.hpp"
+#include "slave/fetcher.hpp"
 #include "slave/gc.hpp"
 #include "slave/machine.hpp"
 #include "slave/meta.hpp"
@@ -149,7 +150,19 @@ class Slave : public process::Actor {
   void executorMessage(const process::UPID& from, const ExecutorToFrameworkMessage& message);
 
   ExecutorInfo commandExecutorInfo(const FrameworkID& frameworkId, const TaskInfo& task) const;
-  Executor* launchExecutor(Framework* framework, const ExecutorInfo& info, bool commandExecutor);
+  // Makes the executor's sandbox and starts it: at once, or once the
+  // fetcher has put its CommandInfo.uris in the sandbox (fetched()).
+  // Fails, naming the cause, when it cannot start at once (logged).
+  Result<Executor*> launchExecutor(Framework* framework, const ExecutorInfo& info,
+                                  bool commandExecutor);
+  // The user the executor runs as: its CommandInfo.user, else the
+  // framework's, when --switch_user and the slave runs as root; "" to run
+  // as the slave's user.
+  std::string executorUser(const Framework& framework, const ExecutorInfo& info) const;
+  // Launches the executor's process in its container.
+  Result<void> startExecutor(Executor* executor, const Framework& framework);
+  void fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
+               const Result<process::Nothing>& result);
   std::map<std::string, std::string> executorEnvironment(const Framework& framework,
                                                          const Executor& executor) const;
   void sendTaskToExecutor(const Framework& framework, Executor* executor, const TaskInfo& task);
@@ -225,6 +238,7 @@ class Slave : public process::Actor {
   process::Spawned<StatusUpdateManager> statusUpdateManager_;
   process::Spawned<Monitor> monitor_;
   process::Spawned<GarbageCollector> gc_;
+  std::unique_ptr<Fetcher> fetcher_;
 
   std::optional<process::TimerId> registrationTimer_;
   std::optional<process::TimerId> pingTimer_;

@@ -53,6 +53,8 @@ struct Executor {
   // Taken over from an earlier run of the slave: it re-registers
   // (ReregisterExecutorMessage) instead of registering.
   bool recovered = false;
+  // Its CommandInfo.uris are being fetched; it has no process yet.
+  bool fetching = false;
 
   // Tasks the slave still has to see through (queued, running, or awaiting
   // the acknowledgement of their terminal update).

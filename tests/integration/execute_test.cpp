@@ -2,11 +2,15 @@
 // mesos-slave processes. What it prints when no offer fits, --timeout, and
 // that --env, --role, --framework_name and --checkpoint reach the task and
 // the master. Real processes, so waits have generous real-time bounds.
+#include <pwd.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -159,6 +163,89 @@ TEST(ExecuteFlagsTest, BadFlagsGetOneLineAndStatusOne) {
     while (!err.empty() && err.back() == '\n') err.pop_back();
     EXPECT_EQ(std::string::npos, err.find('\n')) << flag << ": " << run.describe();
     EXPECT_NE(std::string::npos, err.find(named)) << flag << ": " << run.describe();
+  }
+}
+
+TEST_F(ExecuteTest, UrisAreFetchedIntoTheSandboxBeforeTheTaskRuns) {
+  // A tarball (extracted) and a script (copied), from this machine.
+  std::filesystem::create_directories(dir_ + "/pkg");
+  std::ofstream(dir_ + "/pkg/greeting.txt") << "hello from the archive\n";
+  std::ofstream(dir_ + "/run.sh") << "echo run.sh ran\n";
+  ChildResult tar = runChild({"/bin/tar", "czf", dir_ + "/pkg.tar.gz", "-C", dir_, "pkg"}, 30s);
+  ASSERT_TRUE(tar.exitedWith(0)) << tar.describe();
+
+  ChildResult run = execute({"--name=fetching", "--command=cat pkg/greeting.txt && sh run.sh",
+                             "--uris=" + dir_ + "/pkg.tar.gz,file://" + dir_ + "/run.sh",
+                             "--resources=cpus:0.1;mem:32"});
+  EXPECT_TRUE(run.exitedWith(0)) << run.describe();
+  std::string out, err;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_ + "/slave")) {
+    if (entry.path().filename() == "stdout") out += readFile(entry.path().string());
+    if (entry.path().filename() == "stderr") err += readFile(entry.path().string());
+  }
+  EXPECT_NE(std::string::npos, out.find("hello from the archive")) << out;
+  EXPECT_NE(std::string::npos, out.find("run.sh ran")) << out;
+  // The fetcher's progress is in the sandbox's stderr, before the task's.
+  EXPECT_NE(std::string::npos, err.find("mesos-fetcher: fetched")) << err;
+}
+
+TEST_F(ExecuteTest, AUriThatCannotBeFetchedFailsTheTaskNamingIt) {
+  ChildResult run = execute({"--name=unfetchable", "--command=true",
+                             "--uris=" + dir_ + "/missing.tar.gz",
+                             "--resources=cpus:0.1;mem:32"});
+  EXPECT_FALSE(run.exitedWith(0)) << run.describe();
+  EXPECT_NE(std::string::npos, run.out.find("TASK_FAILED")) << run.describe();
+  EXPECT_NE(std::string::npos, run.out.find("REASON_CONTAINER_LAUNCH_FAILED")) << run.describe();
+  EXPECT_NE(std::string::npos, run.out.find("Failed to fetch '" + dir_ + "/missing.tar.gz'"))
+      << run.describe();
+  // The slave goes on: the next task runs.
+  ChildResult next = execute({"--name=after", "--command=true", "--resources=cpus:0.1;mem:32"});
+  EXPECT_TRUE(next.exitedWith(0)) << next.describe();
+}
+
+TEST_F(ExecuteTest, TheTaskRunsAsItsUserWhoOwnsTheSandbox) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
+  const std::string user = "mesos-test-user";
+  if (::getpwnam(user.c_str()) == nullptr) {
+    ChildResult added =
+        runChild({"/usr/sbin/useradd", "--system", "--no-create-home", user}, 30s);
+    ASSERT_TRUE(added.exitedWith(0)) << added.describe();
+  }
+  const passwd* entry = ::getpwnam(user.c_str());
+  ASSERT_NE(entry, nullptr);
+  // The user reaches its sandbox through the test's directory (made 0700).
+  std::filesystem::permissions(dir_, std::filesystem::perms(0755));
+  ChildResult run = execute({"--name=as-user", "--user=" + user,
+                             "--command=echo uid=$(id -u) user=$USER; touch made-by-task",
+                             "--resources=cpus:0.1;mem:32"});
+  EXPECT_TRUE(run.exitedWith(0)) << run.describe();
+  std::string out;
+  std::string made;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_ + "/slave")) {
+    if (entry.path().filename() == "stdout") out += readFile(entry.path().string());
+    if (entry.path().filename() == "made-by-task") made = entry.path().string();
+  }
+  EXPECT_NE(std::string::npos,
+            out.find("uid=" + std::to_string(entry->pw_uid) + " user=" + user))
+      << out;
+  ASSERT_FALSE(made.empty()) << "the task could not write in its sandbox";
+  struct stat st {};
+  ASSERT_EQ(::stat(made.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, entry->pw_uid);
+  ASSERT_EQ(::stat(std::filesystem::path(made).parent_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, entry->pw_uid) << "the sandbox is not the user's";
+}
+
+TEST_F(ExecuteTest, AnUnknownUserFailsTheTaskNamingIt) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
+  ChildResult run = execute({"--name=nobody-here", "--user=no-such-user-here",
+                             "--command=touch ran-anyway", "--resources=cpus:0.1;mem:32"});
+  EXPECT_FALSE(run.exitedWith(0)) << run.describe();
+  EXPECT_NE(std::string::npos, run.out.find("TASK_FAILED")) << run.describe();
+  EXPECT_NE(std::string::npos, run.out.find("user 'no-such-user-here' does not exist"))
+      << run.describe();
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_ + "/slave")) {
+    EXPECT_NE(entry.path().filename(), "ran-anyway") << "the task ran as someone else";
   }
 }
 
