@@ -1,7 +1,11 @@
 #include "process/transport.hpp"
 
+#include <fcntl.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -13,6 +17,8 @@
 #include <utility>
 
 #include <glog/logging.h>
+
+#include "process/sendfile.hpp"
 
 namespace process {
 
@@ -59,12 +65,25 @@ std::string mib(size_t bytes) {
 
 }  // namespace
 
+// A file an answer's body comes from (http::kSendFileHeader): written to
+// the socket by sendfile() after the answer's buffers, never read into
+// memory.
+struct FileBody {
+  int fd = -1;
+  off_t offset = 0;
+  size_t remaining = 0;
+  ~FileBody() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
 // An answer ready to go out: `head` (status line and headers), then the
 // body and every piece of `response` (null for a head alone), written from
-// where they are, never copied.
+// where they are, never copied; then `file`, if any.
 struct Outgoing {
   std::string head;
   std::shared_ptr<const http::Response> response;
+  std::shared_ptr<FileBody> file;
   size_t bytes = 0;  // head, body and pieces: what counts against the bounds
   bool closeAfter = false;
   bool held = false;  // counted in the transport's total (Transport::hold)
@@ -394,6 +413,36 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     size_t turn = 0;
     iovec iov[kMaxIovecs];
     while (!ready_.empty()) {
+      Outgoing& front = ready_.front();
+      if (index_ == front.buffers() && front.file && front.file->remaining > 0) {
+        FileBody& file = *front.file;
+        ssize_t n = ::sendfile(socket_.native_handle(), file.fd, &file.offset,
+                               std::min(file.remaining, kWriteTurnBytes));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+          awaitWritable();
+          pump();
+          return;
+        }
+        if (n <= 0) {
+          // An error, or the file shrank: the promised length cannot be kept.
+          VLOG(1) << "Sending a file to " << peer_ << " failed: "
+                  << (n < 0 ? std::strerror(errno) : "the file got shorter");
+          close();
+          return;
+        }
+        lastProgress_ = transport_.clock_.now();
+        file.remaining -= static_cast<size_t>(n);
+        transport_.writtenBytes_.fetch_add(static_cast<size_t>(n));
+        turn += static_cast<size_t>(n);
+        if (file.remaining == 0) consume(0);
+        if (turn >= kWriteTurnBytes && !ready_.empty()) {
+          asio::post(transport_.io_, [self = shared_from_this()] { self->writeSome(); });
+          pump();
+          return;
+        }
+        continue;
+      }
       msghdr message{};
       message.msg_iov = iov;
       message.msg_iovlen = gather(iov);
@@ -445,6 +494,8 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
         offset = 0;
       }
       index = 0;
+      // A file's bytes come next, by sendfile(): nothing after it yet.
+      if (it->file && it->file->remaining > 0) break;
     }
     return count;
   }
@@ -457,6 +508,7 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     while (!ready_.empty()) {
       Outgoing& front = ready_.front();
       if (index_ == front.buffers()) {
+        if (front.file && front.file->remaining > 0) return;  // writeSome() sends it
         transport_.release(front);
         ready_.pop_front();
         index_ = 0;
@@ -603,10 +655,58 @@ void Responder::respond(http::Response&& response) const {
 
 void Responder::respond(std::shared_ptr<const http::Response> response) const {
   if (!connection_) return;
+  for (const auto& [name, value] : response->headers) {
+    if (name == http::kSendFileHeader) {
+      sendFile(*response);
+      return;
+    }
+  }
   std::string head;
   http::encodeResponseHead(*response, keepAlive_, &head);
   if (headOnly_) response.reset();
   send(std::move(head), std::move(response));
+}
+
+void Responder::deliver(Outgoing&& outgoing) const {
+  outgoing.closeAfter = !keepAlive_;
+  auto connection = connection_;
+  uint64_t slot = slot_;
+  asio::post(connection->transport().io(),
+             [connection, slot, outgoing = std::move(outgoing)]() mutable {
+               connection->complete(slot, std::move(outgoing));
+             });
+}
+
+void Responder::sendFile(const http::Response& response) const {
+  std::string path;
+  for (const auto& [name, value] : response.headers) {
+    if (name == http::kSendFileHeader) path = value;
+  }
+  auto file = std::make_shared<FileBody>();
+  file->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (file->fd < 0 || ::fstat(file->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    std::string why = file->fd < 0 ? std::strerror(errno) : "not a regular file";
+    respond(http::Response::notFound("cannot read '" + path + "': " + why));
+    return;
+  }
+  file->remaining = static_cast<size_t>(st.st_size);
+  http::Response head{response.status, response.contentType, "", {}};
+  for (const auto& [name, value] : response.headers) {
+    if (name != http::kSendFileHeader) head.headers.emplace_back(name, value);
+  }
+  head.headers.emplace_back("Content-Length", std::to_string(file->remaining));
+  std::string text;
+  http::encodeResponseHead(head, keepAlive_, &text);
+  // encodeResponseHead() said the length of the (empty) body too: the
+  // file's, given above, stands.
+  const std::string zero = "Content-Length: 0\r\n";
+  if (size_t at = text.rfind(zero); at != std::string::npos) text.erase(at, zero.size());
+  Outgoing outgoing;
+  outgoing.head = std::move(text);
+  outgoing.bytes = outgoing.head.size();
+  if (!headOnly_ && file->remaining > 0) outgoing.file = std::move(file);
+  deliver(std::move(outgoing));
 }
 
 void Responder::send(std::string head, std::shared_ptr<const http::Response> body) const {
@@ -617,13 +717,7 @@ void Responder::send(std::string head, std::shared_ptr<const http::Response> bod
     outgoing.bytes += body->bodySize();
     outgoing.response = std::move(body);
   }
-  outgoing.closeAfter = !keepAlive_;
-  auto connection = connection_;
-  uint64_t slot = slot_;
-  asio::post(connection->transport().io(),
-             [connection, slot, outgoing = std::move(outgoing)]() mutable {
-               connection->complete(slot, std::move(outgoing));
-             });
+  deliver(std::move(outgoing));
 }
 
 // One outbound connection to a peer address, shared by every actor here that

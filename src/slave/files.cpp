@@ -15,6 +15,8 @@
 
 #include <glog/logging.h>
 
+#include "process/sendfile.hpp"
+
 #include "common/json.hpp"
 
 namespace mesos::internal::slave {
@@ -273,14 +275,13 @@ Future<Response> Files::download(const Request& request) {
     ::close(fd);
     return status(400, "Cannot download a directory.");
   }
-  std::string body;
-  char buffer[65536];
-  ssize_t n;
-  while ((n = ::read(fd, buffer, sizeof(buffer))) > 0) body.append(buffer, static_cast<size_t>(n));
   ::close(fd);
+  // Streamed from disk by the transport as the client reads: a file of any
+  // size costs no memory here.
   std::string name = resolved.path.substr(resolved.path.find_last_of('/') + 1);
-  Response response = Response::ok(std::move(body), "application/octet-stream");
+  Response response = Response::ok("", "application/octet-stream");
   response.headers.emplace_back("Content-Disposition", "attachment; filename=" + name);
+  response.headers.emplace_back(process::http::kSendFileHeader, resolved.path);
   return response;
 }
 

@@ -58,6 +58,11 @@ std::string runPath(const std::string& workDir, const std::string& slaveId,
   return executorPath(workDir, slaveId, frameworkId, executorId) + "/runs/" + containerId;
 }
 
+std::string containerPidPath(const std::string& workDir, const std::string& slaveId,
+                             const std::string& containerId) {
+  return slavePath(workDir, slaveId) + "/containers/" + containerId;
+}
+
 std::string forkedPidPath(const std::string& runPath) { return runPath + "/pids/forked.pid"; }
 
 std::string libprocessPidPath(const std::string& runPath) {
@@ -314,6 +319,25 @@ Result<std::optional<SlaveState>> recover(const std::string& workDir, bool stric
     std::string recorded = *bootId;
     while (!recorded.empty() && recorded.back() == '\n') recorded.pop_back();
     state.rebooted = !current.empty() && recorded != current;
+  }
+
+  // Executors of frameworks that do not checkpoint: killed, never kept. A
+  // record that does not read names nothing to kill.
+  const std::string containers = slavePath(workDir, slaveId) + "/containers";
+  for (const std::string& containerId : entries(containers)) {
+    auto text = checkpoint::read(containers + "/" + containerId);
+    auto parsed = text ? parseForkedPid(*text) : Result<std::pair<pid_t, uint64_t>>(text.error());
+    if (!parsed) {
+      state.skipped.push_back(containers + "/" + containerId + ": " + parsed.error().message +
+                              " (left out)");
+      continue;
+    }
+    RunState run;
+    run.id.set_value(containerId);
+    run.path = containers + "/" + containerId;
+    run.forkedPid = parsed->first;
+    run.startTicks = parsed->second;
+    state.orphans.push_back(std::move(run));
   }
 
   Reader reader(strict, &state.skipped);

@@ -11,6 +11,9 @@
 //                             completed            the run ended
 //           tasks/<task id>/task.info     the Task as it was launched
 //                           task.updates  its status update stream (a log)
+//     containers/<container id>           "<pid> <start ticks>" of an
+//                                         executor of a framework that does
+//                                         not checkpoint, while it runs
 //
 // Only frameworks with FrameworkInfo.checkpoint have anything below
 // frameworks/. Every file but task.updates is written whole and atomically
@@ -50,6 +53,8 @@ std::string executorInfoPath(const std::string& workDir, const std::string& slav
 std::string runPath(const std::string& workDir, const std::string& slaveId,
                     const std::string& frameworkId, const std::string& executorId,
                     const std::string& containerId);
+std::string containerPidPath(const std::string& workDir, const std::string& slaveId,
+                             const std::string& containerId);
 std::string forkedPidPath(const std::string& runPath);
 std::string libprocessPidPath(const std::string& runPath);
 std::string completedPath(const std::string& runPath);
@@ -101,8 +106,9 @@ struct SlaveState {
   std::map<std::string, FrameworkState> frameworks;
   // Without --strict: one line for each file left out, naming it and why.
   std::vector<std::string> skipped;
-  // Runs below a framework or executor whose info was left out: their
-  // processes (when the pid still reads) are to be killed, not kept.
+  // Runs below a framework or executor whose info was left out, and the
+  // executors of frameworks that do not checkpoint: their processes (when
+  // the pid still reads) are to be killed, not kept.
   std::vector<RunState> orphans;
 };
 

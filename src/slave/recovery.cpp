@@ -141,6 +141,10 @@ Result<std::optional<Slave::Recovered>> Slave::recoverCheckpoints(const Flags& f
               << ") left by an earlier run";
     containerizer->destroy(id, pid);
   }
+  // The records of executors that were not to be kept have served.
+  std::error_code ec;
+  std::filesystem::remove_all(meta::slavePath(flags.work_dir, state.id.value()) + "/containers",
+                              ec);
 
   if (flags.recover == "cleanup") {
     std::error_code ec;
@@ -361,11 +365,16 @@ void Slave::checkpointExecutor(const Framework& framework, Executor* executor) {
 }
 
 void Slave::checkpointForkedPid(const Executor& executor) {
-  if (executor.metaPath.empty() || executor.osPid <= 0) return;
+  if (executor.osPid <= 0 || !info_.has_id()) return;
   auto process = readProcess(executor.osPid);
   uint64_t startTicks = process ? process->startTicks : 0;
-  logFailure(checkpoint::write(meta::forkedPidPath(executor.metaPath),
-                               meta::formatForkedPid(executor.osPid, startTicks)),
+  // A framework that does not checkpoint has its executor's process noted
+  // too: a restarted slave kills it rather than leave it behind.
+  std::string path = executor.metaPath.empty()
+                         ? meta::containerPidPath(flags_.work_dir, info_.id().value(),
+                                                  executor.containerId.value())
+                         : meta::forkedPidPath(executor.metaPath);
+  logFailure(checkpoint::write(path, meta::formatForkedPid(executor.osPid, startTicks)),
              "the process of executor " + executor.info.executor_id().value());
 }
 
@@ -383,7 +392,15 @@ void Slave::checkpointExecutorPid(const Executor& executor) {
 }
 
 void Slave::checkpointCompleted(const Executor& executor) {
-  if (executor.metaPath.empty()) return;
+  if (executor.metaPath.empty()) {
+    if (info_.has_id()) {
+      std::error_code ec;
+      std::filesystem::remove(
+          meta::containerPidPath(flags_.work_dir, info_.id().value(), executor.containerId.value()),
+          ec);
+    }
+    return;
+  }
   logFailure(checkpoint::write(meta::completedPath(executor.metaPath), std::string()),
              "the end of executor " + executor.info.executor_id().value());
 }

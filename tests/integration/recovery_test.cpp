@@ -12,7 +12,8 @@
 //     file; without --strict the slave starts and kills what it cannot
 //     recover;
 //   - --recover=cleanup kills the executor and registers a new slave;
-//   - a framework that does not checkpoint loses its task (TASK_LOST).
+//   - a framework that does not checkpoint loses its task (TASK_LOST), and
+//     its executor is killed.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -358,9 +359,24 @@ TEST_F(RecoveryTest, AFrameworkWithoutCheckpointingLosesItsTask) {
   bool running = waitUntil([&] { return count(readFile(log_), "TASK_RUNNING") >= 1; }, 60s, run);
   ASSERT_TRUE(running) << readFile(log_);
   EXPECT_EQ(executorPid(), -1) << "nothing of it is checkpointed";
+  // Only its process is noted, for the next slave to kill.
+  std::string record;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir_ + "/slave/meta", ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->path().parent_path().filename() == "containers") record = it->path().string();
+  }
+  ASSERT_FALSE(record.empty()) << "the executor's process is not noted";
+  pid_t executor = static_cast<pid_t>(std::stol(readFile(record)));
+  executors_.push_back(executor);
   killSlave();
+  // Stopped, it cannot end itself when its slave goes: the next slave must.
+  ASSERT_EQ(::kill(executor, SIGSTOP), 0);
   restartSlave();
   ASSERT_TRUE(reregistered());
+  EXPECT_TRUE(waitUntil([&] { return dead(executor); }, 30s))
+      << "the executor of a framework that does not checkpoint outlived the restart";
+  EXPECT_FALSE(fs::exists(record));
   int status = waitForExit(run, 60s);
   executes_.clear();
   std::string output = readFile(log_);

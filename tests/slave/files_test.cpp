@@ -1,15 +1,22 @@
-// /files/browse and /files/read: sandbox files readable, nothing else.
-#include <gtest/gtest.h>
+// /files/browse, /files/read and /files/download: sandbox files readable,
+// nothing else; downloads streamed from disk.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include <gtest/gtest.h>
+
 #include "common/json.hpp"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
+#include "process/sendfile.hpp"
 #include "slave/files.hpp"
 #include "support/net.hpp"
 
@@ -126,6 +133,53 @@ TEST_F(FilesTest, DetachedSandboxesAreGone) {
   EXPECT_EQ(body, "hello, sandbox\n");
   ASSERT_TRUE(process::dispatch(files_.pid(), &Files::detach, sandbox_).await());
   EXPECT_EQ(get("/files/read?path=" + sandbox_ + "/stdout&offset=0", &body), 404);
+}
+
+// A download is streamed from disk by the transport (sendfile), not read
+// into the Files actor's answer: a big file arrives whole, byte for byte,
+// and an answer pipelined behind it on the same connection follows it.
+TEST_F(FilesTest, ADownloadIsStreamedWholeAndWhatFollowsItComesAfter) {
+  const std::string big = sandbox_ + "/big";
+  constexpr off_t kSize = 48LL << 20;  // 48 MiB, sparse but for its last bytes
+  {
+    int fd = ::open(big.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::ftruncate(fd, kSize - 4), 0);
+    ASSERT_EQ(::pwrite(fd, "TAIL", 4, kSize - 4), 4);
+    ::close(fd);
+  }
+  int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(sock, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(runtime_->address().port);
+  to.sin_addr.s_addr = htonl(runtime_->address().ip);
+  ASSERT_EQ(::connect(sock, reinterpret_cast<sockaddr*>(&to), sizeof(to)), 0);
+  std::string requests = "GET /files/download?path=" + big + " HTTP/1.1\r\nHost: x\r\n\r\n" +
+                         "GET /files/read?path=" + sandbox_ +
+                         "/stdout&offset=0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  ASSERT_EQ(::write(sock, requests.data(), requests.size()),
+            static_cast<ssize_t>(requests.size()));
+  std::string received;
+  char buffer[1 << 16];
+  ssize_t n;
+  while ((n = ::read(sock, buffer, sizeof(buffer))) > 0) received.append(buffer, static_cast<size_t>(n));
+  ::close(sock);
+
+  size_t headEnd = received.find("\r\n\r\n");
+  ASSERT_NE(headEnd, std::string::npos);
+  std::string head = received.substr(0, headEnd);
+  EXPECT_NE(head.find("HTTP/1.1 200"), std::string::npos) << head;
+  EXPECT_NE(head.find("Content-Length: " + std::to_string(kSize)), std::string::npos) << head;
+  EXPECT_EQ(head.find("Content-Length: 0"), std::string::npos) << head;
+  EXPECT_EQ(head.find(process::http::kSendFileHeader), std::string::npos) << head;
+  ASSERT_GE(received.size(), headEnd + 4 + static_cast<size_t>(kSize)) << "the file was cut short";
+  std::string body = received.substr(headEnd + 4, static_cast<size_t>(kSize));
+  EXPECT_EQ(body.substr(body.size() - 4), "TAIL");
+  EXPECT_EQ(body.find_first_not_of('\0'), body.size() - 4);
+  std::string rest = received.substr(headEnd + 4 + static_cast<size_t>(kSize));
+  EXPECT_EQ(rest.find("HTTP/1.1 200"), 0u) << rest.substr(0, 200);
+  EXPECT_NE(rest.find("hello, sandbox"), std::string::npos) << rest.substr(0, 400);
 }
 
 }  // namespace

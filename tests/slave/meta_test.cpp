@@ -271,6 +271,21 @@ TEST_F(MetaTest, TheSlaveItselfMustBeReadable) {
   EXPECT_NE(read.error().message.find("is not a slave id"), std::string::npos);
 }
 
+TEST_F(MetaTest, ExecutorsOfFrameworksThatDoNotCheckpointAreOrphans) {
+  writeState();
+  ASSERT_TRUE(checkpoint::write(containerPidPath(dir_, "S1", "C9"), formatForkedPid(999, 5)).ok());
+  ASSERT_TRUE(checkpoint::write(containerPidPath(dir_, "S1", "C10"), std::string("junk")).ok());
+  auto read = recover(dir_, true);  // a bad record names nothing to kill: no failure
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  const SlaveState& state = **read;
+  ASSERT_EQ(state.orphans.size(), 1u);
+  EXPECT_EQ(state.orphans[0].id.value(), "C9");
+  EXPECT_EQ(state.orphans[0].forkedPid, 999);
+  EXPECT_EQ(state.orphans[0].startTicks, 5u);
+  ASSERT_EQ(state.skipped.size(), 1u);
+  EXPECT_NE(state.skipped[0].find(containerPidPath(dir_, "S1", "C10")), std::string::npos);
+}
+
 TEST(ForkedPidTest, RoundTripsAndRefusesGarbage) {
   auto parsed = parseForkedPid(formatForkedPid(123, 456789));
   ASSERT_TRUE(parsed.ok());
