@@ -11,9 +11,11 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "common/json.hpp"
 #include "common/processes.hpp"
 
 #include "isolation/cgroups/cgroups.hpp"
@@ -76,11 +78,13 @@ class IsolationTest : public DaemonsFixture {
 
   // Starts mesos-execute running `command` in the background (ended by the
   // test's end).
-  pid_t execute(const std::string& name, const std::string& command, const std::string& resources) {
-    pid_t pid = startDaemon({MESOS_EXECUTE_PATH, "--master=" + master_.toString(),
-                             "--name=" + name, "--command=" + command,
-                             "--resources=" + resources},
-                            dir_ + "/" + name + ".log");
+  pid_t execute(const std::string& name, const std::string& command, const std::string& resources,
+                bool checkpoint = false) {
+    std::vector<std::string> args = {MESOS_EXECUTE_PATH, "--master=" + master_.toString(),
+                                     "--name=" + name, "--command=" + command,
+                                     "--resources=" + resources};
+    if (checkpoint) args.push_back("--checkpoint");
+    pid_t pid = startDaemon(args, dir_ + "/" + name + ".log");
     if (pid > 0) executes_.push_back(pid);
     return pid;
   }
@@ -203,6 +207,57 @@ TEST_F(IsolationTest, ARestartedSlaveDestroysTheContainersAKilledOneLeft) {
     EXPECT_TRUE(containerDirs(controller).empty()) << "a container's " << controller
                                                    << " cgroup survived";
   }
+}
+
+TEST_F(IsolationTest, ACheckpointedTasksContainerIsKeptAcrossARestart) {
+  ASSERT_GT(execute("kept", "sleep 600", "cpus:0.1;mem:32", /*checkpoint=*/true), 0);
+  std::vector<pid_t> pids;
+  bool running = waitUntil(
+      [&] {
+        std::vector<std::string> dirs = containerDirs("memory");
+        if (dirs.size() != 1) return false;
+        auto listed = cgroups::pids(dirs[0], true);
+        if (!listed || listed->size() < 2) return false;  // the executor and the sleep
+        pids = *listed;
+        return true;
+      },
+      60s);
+  ASSERT_TRUE(running) << "the task's container did not fill up";
+  std::string container = containerDirs("memory").at(0);
+
+  ASSERT_EQ(::kill(slavePid_, SIGKILL), 0);
+  ASSERT_EQ(waitForExit(slavePid_, 30s), 128 + SIGKILL);
+  reaped(slavePid_);
+  slavePid_ = startSlave(master_, "slave", slaveFlags(), slave_.port);
+  bool back = waitUntil(
+      [&] {
+        json::Value statistics = getJson(slave_, "/monitor/statistics");
+        return statistics.isArray() && statistics.array().size() == 1 &&
+               metric(master_, "master/slaves_active") == 1;
+      },
+      60s, slavePid_);
+  ASSERT_TRUE(back) << "the restarted slave did not take the container back";
+  // Taken over, not destroyed: the same cgroup, the same processes, and
+  // the isolator measures it again.
+  EXPECT_TRUE(std::filesystem::exists(container));
+  for (pid_t pid : pids) EXPECT_FALSE(dead(pid)) << "process " << pid << " did not survive";
+  json::Value statistics = getJson(slave_, "/monitor/statistics").array()[0]["statistics"];
+  EXPECT_GE(statistics["processes"].number(), 2) << json::stringify(statistics);
+  EXPECT_EQ(statistics["mem_limit_bytes"].number(), 64.0 * 1024 * 1024)
+      << json::stringify(statistics);
+
+  // The framework ends: the container goes, every process in it too.
+  stopExecutes();
+  bool gone = waitUntil(
+      [&] {
+        if (std::filesystem::exists(container)) return false;
+        for (pid_t pid : pids) {
+          if (!dead(pid)) return false;
+        }
+        return true;
+      },
+      60s, slavePid_);
+  EXPECT_TRUE(gone) << container << " or one of its processes outlived the framework";
 }
 
 }  // namespace
