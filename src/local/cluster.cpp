@@ -68,8 +68,9 @@ Result<size_t> LocalCluster::addSlave(const std::vector<std::string>& flags) {
     options.master = masters_.at(0).pid();
   }
   options.files = files_.pid();
-  // A local cluster's end is its executors' end too.
-  options.keepCheckpointedExecutors = false;
+  // The slaves share one work directory, and a local cluster's end is its
+  // executors' end too: no checkpoints, no recovery.
+  options.recovery = false;
   auto created = slave::Slave::create(slaveFlags, std::move(options));
   if (!created) return created.error();
   slaves_.push_back(runtime_->spawn(std::move(created).value()));

