@@ -62,7 +62,13 @@ TEST(FailoverSmokeTest, KillsTheLeaderAndMeasuresTheFailover) {
     ASSERT_TRUE(values.count(name)) << name << " missing from:\n" << result.out;
     double value = std::strtod(values[name].c_str(), nullptr);
     EXPECT_TRUE(std::isfinite(value)) << name << ": " << values[name] << "\n" << result.out;
-    EXPECT_GT(value, 0) << name;
+    // CPU time is counted in clock ticks (10 ms): taking over 100 slaves
+    // may not fill one (a CI run read 0).
+    if (std::string(name) == "leader_cpu_s_median") {
+      EXPECT_GE(value, 0) << name;
+    } else {
+      EXPECT_GT(value, 0) << name;
+    }
   }
   // The leader's session must expire before anyone else leads, and nothing
   // re-registers with a master before it is elected.
