@@ -1,8 +1,6 @@
 #include "slave/reaper.hpp"
 
 #include <poll.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +11,7 @@
 
 #include <glog/logging.h>
 
+#include "common/epoll.hpp"
 #include "common/processes.hpp"
 
 namespace mesos::internal::slave {
@@ -50,14 +49,9 @@ Reaper& Reaper::instance() {
 }
 
 Reaper::Reaper() {
-  wakeFd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  PCHECK(wakeFd_ >= 0) << "eventfd";
-  epollFd_ = ::epoll_create1(EPOLL_CLOEXEC);
-  PCHECK(epollFd_ >= 0) << "epoll_create1";
-  epoll_event wake{};
-  wake.events = EPOLLIN;
-  wake.data.u64 = 0;
-  PCHECK(::epoll_ctl(epollFd_, EPOLL_CTL_ADD, wakeFd_, &wake) == 0) << "epoll_ctl";
+  WakeableEpoll epoll = makeWakeableEpoll();
+  epollFd_ = epoll.epoll;
+  wakeFd_ = epoll.wake;
   thread_ = std::thread([this] { loop(); });
   thread_.detach();
 }

@@ -97,6 +97,29 @@ class IsolationTest : public DaemonsFixture {
     executes_.clear();
   }
 
+  // Waits until the one container's cgroup holds at least `count`
+  // processes: their pids, and its memory cgroup's directory.
+  void awaitContainer(size_t count, std::vector<pid_t>* pids, std::string* container) {
+    bool running = waitUntil(
+        [&] {
+          std::vector<std::string> dirs = containerDirs("memory");
+          if (dirs.size() != 1) return false;
+          auto listed = cgroups::pids(dirs[0], true);
+          if (!listed || listed->size() < count) return false;
+          *pids = *listed;
+          *container = dirs[0];
+          return true;
+        },
+        60s);
+    ASSERT_TRUE(running) << "the task's container did not fill up";
+  }
+
+  void killSlave() {
+    ASSERT_EQ(::kill(slavePid_, SIGKILL), 0);
+    ASSERT_EQ(waitForExit(slavePid_, 30s), 128 + SIGKILL);
+    reaped(slavePid_);
+  }
+
   std::unique_ptr<cgroups::Layout> layout_;
   std::string root_;
   process::Address master_;
@@ -172,22 +195,9 @@ TEST_F(IsolationTest, ARestartedSlaveDestroysTheContainersAKilledOneLeft) {
   // The task leaves its session: only the cgroup still holds it.
   ASSERT_GT(execute("stray", "setsid sleep 600 & exec sleep 600", "cpus:0.1;mem:32"), 0);
   std::vector<pid_t> pids;
-  bool running = waitUntil(
-      [&] {
-        std::vector<std::string> dirs = containerDirs("memory");
-        if (dirs.size() != 1) return false;
-        auto listed = cgroups::pids(dirs[0], true);
-        if (!listed || listed->size() < 3) return false;  // the executor and two sleeps
-        pids = *listed;
-        return true;
-      },
-      60s);
-  ASSERT_TRUE(running) << "the task's container did not fill up";
-  std::string container = containerDirs("memory").at(0);
-
-  ASSERT_EQ(::kill(slavePid_, SIGKILL), 0);
-  ASSERT_EQ(waitForExit(slavePid_, 30s), 128 + SIGKILL);
-  reaped(slavePid_);
+  std::string container;
+  ASSERT_NO_FATAL_FAILURE(awaitContainer(3, &pids, &container));  // the executor, two sleeps
+  ASSERT_NO_FATAL_FAILURE(killSlave());
 
   // Without checkpointing nothing is adopted: the next slave destroys the
   // container and every process in it, wherever it went.
@@ -212,22 +222,9 @@ TEST_F(IsolationTest, ARestartedSlaveDestroysTheContainersAKilledOneLeft) {
 TEST_F(IsolationTest, ACheckpointedTasksContainerIsKeptAcrossARestart) {
   ASSERT_GT(execute("kept", "sleep 600", "cpus:0.1;mem:32", /*checkpoint=*/true), 0);
   std::vector<pid_t> pids;
-  bool running = waitUntil(
-      [&] {
-        std::vector<std::string> dirs = containerDirs("memory");
-        if (dirs.size() != 1) return false;
-        auto listed = cgroups::pids(dirs[0], true);
-        if (!listed || listed->size() < 2) return false;  // the executor and the sleep
-        pids = *listed;
-        return true;
-      },
-      60s);
-  ASSERT_TRUE(running) << "the task's container did not fill up";
-  std::string container = containerDirs("memory").at(0);
-
-  ASSERT_EQ(::kill(slavePid_, SIGKILL), 0);
-  ASSERT_EQ(waitForExit(slavePid_, 30s), 128 + SIGKILL);
-  reaped(slavePid_);
+  std::string container;
+  ASSERT_NO_FATAL_FAILURE(awaitContainer(2, &pids, &container));  // the executor, the sleep
+  ASSERT_NO_FATAL_FAILURE(killSlave());
   slavePid_ = startSlave(master_, "slave", slaveFlags(), slave_.port);
   bool back = waitUntil(
       [&] {

@@ -1,9 +1,7 @@
 #include "isolation/cgroups/cgroups_isolator.hpp"
 
 #include <dirent.h>
-#include <sys/epoll.h>
 #include <signal.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +9,8 @@
 #include <cmath>
 
 #include <glog/logging.h>
+
+#include "common/epoll.hpp"
 
 namespace mesos::internal::isolation {
 
@@ -95,14 +95,9 @@ CgroupsIsolator::CgroupsIsolator(CgroupsOptions options, cgroups::Layout layout,
     : options_(std::move(options)),
       layout_(std::move(layout)),
       controllers_(std::move(controllers)) {
-  wakeFd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  PCHECK(wakeFd_ >= 0) << "eventfd";
-  epollFd_ = ::epoll_create1(EPOLL_CLOEXEC);
-  PCHECK(epollFd_ >= 0) << "epoll_create1";
-  epoll_event wake{};
-  wake.events = EPOLLIN;
-  wake.data.u64 = 0;
-  PCHECK(::epoll_ctl(epollFd_, EPOLL_CTL_ADD, wakeFd_, &wake) == 0) << "epoll_ctl";
+  WakeableEpoll epoll = makeWakeableEpoll();
+  epollFd_ = epoll.epoll;
+  wakeFd_ = epoll.wake;
   if (options_.subsystems.count("mem")) watcher_ = std::thread([this] { watchLoop(); });
 }
 
