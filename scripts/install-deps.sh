@@ -16,6 +16,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   golang-go golang-github-mesos-mesos-go-dev golang-goprotobuf-dev
+  mpich libmpich-dev libcpp-httplib-dev nlohmann-json3-dev
   python3
 )
 

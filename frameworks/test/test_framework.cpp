@@ -30,7 +30,8 @@ struct FrameworkFlags : flags::FlagSet {
     add(&task_seconds, "task_seconds", "How long each task works", 1.0);
     add(&task_cpus, "task_cpus", "Cpus per task", 0.1);
     add(&task_mem, "task_mem", "Memory per task, in MB", 32.0);
-    add(&executor, "executor", "Path of test-executor (default: next to this binary)");
+    add(&executor, "executor",
+        "Path of test-executor (default: next to this binary, or in ../libexec/mesos)");
     add(&failover_timeout, "failover_timeout",
         "Seconds the master keeps the framework's tasks while its scheduler is away", 0.0);
     add(&checkpoint, "checkpoint",
@@ -48,12 +49,19 @@ struct FrameworkFlags : flags::FlagSet {
   bool checkpoint;
 };
 
+// `name` beside this program (a build tree), or in ../libexec/mesos when
+// this program runs from an installed prefix's bin/.
 std::string besideMe(const std::string& name) {
   char path[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
   if (n <= 0) return name;
   std::string self(path, static_cast<size_t>(n));
-  return self.substr(0, self.rfind('/') + 1) + name;
+  std::string dir = self.substr(0, self.rfind('/') + 1);
+  if (access((dir + name).c_str(), X_OK) != 0 &&
+      access((dir + "../libexec/mesos/" + name).c_str(), X_OK) == 0) {
+    return dir + "../libexec/mesos/" + name;
+  }
+  return dir + name;
 }
 
 class TestScheduler : public Scheduler {

@@ -15,6 +15,9 @@ namespace mesos::internal::slave {
 
 using namespace std::chrono_literals;
 
+// The directory of this program when mesos-executor is beside it (a build
+// tree), else <prefix>/libexec/mesos when it runs from <prefix>/bin or
+// <prefix>/sbin (an installed prefix, docs/sdk.md).
 std::string defaultLauncherDir() {
   char buffer[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
@@ -22,7 +25,11 @@ std::string defaultLauncherDir() {
   std::string path(buffer, static_cast<size_t>(n));
   size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
+  std::string dir = slash == 0 ? "/" : path.substr(0, slash);
+  if (::access((dir + "/mesos-executor").c_str(), X_OK) == 0) return dir;
+  std::string installed = dir + "/../libexec/mesos";
+  if (::access((installed + "/mesos-executor").c_str(), X_OK) == 0) return installed;
+  return dir;
 }
 
 Result<process::UPID> parseMaster(const std::string& text) {

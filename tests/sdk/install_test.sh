@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The SDK as users get it (docs/sdk.md). Installs the build tree into a
+# temporary prefix, or with --deb makes the Debian package with cpack and
+# unpacks it into a temporary root; builds the example framework of
+# docs/writing-a-framework.md out of tree against it, with CMake
+# (find_package(Mesos)) and with pkg-config (mesos.pc); runs both builds on
+# the installed mesos-local and checks that their tasks finish.
+#
+#   install_test.sh [--deb] <build dir> <examples dir> <source dir>
+set -euo pipefail
+deb=false
+if [ "${1:-}" = "--deb" ]; then deb=true; shift; fi
+build=$1 examples=$2 source=$3
+tmp=$(mktemp -d /tmp/mesos-sdk-test.XXXXXX)
+local_pid=""
+cleanup() {
+  [ -n "$local_pid" ] && kill "$local_pid" 2>/dev/null && wait "$local_pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+if $deb; then
+  (cd "$tmp" && cpack --config "$build/CPackConfig.cmake" -G DEB > cpack.log 2>&1) ||
+    { cat "$tmp/cpack.log" >&2; fail "cpack -G DEB failed"; }
+  package=$(ls "$tmp"/mesos_*.deb 2>/dev/null | head -n 1)
+  [ -n "$package" ] || fail "cpack made no mesos_*.deb"
+  dpkg-deb -c "$package" > "$tmp/contents"
+  for file in usr/sbin/mesos-master usr/sbin/mesos-slave usr/bin/mesos-local \
+              usr/bin/mesos-execute usr/libexec/mesos/mesos-executor \
+              usr/libexec/mesos/mesos-containerizer usr/libexec/mesos/mesos-fetcher \
+              usr/include/mesos/scheduler.hpp usr/include/mesos/executor.hpp \
+              usr/include/mesos/mesos.pb.h usr/lib/cmake/Mesos/MesosConfig.cmake \
+              usr/lib/pkgconfig/mesos.pc; do
+    grep -q " \./$file\$" "$tmp/contents" || fail "the package lacks /$file"
+  done
+  grep -Eq ' \./usr/lib/libmesos-sched\.so\.1(\.|$)' "$tmp/contents" ||
+    fail "the package lacks libmesos-sched.so.1"
+  depends=$(dpkg-deb -f "$package" Depends)
+  for dependency in libprotobuf libgoogle-glog libzookeeper-mt; do
+    [[ "$depends" == *"$dependency"* ]] || fail "Depends lacks $dependency: $depends"
+  done
+  echo "package: $(basename "$package"), $(wc -l < "$tmp/contents") entries, Depends: $depends"
+  dpkg-deb -x "$package" "$tmp/root"
+  prefix="$tmp/root/usr"
+else
+  cmake --install "$build" --prefix "$tmp/prefix" > "$tmp/install.log" ||
+    { cat "$tmp/install.log" >&2; fail "cmake --install failed"; }
+  prefix="$tmp/prefix"
+fi
+
+# With CMake.
+cmake -S "$source/tests/sdk/project" -B "$tmp/with-cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DEXAMPLES="$examples" > "$tmp/configure.log" 2>&1 ||
+  { cat "$tmp/configure.log" >&2; fail "configuring against the SDK failed"; }
+cmake --build "$tmp/with-cmake" -j2 > "$tmp/build.log" 2>&1 ||
+  { cat "$tmp/build.log" >&2; fail "building against the SDK with CMake failed"; }
+
+# With pkg-config: mesos.pc finds its prefix from where it is.
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+flags=$(pkg-config --cflags --libs mesos) || fail "pkg-config does not know mesos"
+mkdir -p "$tmp/with-pkg-config"
+for example in hello_scheduler hello_executor; do
+  # shellcheck disable=SC2086
+  g++ -std=c++20 "$examples/$example.cpp" -o "$tmp/with-pkg-config/${example/_/-}" $flags \
+    -Wl,-rpath,"$prefix/lib" || fail "building $example with pkg-config failed"
+done
+
+# Both run on the installed mesos-local, with the installed libraries only.
+for program in "$tmp/with-cmake/hello-scheduler" "$tmp/with-pkg-config/hello-scheduler"; do
+  libraries=$(ldd "$program")
+  [[ "$libraries" == *"$prefix/lib/libmesos-sched.so"* ]] ||
+    fail "$program does not load the installed libmesos-sched.so: $libraries"
+done
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$prefix/bin/mesos-local" --ip=127.0.0.1 --port="$port" --num_slaves=1 \
+  --resources="cpus:1;mem:512" --work_dir="$tmp/work" > "$tmp/local.log" 2>&1 &
+local_pid=$!
+for _ in $(seq 200); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+  kill -0 "$local_pid" 2>/dev/null || { cat "$tmp/local.log" >&2; fail "mesos-local exited"; }
+  sleep 0.1
+done
+for build_kind in with-cmake with-pkg-config; do
+  out=$(timeout 120 "$tmp/$build_kind/hello-scheduler" "127.0.0.1:$port" 3 2>&1) ||
+    { echo "$out" >&2; fail "the $build_kind hello-scheduler failed"; }
+  for i in 1 2 3; do
+    [[ "$out" == *"hello-$i: TASK_FINISHED"* ]] ||
+      { echo "$out" >&2; fail "$build_kind: hello-$i did not finish"; }
+  done
+  echo "$build_kind: 3 tasks finished"
+done
