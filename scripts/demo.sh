@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs a small job of one of the bundled frameworks end to end on a local
+# cluster and exits 0 only when its result is correct:
+#
+#   scripts/demo.sh mapreduce|mpi|torque|spark
+#
+# It builds what is missing, starts mesos-master and four mesos-slave
+# processes (nodes 127.0.0.2 to 127.0.0.5, each its own "machine": its own
+# address and hostname, in racks r1 r1 r2 r2), and runs frameworks/<name>/demo.sh
+# with MESOS_MASTER, MESOS_NODES ("host:rack,..."), DEMO_DIR (scratch) and
+# BUILD_DIR (the build tree) set. Everything it started is stopped at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+name=${1:-}
+case "$name" in
+  mapreduce|mpi|torque|spark) ;;
+  *) echo "usage: scripts/demo.sh mapreduce|mpi|torque|spark" >&2; exit 2 ;;
+esac
+scripts/build.sh
+build=$(cd "${BUILD_DIR:-build}" && pwd)
+demo=$(mktemp -d /tmp/mesos-demo.XXXXXX)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$demo"
+}
+trap cleanup EXIT
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$build/src/master/mesos-master" --ip=127.0.0.1 --port="$port" --work_dir="$demo/master" \
+  > "$demo/master.log" 2>&1 &
+pids+=($!)
+nodes=""
+racks=(r1 r1 r2 r2)
+for i in 0 1 2 3; do
+  ip=127.0.0.$((i + 2))
+  "$build/src/slave/mesos-slave" --master="127.0.0.1:$port" --ip="$ip" --hostname="$ip" \
+    --port=5051 --work_dir="$demo/slave-$ip" --attributes="rack:${racks[$i]}" \
+    --resources="cpus:2;mem:1024;disk:4096" > "$demo/slave-$ip.log" 2>&1 &
+  pids+=($!)
+  nodes="${nodes:+$nodes,}$ip:${racks[$i]}"
+done
+
+for _ in $(seq 300); do
+  active=$(curl -sf "http://127.0.0.1:$port/metrics/snapshot" |
+    python3 -c 'import json,sys; print(int(json.load(sys.stdin).get("master/slaves_active",0)))' \
+    2>/dev/null || echo 0)
+  [ "$active" -ge 4 ] && break
+  sleep 0.1
+done
+if [ "${active:-0}" -lt 4 ]; then
+  echo "demo: the cluster did not come up; logs in $demo" >&2
+  tail -n 20 "$demo"/*.log >&2
+  trap - EXIT; exit 1
+fi
+echo "== cluster up: master 127.0.0.1:$port, slaves $nodes"
+
+export MESOS_MASTER="127.0.0.1:$port" MESOS_NODES="$nodes" DEMO_DIR="$demo" BUILD_DIR="$build"
+if "frameworks/$name/demo.sh"; then
+  echo "== demo $name: result correct"
+else
+  status=$?
+  echo "== demo $name: FAILED (exit $status); logs in $demo kept" >&2
+  trap - EXIT
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  exit 1
+fi
