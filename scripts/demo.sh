@@ -27,7 +27,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+free_port() {  # a port free on the address $1
+  python3 -c 'import socket,sys; s=socket.socket(); s.bind((sys.argv[1],0)); print(s.getsockname()[1])' "$1"
+}
+port=$(free_port 127.0.0.1)
 "$build/src/master/mesos-master" --ip=127.0.0.1 --port="$port" --work_dir="$demo/master" \
   > "$demo/master.log" 2>&1 &
 pids+=($!)
@@ -36,7 +39,7 @@ racks=(r1 r1 r2 r2)
 for i in 0 1 2 3; do
   ip=127.0.0.$((i + 2))
   "$build/src/slave/mesos-slave" --master="127.0.0.1:$port" --ip="$ip" --hostname="$ip" \
-    --port=5051 --work_dir="$demo/slave-$ip" --attributes="rack:${racks[$i]}" \
+    --port="$(free_port "$ip")" --work_dir="$demo/slave-$ip" --attributes="rack:${racks[$i]}" \
     --resources="cpus:2;mem:1024;disk:4096" > "$demo/slave-$ip.log" 2>&1 &
   pids+=($!)
   nodes="${nodes:+$nodes,}$ip:${racks[$i]}"

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "common/resources.hpp"
+
 namespace mesos::frameworks::mpi {
 
 namespace {
@@ -18,15 +20,6 @@ Resources usable(const Resources& offered, const std::string& role) {
   return result;
 }
 
-Resource scalar(const std::string& name, double value, const std::string& role) {
-  Resource resource;
-  resource.set_name(name);
-  resource.set_type(Value::SCALAR);
-  resource.mutable_scalar()->set_value(value);
-  resource.set_role(role);
-  return resource;
-}
-
 // `amount` of the scalar `name`: the reservation of `role` first, then "*".
 Resources take(const Resources& offered, const std::string& name, double amount,
                const std::string& role) {
@@ -36,11 +29,11 @@ Resources take(const Resources& offered, const std::string& name, double amount,
     double reserved = offered.role(role).scalar(name);
     double fromReserved = std::min(reserved, left);
     if (fromReserved > 0) {
-      taken += scalar(name, fromReserved, role);
+      taken += scalarResource(name, fromReserved, role);
       left -= fromReserved;
     }
   }
-  if (left > kSlack) taken += scalar(name, left, "*");
+  if (left > kSlack) taken += scalarResource(name, left, "*");
   return taken;
 }
 

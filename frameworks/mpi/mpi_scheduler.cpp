@@ -20,6 +20,7 @@ constexpr auto kMpiexecKillGrace = 5s;
 // before we stop waiting for them (the driver's stop() then unregisters the
 // framework, and the master kills whatever is left).
 constexpr auto kTaskEndBound = 30s;
+constexpr auto kHydraReportGrace = 2s;
 // Offers we cannot use at all, and offers that come while a gang runs.
 constexpr double kRefuseUnusableSeconds = 5;
 constexpr double kRefuseWhileRunningSeconds = 60;
@@ -374,7 +375,9 @@ void MpiScheduler::mpiexecExited(int attempt, int status) {
       if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         finishingSince_ = Clock::now();
       } else {
-        fail("mpiexec ended with " + describeWaitStatus(status) + " (see its output above)");
+        fail(taskFailure_ ? *taskFailure_
+                          : "mpiexec ended with " + describeWaitStatus(status) +
+                                " (see its output above)");
       }
     }
   }
@@ -403,6 +406,13 @@ void MpiScheduler::statusUpdate(SchedulerDriver*, const TaskStatus& status) {
       // A lost task says something the first failure may not (a node gone);
       // the others end because the gang is being torn down.
       if (status.state() == TASK_LOST) notes_.push_back(what);
+    } else if (!succeeded && phase_ == Phase::kRunning && runningMpiexecs_ > 0) {
+      // Often the echo of a rank's death that Hydra is about to report:
+      // checkTimers() takes it as the failure if Hydra says nothing first.
+      if (!taskFailure_) {
+        taskFailure_ = what;
+        taskFailureSince_ = Clock::now();
+      }
     } else if (!succeeded) {
       fail(what);
     }
@@ -501,6 +511,10 @@ void MpiScheduler::checkTimers(Clock::time_point now) {
       }
       break;
     case Phase::kRunning:
+      if (taskFailure_ && now - taskFailureSince_ >= kHydraReportGrace) {
+        fail(*taskFailure_);
+        break;
+      }
       if (finishingSince_ && now - *finishingSince_ >= kTaskEndBound) {
         log("the MPI job finished but some proxy tasks did not end within " +
             std::to_string(std::chrono::seconds(kTaskEndBound).count()) +

@@ -136,6 +136,12 @@ class MpiScheduler : public Scheduler {
   std::map<std::string, Task> tasks_;  // task id -> task
   std::optional<Clock::time_point> finishingSince_;  // mpiexec exited 0
 
+  // A proxy's task that failed while mpiexec runs, and since when: Hydra
+  // gets kHydraReportGrace to report the root cause (usually a rank that
+  // died, which makes Hydra end the other proxies) before this is taken as
+  // the job's failure.
+  std::optional<std::string> taskFailure_;
+  Clock::time_point taskFailureSince_;
   std::string failure_;           // the first failure, "" while none
   std::vector<std::string> notes_;  // what else went wrong during the teardown
   Clock::time_point tearDownSince_;

@@ -5,10 +5,7 @@
 // first (in-memory partitions), neither a slave killed mid-job nor lost
 // framework messages may change the answer, and a missing or malformed
 // input must fail the job clearly and leave nothing behind.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -81,8 +78,7 @@ class SparkTest : public DaemonsFixture {
     for (int attempt = 1; attempt <= 3; ++attempt) {
       pid_t pid = startSlave(master_, "slave-" + host,
                              {"--ip=" + host, "--hostname=" + host, "--attributes=rack:" + rack,
-                              "--resources=cpus:2;mem:1024;disk:4096"},
-                             freePortOn(host));
+                              "--resources=cpus:2;mem:1024;disk:4096"});
       int exited = -1;  // its wait status, if it exits
       bool up = waitUntil([&] { return metric(master_, "master/slaves_active") >= count; }, 30s,
                           pid, &exited);
@@ -98,22 +94,6 @@ class SparkTest : public DaemonsFixture {
                << text.substr(text.size() > 3000 ? text.size() - 3000 : 0);
       }
     }
-  }
-
-  // A TCP port free right now on `ip` (bound and released).
-  static uint16_t freePortOn(const std::string& ip) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    ::inet_pton(AF_INET, ip.c_str(), &address.sin_addr);
-    uint16_t port = 0;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
-      socklen_t length = sizeof(address);
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-      port = ntohs(address.sin_port);
-    }
-    ::close(fd);
-    return port;
   }
 
   // Writes `points` points of dimension 10 as /spark/points, in blocks of

@@ -23,17 +23,22 @@ namespace mesos::test {
 
 using namespace std::chrono_literals;
 
-uint16_t freePort() {
+uint16_t freePort(const std::string& ip) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+  uint16_t port = 0;
   socklen_t length = sizeof(sa);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &length);
+  if (::inet_pton(AF_INET, ip.c_str(), &sa.sin_addr) == 1 &&
+      ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &length) == 0) {
+    port = ntohs(sa.sin_port);
+  }
   ::close(fd);
-  return ntohs(sa.sin_port);
+  return port;
 }
+
+uint16_t freePort() { return freePort("127.0.0.1"); }
 
 namespace {
 
@@ -172,9 +177,17 @@ process::Address DaemonsFixture::startMaster(const std::vector<std::string>& fla
 pid_t DaemonsFixture::startSlave(const process::Address& master, const std::string& name,
                                  const std::vector<std::string>& flags, uint16_t port) {
   std::string launcherDir = std::filesystem::path(MESOS_EXECUTOR_PATH).parent_path().string();
+  if (port == 0) {
+    // Free on the slave's own address: tests run slaves on 127.0.0.N too.
+    std::string ip = "127.0.0.1";
+    for (const std::string& flag : flags) {
+      if (flag.rfind("--ip=", 0) == 0) ip = flag.substr(5);
+    }
+    port = freePort(ip);
+  }
   std::vector<std::string> args = {
       MESOS_SLAVE_PATH, "--master=" + master.toString(),
-      "--port=" + std::to_string(port != 0 ? port : freePort()), "--work_dir=" + dir_ + "/" + name,
+      "--port=" + std::to_string(port), "--work_dir=" + dir_ + "/" + name,
       "--launcher_dir=" + launcherDir};
   for (const std::string& flag : onLoopbackUnlessSaid(flags)) args.push_back(flag);
   return start(args, name);

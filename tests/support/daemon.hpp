@@ -20,6 +20,8 @@ namespace mesos::test {
 
 // A loopback port free right now (bound and released).
 uint16_t freePort();
+// A port free right now on the local address `ip` (e.g. "127.0.0.3"), or 0.
+uint16_t freePort(const std::string& ip);
 
 // Starts `args` (args[0] an absolute path) in the background, its stdout and
 // stderr to /dev/null. The pid, or -1.
@@ -68,8 +70,8 @@ class DaemonsFixture : public ::testing::Test {
   // they give --ip), its output in <dir>/master.log, and waits until it
   // listens. Its loopback address.
   process::Address startMaster(const std::vector<std::string>& flags = {});
-  // Starts mesos-slave on a free port (or `port`), on 127.0.0.1 unless
-  // `flags` give --ip, registering with the master at `master`, with its
+  // Starts mesos-slave on a port free on its address (or `port`), on
+  // 127.0.0.1 unless `flags` give --ip, registering with the master at `master`, with its
   // work directory <dir>/<name>, its output in <dir>/<name>.log, the built
   // mesos-executor, and `flags`. Its pid.
   pid_t startSlave(const process::Address& master, const std::string& name,
