@@ -3,6 +3,8 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <gflags/gflags.h>
+
 namespace mesos::frameworks {
 
 std::string programDirectory() {
@@ -22,6 +24,11 @@ std::string frameworkProgram(const std::string& name) {
   std::string installed = dir + "/../libexec/mesos/" + name;
   if (::access(installed.c_str(), X_OK) == 0) return installed;
   return beside;
+}
+
+void parseCommandLine(int* argc, char*** argv) {
+  gflags::SetCommandLineOptionWithMode("minloglevel", "1", gflags::SET_FLAGS_DEFAULT);
+  gflags::ParseCommandLineFlags(argc, argv, true);
 }
 
 }  // namespace mesos::frameworks

@@ -354,7 +354,7 @@ int main(int argc, char** argv) {
       "  mesos-mapreduce jobtracker --master=H:P --port=P\n"
       "  mesos-mapreduce submit --jobtracker=H:P --job=... --input=... --output=...\n"
       "  mesos-mapreduce status|wait --jobtracker=H:P [<job id>]");
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  mesos::frameworks::parseCommandLine(&argc, &argv);
   if (argc < 2) return fail("no command; use run, jobtracker, submit, status or wait (--help)");
   const std::string command = argv[1];
   if (command == "run") return run();

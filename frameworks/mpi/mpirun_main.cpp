@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> program(argv + first, argv + argc);
   int flagCount = first;
   if (first > 1 && std::string(argv[first - 1]) == "--") --flagCount;
-  gflags::ParseCommandLineFlags(&flagCount, &argv, true);
+  mesos::frameworks::parseCommandLine(&flagCount, &argv);
 
   if (FLAGS_master.empty()) {
     if (const char* master = std::getenv("MESOS_MASTER")) FLAGS_master = master;

@@ -342,11 +342,7 @@ int main(int argc, char** argv) {
   int count = static_cast<int>(args.size());
   char** values = args.data();
   gflags::SetUsageMessage(mesos::frameworks::spark::kUsage);
-  // The SDK logs through glog, whose flags (when it is built with gflags)
-  // share our command line: keep its INFO lines off our output unless the
-  // user asks for them (--minloglevel=0).
-  gflags::SetCommandLineOptionWithMode("minloglevel", "1", gflags::SET_FLAGS_DEFAULT);
-  gflags::ParseCommandLineFlags(&count, &values, true);
+  mesos::frameworks::parseCommandLine(&count, &values);
   if (FLAGS_root.empty() && std::getenv("MESOS_DFS_ROOT") != nullptr) {
     FLAGS_root = std::getenv("MESOS_DFS_ROOT");
   }
