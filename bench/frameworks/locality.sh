@@ -35,7 +35,7 @@ measure() {  # measure <locality wait> <label>
   for job in $(seq "$jobs"); do
     ids+=("$("$mapreduce" submit --jobtracker="$tracker" --job=streaming \
       --map_command="sleep $map_seconds; cat" --input="/bench/in-$job" \
-      --output="$DEMO_DIR/out-$2-$job" | head -n 1)")
+      --output="$DEMO_DIR/out-$2-$job" | sed -n 1p)")
   done
   for id in "${ids[@]}"; do
     "$mapreduce" wait "$id" --jobtracker="$tracker" --json --timeout=600 | tail -n 1

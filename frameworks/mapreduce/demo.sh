@@ -27,9 +27,9 @@ sort "$DEMO_DIR"/wordcount/part-* > "$DEMO_DIR/got.txt"
 sort "$DEMO_DIR/words.answers" > "$DEMO_DIR/expected.txt"
 if ! cmp -s "$DEMO_DIR/got.txt" "$DEMO_DIR/expected.txt"; then
   echo "wordcount: WRONG counts:" >&2
-  diff "$DEMO_DIR/expected.txt" "$DEMO_DIR/got.txt" | head -20 >&2
+  diff "$DEMO_DIR/expected.txt" "$DEMO_DIR/got.txt" | sed -n "1,20p" >&2
   exit 1
 fi
 words=$(wc -l < "$DEMO_DIR/expected.txt")
 echo "all $words distinct words counted correctly; the most frequent:"
-sort -t "$(printf '\t')" -k2,2nr "$DEMO_DIR/got.txt" | head -5 | sed 's/^/  /'
+sort -t "$(printf '\t')" -k2,2nr "$DEMO_DIR/got.txt" | sed -n "1,5p" | sed 's/^/  /'

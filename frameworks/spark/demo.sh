@@ -25,7 +25,7 @@ echo "== training again with --no-cache (read and parse every iteration, as Hado
   --iterations="$iterations" --no-cache | tee "$DEMO_DIR/spark-nocache.log"
 
 field() {  # field <log> <prefix>: the rest of the line that starts with prefix
-  sed -n "s/^$2//p" "$1" | head -n 1
+  sed -n "s/^$2//p" "$1" | sed -n 1p
 }
 accuracy=$(field "$DEMO_DIR/spark-cached.log" "accuracy: " | awk '{print $1}')
 reference=$(field "$DEMO_DIR/spark-cached.log" "accuracy: " |

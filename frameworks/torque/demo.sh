@@ -84,7 +84,7 @@ echo "== pair.e$pair: $(cat "pair.e$pair")"
 [ "$(echo "$hosts" | wc -l)" = 2 ] || fail "pair.o$pair does not name two nodes"
 known=$(echo "$MESOS_NODES" | tr ',' '\n' | cut -d: -f1)
 for host in $hosts; do
-  echo "$known" | grep -qx "$host" || fail "$host is not a node of the cluster"
+  grep -qx "$host" <<< "$known" || fail "$host is not a node of the cluster"
 done
 [ "$(cat "pair.e$pair")" = "np=2" ] || fail "pair.e$pair does not say np=2"
 

@@ -23,7 +23,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 if $deb; then
   (cd "$tmp" && cpack --config "$build/CPackConfig.cmake" -G DEB > cpack.log 2>&1) ||
     { cat "$tmp/cpack.log" >&2; fail "cpack -G DEB failed"; }
-  package=$(ls "$tmp"/mesos_*.deb 2>/dev/null | head -n 1)
+  package=$(ls "$tmp"/mesos_*.deb 2>/dev/null | sed -n 1p)
   [ -n "$package" ] || fail "cpack made no mesos_*.deb"
   dpkg-deb -c "$package" > "$tmp/contents"
   for file in usr/sbin/mesos-master usr/sbin/mesos-slave usr/bin/mesos-local \
