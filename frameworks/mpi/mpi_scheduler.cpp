@@ -471,6 +471,12 @@ void MpiScheduler::releaseHeldOffers(double refuseSeconds) {
 }
 
 void MpiScheduler::checkTimers(Clock::time_point now) {
+  if (phase_ == Phase::kRegistering && job_.waitLimit.count() > 0 &&
+      now - started_ >= job_.waitLimit) {
+    fail("could not register with the master within " + seconds(job_.waitLimit) +
+         " (--timeout); is a master running at --master?");
+    return;
+  }
   const bool gathering = phase_ == Phase::kGathering || phase_ == Phase::kBackingOff;
   if (gathering && job_.waitLimit.count() > 0 && now - started_ >= job_.waitLimit) {
     fail("could not gather " + std::to_string(job_.ranks) + " ranks (cpus " +

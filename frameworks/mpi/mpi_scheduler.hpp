@@ -121,7 +121,7 @@ class MpiScheduler : public Scheduler {
   std::optional<Clock::time_point> holdingSince_;
   Clock::time_point backOffUntil_;
   int releases_ = 0;
-  Clock::time_point started_ = Clock::now();
+  Clock::time_point started_ = Clock::now();  // then since registration
 
   int attempt_ = 0;  // which mpiexec is current
   std::vector<std::unique_ptr<Mpiexec>> mpiexecs_;  // every one started; joined at the end

@@ -32,7 +32,8 @@ DEFINE_double(gang_timeout, 5.0,
               "Seconds to hold offers that do not yet fit the whole gang before releasing "
               "them and backing off (a random wait, longer after each release)");
 DEFINE_double(timeout, 0.0,
-              "Seconds to wait for the whole gang before giving up (0: wait for ever)");
+              "Seconds to wait for the master and then for the whole gang before giving up "
+              "(0: wait for ever)");
 DEFINE_string(role, "*", "The framework's role; a gang larger than the role's guarantee is "
                          "refused");
 DEFINE_string(name, "", "The framework's name (default: \"mpi: <program>\")");

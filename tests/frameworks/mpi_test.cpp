@@ -327,6 +327,19 @@ TEST_F(MpiTest, AProgramThatDoesNotExistFailsClearly) {
   EXPECT_EQ("", busy());
 }
 
+// No master at --master: the driver would retry for ever; --timeout bounds
+// the wait for registration as it bounds the wait for a gang.
+TEST_F(MpiTest, NoMasterFailsAtTheTimeout) {
+  const std::string nobody = "127.0.0.1:" + std::to_string(freePort());
+  ChildResult run = runChild({kMpirun, "--master=" + nobody, "--timeout=2", "-n", "2",
+                              kPrograms + "mesos-mpi-pi"},
+                             60s);
+  EXPECT_TRUE(run.exitedWith(1)) << run.describe();
+  EXPECT_NE(std::string::npos,
+            run.err.find("the MPI job failed: could not register with the master within 2 s"))
+      << run.describe();
+}
+
 TEST_F(MpiTest, AGangLargerThanTheRolesGuaranteeIsRefused) {
   // A master of our own, with a guarantee for role "hpc".
   process::Address master = startMaster({"--allocation_interval=100ms",
