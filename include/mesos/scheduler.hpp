@@ -157,6 +157,18 @@ class SchedulerDriver {
   virtual Status launchTasks(const OfferID& offerId, const std::vector<TaskInfo>& tasks,
                              const Filters& filters = Filters()) = 0;
 
+  /// Applies `operations` to the resources of `offerIds` (all on one slave)
+  /// and gives the rest back, refused for `filters.refuse_seconds()`. This
+  /// master serves LAUNCH operations (their tasks launch as with
+  /// launchTasks()); other operation types are refused with a warning in
+  /// the master's log and their resources go back. Sent as Apache Mesos
+  /// drivers send it: a scheduler Call (ACCEPT) in a libprocess message.
+  /// While disconnected nothing is sent and the LAUNCH operations' tasks are
+  /// reported TASK_LOST, as launchTasks() does.
+  virtual Status acceptOffers(const std::vector<OfferID>& offerIds,
+                              const std::vector<Offer::Operation>& operations,
+                              const Filters& filters = Filters()) = 0;
+
   /// Asks the master to kill the task; the outcome arrives as a status
   /// update (TASK_KILLED, or TASK_LOST for a task the master does not know).
   /// Dropped while disconnected.
@@ -253,6 +265,9 @@ class MesosSchedulerDriver : public SchedulerDriver {
                      const Filters& filters = Filters()) override;
   Status launchTasks(const OfferID& offerId, const std::vector<TaskInfo>& tasks,
                      const Filters& filters = Filters()) override;
+  Status acceptOffers(const std::vector<OfferID>& offerIds,
+                      const std::vector<Offer::Operation>& operations,
+                      const Filters& filters = Filters()) override;
   Status killTask(const TaskID& taskId) override;
   Status declineOffer(const OfferID& offerId, const Filters& filters = Filters()) override;
   Status reviveOffers() override;

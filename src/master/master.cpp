@@ -68,6 +68,17 @@ void Master::initialize() {
   handle(&Master::reviveOffers);
   handle(&Master::suppressOffers);
   handle(&Master::schedulerCall);
+  // mesos-go's v0 driver names the same Call message "scheduler".
+  onRaw("scheduler", [this, received = &metrics_.messages["Call"]](const UPID& from,
+                                                                  const std::string& body) {
+    scheduler::Call call;
+    if (!call.ParseFromString(body)) {
+      LOG(WARNING) << "Dropping a malformed 'scheduler' Call message from " << from;
+      metrics_.invalidFrameworkMessages++;
+      return;
+    }
+    if (counted(from, "Call", received)) schedulerCall(from, call);
+  });
   handle(&Master::killTask);
   handle(&Master::statusUpdateAcknowledgement);
   handle(&Master::reconcileTasks);

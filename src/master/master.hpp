@@ -163,6 +163,8 @@ class Master : public process::Actor {
   void suppressOffers(const UPID& from, const SuppressOffersMessage& message);
   // The v1 Call that Apache Mesos v0 drivers use for SUPPRESS (and REVIVE).
   void schedulerCall(const UPID& from, const scheduler::Call& call);
+  void acceptOffers(const UPID& from, const Framework& framework,
+                    const scheduler::Call::Accept& accept);
   Framework* addFramework(const FrameworkInfo& info, const UPID& pid);
   void failoverFramework(Framework& framework, const UPID& newPid);
   // The slaves holding the framework's tasks or executors.
@@ -239,6 +241,8 @@ class Master : public process::Actor {
   // runtime's delegate, at /<name>.
   void installRoutes();
   process::Future<process::http::Response> healthEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> schedulerCallEndpoint(
       const process::http::Request& request);
   process::Future<process::http::Response> redirectEndpoint(
       const process::http::Request& request);

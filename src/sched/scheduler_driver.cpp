@@ -233,6 +233,14 @@ Status MesosSchedulerDriver::launchTasks(const OfferID& offerId,
   return launchTasks(std::vector<OfferID>{offerId}, tasks, filters);
 }
 
+Status MesosSchedulerDriver::acceptOffers(const std::vector<OfferID>& offerIds,
+                                          const std::vector<Offer::Operation>& operations,
+                                          const Filters& filters) {
+  return dispatchIfRunning([&](const process::Pid<SchedulerProcess>& pid) {
+    process::dispatch(pid, &SchedulerProcess::acceptOffers, offerIds, operations, filters);
+  });
+}
+
 Status MesosSchedulerDriver::killTask(const TaskID& taskId) {
   return dispatchIfRunning([&](const process::Pid<SchedulerProcess>& pid) {
     process::dispatch(pid, &SchedulerProcess::killTask, taskId);

@@ -450,40 +450,83 @@ void SchedulerProcess::requestResources(const std::vector<Request>& requests) {
 void SchedulerProcess::launchTasks(const std::vector<OfferID>& offerIds,
                                    const std::vector<TaskInfo>& tasks, const Filters& filters) {
   if (!connected_) {
-    LOG(WARNING) << "Not launching " << tasks.size()
-                 << " tasks: the driver is not registered with the master; reporting them lost";
-    // The scheduler would otherwise wait forever for news of these tasks.
-    for (const TaskInfo& task : tasks) {
-      StatusUpdate update;
-      *update.mutable_framework_id() = framework_.id();
-      if (task.has_slave_id()) *update.mutable_slave_id() = task.slave_id();
-      if (task.has_executor()) *update.mutable_executor_id() = task.executor().executor_id();
-      update.set_timestamp(wallClockSeconds());
-      TaskStatus* status = update.mutable_status();
-      *status->mutable_task_id() = task.task_id();
-      status->set_state(TASK_LOST);
-      status->set_source(TaskStatus::SOURCE_MASTER);
-      status->set_reason(TaskStatus::REASON_MASTER_DISCONNECTED);
-      status->set_message("Master disconnected");
-      status->set_timestamp(update.timestamp());
-      if (task.has_slave_id()) *status->mutable_slave_id() = task.slave_id();
-      deliverStatusUpdate(update, true);
-    }
+    reportLost(tasks);
     return;
   }
-
   LaunchTasksMessage message;
   *message.mutable_framework_id() = framework_.id();
   *message.mutable_filters() = filters;
   for (const TaskInfo& task : tasks) {
     TaskInfo* copy = message.add_tasks();
     *copy = task;
-    if (copy->has_executor() && !copy->executor().has_framework_id()) {
-      *copy->mutable_executor()->mutable_framework_id() = framework_.id();
-    }
+    prepareTask(copy);
   }
+  for (const OfferID& offerId : offerIds) *message.add_offer_ids() = offerId;
+  useOffers(offerIds, tasks);
+  send(master_, std::move(message));
+}
+
+void SchedulerProcess::acceptOffers(const std::vector<OfferID>& offerIds,
+                                    const std::vector<Offer::Operation>& operations,
+                                    const Filters& filters) {
+  std::vector<TaskInfo> tasks;
+  for (const Offer::Operation& operation : operations) {
+    if (operation.type() != Offer::Operation::LAUNCH) continue;
+    tasks.insert(tasks.end(), operation.launch().task_infos().begin(),
+                 operation.launch().task_infos().end());
+  }
+  if (!connected_) {
+    reportLost(tasks);
+    return;
+  }
+  // As Apache Mesos drivers do: a scheduler Call in a libprocess message.
+  scheduler::Call call;
+  *call.mutable_framework_id() = framework_.id();
+  call.set_type(scheduler::Call::ACCEPT);
+  scheduler::Call::Accept* accept = call.mutable_accept();
+  *accept->mutable_filters() = filters;
+  for (const OfferID& offerId : offerIds) *accept->add_offer_ids() = offerId;
+  for (const Offer::Operation& operation : operations) {
+    Offer::Operation* copy = accept->add_operations();
+    *copy = operation;
+    if (copy->type() != Offer::Operation::LAUNCH) continue;
+    for (TaskInfo& task : *copy->mutable_launch()->mutable_task_infos()) prepareTask(&task);
+  }
+  useOffers(offerIds, tasks);
+  send(master_, std::move(call));
+}
+
+void SchedulerProcess::reportLost(const std::vector<TaskInfo>& tasks) {
+  LOG(WARNING) << "Not launching " << tasks.size()
+               << " tasks: the driver is not registered with the master; reporting them lost";
+  // The scheduler would otherwise wait forever for news of these tasks.
+  for (const TaskInfo& task : tasks) {
+    StatusUpdate update;
+    *update.mutable_framework_id() = framework_.id();
+    if (task.has_slave_id()) *update.mutable_slave_id() = task.slave_id();
+    if (task.has_executor()) *update.mutable_executor_id() = task.executor().executor_id();
+    update.set_timestamp(wallClockSeconds());
+    TaskStatus* status = update.mutable_status();
+    *status->mutable_task_id() = task.task_id();
+    status->set_state(TASK_LOST);
+    status->set_source(TaskStatus::SOURCE_MASTER);
+    status->set_reason(TaskStatus::REASON_MASTER_DISCONNECTED);
+    status->set_message("Master disconnected");
+    status->set_timestamp(update.timestamp());
+    if (task.has_slave_id()) *status->mutable_slave_id() = task.slave_id();
+    deliverStatusUpdate(update, true);
+  }
+}
+
+void SchedulerProcess::prepareTask(TaskInfo* task) const {
+  if (task->has_executor() && !task->executor().has_framework_id()) {
+    *task->mutable_executor()->mutable_framework_id() = framework_.id();
+  }
+}
+
+void SchedulerProcess::useOffers(const std::vector<OfferID>& offerIds,
+                                 const std::vector<TaskInfo>& tasks) {
   for (const OfferID& offerId : offerIds) {
-    *message.add_offer_ids() = offerId;
     auto saved = savedOffers_.find(offerId.value());
     if (saved == savedOffers_.end()) {
       LOG(WARNING) << (tasks.empty() ? "Declining" : "Launching tasks on") << " offer "
@@ -503,7 +546,6 @@ void SchedulerProcess::launchTasks(const std::vector<OfferID>& offerIds,
     }
     savedOffers_.erase(saved);
   }
-  send(master_, std::move(message));
 }
 
 void SchedulerProcess::killTask(const TaskID& taskId) {

@@ -60,6 +60,8 @@ class SchedulerProcess : public process::Actor {
   void requestResources(const std::vector<Request>& requests);
   void launchTasks(const std::vector<OfferID>& offerIds, const std::vector<TaskInfo>& tasks,
                    const Filters& filters);
+  void acceptOffers(const std::vector<OfferID>& offerIds,
+                    const std::vector<Offer::Operation>& operations, const Filters& filters);
   void killTask(const TaskID& taskId);
   void reviveOffers();
   void suppressOffers();
@@ -73,6 +75,14 @@ class SchedulerProcess : public process::Actor {
   void exited(const process::UPID& pid) override;
 
  private:
+  // Reports `tasks` TASK_LOST to the scheduler: they cannot be launched
+  // while the driver is not registered.
+  void reportLost(const std::vector<TaskInfo>& tasks);
+  // Gives the task's executor this framework's id when it has none.
+  void prepareTask(TaskInfo* task) const;
+  // The offers are used up: forget them, keeping the addresses of the
+  // slaves `tasks` go to (for framework messages).
+  void useOffers(const std::vector<OfferID>& offerIds, const std::vector<TaskInfo>& tasks);
   // Master -> scheduler.
   void registered(const process::UPID& from, const FrameworkRegisteredMessage& message);
   void reregistered(const process::UPID& from, const FrameworkReregisteredMessage& message);

@@ -58,6 +58,62 @@ TEST(ClusterTest, CommandTasksFinishOrFailWithTheirExitStatus) {
   driver.join();
 }
 
+// acceptOffers with a LAUNCH operation runs its tasks on our master; an
+// operation it does not serve (RESERVE) is refused and its resources come
+// back in later offers.
+TEST(ClusterTest, AcceptOffersLaunchesTasks) {
+  TestCluster cluster;
+  cluster.startSlave("cpus:1;mem:256");
+  RecordingScheduler scheduler;
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  scheduler.onOffers = [done](SchedulerDriver* driver, const std::vector<Offer>& offers) {
+    for (const Offer& offer : offers) {
+      if (done->exchange(true)) {
+        driver->declineOffer(offer.id());
+        continue;
+      }
+      Offer::Operation launch;
+      launch.set_type(Offer::Operation::LAUNCH);
+      *launch.mutable_launch()->add_task_infos() = commandTask(offer, "accepted", "echo hi");
+      Offer::Operation reserve;
+      reserve.set_type(Offer::Operation::RESERVE);
+      *reserve.mutable_reserve()->add_resources() = offer.resources(0);
+      driver->acceptOffers({offer.id()}, {launch, reserve});
+    }
+  };
+  MesosSchedulerDriver driver(&scheduler, frameworkInfo(), cluster.masterAddress(), true,
+                              &cluster.runtime());
+  ASSERT_EQ(DRIVER_RUNNING, driver.start());
+  EXPECT_TRUE(scheduler.awaitStatus("accepted", TASK_RUNNING));
+  EXPECT_TRUE(scheduler.awaitStatus("accepted", TASK_FINISHED));
+  driver.stop();
+  driver.join();
+}
+
+// Disconnected, acceptOffers reports its LAUNCH operations' tasks lost.
+TEST(ClusterTest, AcceptOffersWhileDisconnectedReportsTheTasksLost) {
+  TestCluster cluster;
+  RecordingScheduler scheduler;
+  MesosSchedulerDriver driver(&scheduler, frameworkInfo(), cluster.masterAddress(), true,
+                              &cluster.runtime());
+  cluster.runtime().hooks().drop<internal::RegisterFrameworkMessage>();
+  ASSERT_EQ(DRIVER_RUNNING, driver.start());
+  Offer::Operation launch;
+  launch.set_type(Offer::Operation::LAUNCH);
+  TaskInfo* task = launch.mutable_launch()->add_task_infos();
+  task->set_name("early");
+  task->mutable_task_id()->set_value("early");
+  task->mutable_slave_id()->set_value("S1");
+  OfferID offer;
+  offer.set_value("o1");
+  driver.acceptOffers({offer}, {launch});
+  auto lost = scheduler.awaitStatus("early", TASK_LOST);
+  ASSERT_TRUE(lost);
+  EXPECT_EQ(TaskStatus::REASON_MASTER_DISCONNECTED, lost->status.reason());
+  driver.stop();
+  driver.join();
+}
+
 TEST(ClusterTest, KilledTaskIsReportedKilled) {
   TestCluster cluster;
   cluster.startSlave();

@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include "scheduler.pb.h"
 #include "support/master_fixture.hpp"
+#include "support/net.hpp"
 
 namespace mesos::test {
 namespace {
@@ -409,6 +411,35 @@ TEST_F(MasterEndpointsTest, DocumentsRenderedInStepsOfOneAreComplete) {
   EXPECT_EQ(3u, state["slaves"].array().size());
   EXPECT_EQ(2u, state["frameworks"].array().size());
   EXPECT_EQ(6, state["total_resources"]["cpus"].number());
+}
+
+// POST /api/v1/scheduler takes v0 frameworks' protobuf Calls (mesos-go's
+// v0 driver sends them there; tests/interop runs its AcceptOffers) and
+// refuses the rest with a reason.
+TEST_F(MasterEndpointsTest, SchedulerCallsOverHttpFromV0Frameworks) {
+  start();
+  auto post = [&](const std::string& contentType, const std::string& body,
+                  std::string* answer) {
+    TcpClient client(runtime_->address());
+    client.write("POST /api/v1/scheduler HTTP/1.1\r\nHost: test\r\nContent-Type: " +
+                 contentType + "\r\nContent-Length: " + std::to_string(body.size()) +
+                 "\r\n\r\n" + body);
+    int status = 0;
+    client.readResponse(&status, answer);
+    return status;
+  };
+  std::string answer;
+  EXPECT_EQ(400, post("application/x-protobuf", "\xff\xff not a Call", &answer)) << answer;
+  scheduler::Call call;
+  call.mutable_framework_id()->set_value("nobody");
+  call.set_type(scheduler::Call::SUPPRESS);
+  EXPECT_EQ(403, post("application/x-protobuf", call.SerializeAsString(), &answer)) << answer;
+  EXPECT_NE(std::string::npos, answer.find("'nobody' is not registered")) << answer;
+  EXPECT_EQ(501, post("application/json", "{}", &answer)) << answer;
+  scheduler::Call subscribe;
+  subscribe.set_type(scheduler::Call::SUBSCRIBE);
+  EXPECT_EQ(501, post("application/x-protobuf", subscribe.SerializeAsString(), &answer));
+  EXPECT_EQ(405, status("/api/v1/scheduler"));
 }
 
 }  // namespace

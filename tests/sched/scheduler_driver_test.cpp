@@ -492,6 +492,58 @@ TEST_F(SchedulerDriverTest, DeclineIsALaunchWithoutTasks) {
   EXPECT_EQ(5, master_->launches[1].filters().refuse_seconds()) << "the protocol default";
 }
 
+// acceptOffers goes out as Apache Mesos drivers send it: a scheduler Call
+// (ACCEPT) with the operations, the executors given the framework's id; the
+// offers are used up as by launchTasks (a framework message to the slave of
+// a launch goes straight to it).
+TEST_F(SchedulerDriverTest, AcceptOffersSendsAnAcceptCall) {
+  slave_ = runtime_->spawn<FakeSlave>();
+  MesosSchedulerDriver& driver = startRegistered();
+  ResourceOffersMessage offers;
+  *offers.add_offers() = makeOffer("o1", "S1");
+  offers.add_pids(slave_.pid().toString());
+  deliver(offers);
+
+  Offer::Operation launch;
+  launch.set_type(Offer::Operation::LAUNCH);
+  TaskInfo* task = launch.mutable_launch()->add_task_infos();
+  task->set_name("t1");
+  task->mutable_task_id()->set_value("t1");
+  task->mutable_slave_id()->set_value("S1");
+  task->mutable_executor()->mutable_executor_id()->set_value("e1");
+  task->mutable_executor()->mutable_command()->set_value("run-me");
+  Offer::Operation reserve;
+  reserve.set_type(Offer::Operation::RESERVE);
+  Filters filters;
+  filters.set_refuse_seconds(7);
+  OfferID o1;
+  o1.set_value("o1");
+  EXPECT_EQ(DRIVER_RUNNING, driver.acceptOffers({o1}, {launch, reserve}, filters));
+  ExecutorID executor;
+  executor.set_value("e1");
+  SlaveID s1;
+  s1.set_value("S1");
+  driver.sendFrameworkMessage(executor, s1, "to S1");
+  runtime_->settle();
+
+  EXPECT_TRUE(master_->launches.empty());
+  ASSERT_EQ(1u, master_->calls.size());
+  const scheduler::Call& call = master_->calls[0];
+  EXPECT_EQ(scheduler::Call::ACCEPT, call.type());
+  EXPECT_EQ(kFrameworkId, call.framework_id().value());
+  ASSERT_EQ(1, call.accept().offer_ids_size());
+  EXPECT_EQ("o1", call.accept().offer_ids(0).value());
+  EXPECT_EQ(7, call.accept().filters().refuse_seconds());
+  ASSERT_EQ(2, call.accept().operations_size());
+  const Offer::Operation& sent = call.accept().operations(0);
+  EXPECT_EQ(Offer::Operation::LAUNCH, sent.type());
+  ASSERT_EQ(1, sent.launch().task_infos_size());
+  EXPECT_EQ(kFrameworkId, sent.launch().task_infos(0).executor().framework_id().value());
+  EXPECT_EQ(Offer::Operation::RESERVE, call.accept().operations(1).type());
+  ASSERT_EQ(1u, slave_->frameworkMessages.size());
+  EXPECT_EQ("to S1", slave_->frameworkMessages[0].data());
+}
+
 TEST_F(SchedulerDriverTest, ImplicitAcknowledgementFollowsTheCallback) {
   startRegistered();
   auto acks = runtime_->hooks().count<StatusUpdateAcknowledgementMessage>();

@@ -13,7 +13,8 @@
 //     (`sleep 1000`); every other offer meanwhile is declined;
 //  3. kills "sleep-task" once it is TASK_RUNNING;
 //  4. once "echo-task" is TASK_FINISHED and "sleep-task" TASK_KILLED, revives
-//     offers and, on the next offer, launches "custom-task" on a custom
+//     offers and, on the next offer, launches with AcceptOffers (a LAUNCH
+//     operation, sent as a scheduler Call) "custom-task" on a custom
 //     executor ("go-executor", whose command is --executor, shell off) with
 //     task data "payload"; it expects TASK_RUNNING, then TASK_FINISHED with
 //     data "ran:payload" (go_executor echoes the task's data), and the
@@ -188,6 +189,21 @@ func (p *probe) launch(driver sched.SchedulerDriver, offer *mesos.Offer, tasks [
 	return true
 }
 
+// accept launches `task` through AcceptOffers: one LAUNCH operation.
+func (p *probe) accept(driver sched.SchedulerDriver, offer *mesos.Offer, task *mesos.TaskInfo) bool {
+	operation := &mesos.Offer_Operation{
+		Type:   mesos.Offer_Operation_LAUNCH.Enum(),
+		Launch: &mesos.Offer_Operation_Launch{TaskInfos: []*mesos.TaskInfo{task}},
+	}
+	filters := &mesos.Filters{RefuseSeconds: proto.Float64(1)}
+	if _, err := driver.AcceptOffers([]*mesos.OfferID{offer.Id}, []*mesos.Offer_Operation{operation}, filters); err != nil {
+		p.failf("AcceptOffers(%s) on offer %s: %v", task.TaskId.GetValue(), offer.Id.GetValue(), err)
+		return false
+	}
+	fmt.Printf("launched %s on %s\n", task.TaskId.GetValue(), offer.SlaveId.GetValue())
+	return true
+}
+
 func decline(driver sched.SchedulerDriver, offer *mesos.Offer) {
 	if _, err := driver.DeclineOffer(offer.Id, &mesos.Filters{RefuseSeconds: proto.Float64(1)}); err != nil {
 		log.Warningf("declining offer %s: %v", offer.Id.GetValue(), err)
@@ -211,7 +227,7 @@ func (p *probe) ResourceOffers(driver sched.SchedulerDriver, offers []*mesos.Off
 				p.phase = runningCommandTasks
 			}
 		case p.phase == waitingForSecondOffer && cpus >= taskCpus+executorCpus && mem >= taskMem+executorMem:
-			if p.launch(driver, offer, []*mesos.TaskInfo{p.customExecutorTask(offer)}) {
+			if p.accept(driver, offer, p.customExecutorTask(offer)) {
 				p.phase = runningCustomTask
 			}
 		default:
