@@ -10,6 +10,7 @@
 install(TARGETS mesos-master mesos-slave mesos-agent
   RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR} COMPONENT runtime)
 install(TARGETS mesos-local mesos-execute test-framework
+    mesos-ps mesos-cat mesos-tail mesos-resolve
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(TARGETS mesos-executor mesos-containerizer mesos-fetcher test-executor
   RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/mesos COMPONENT runtime)

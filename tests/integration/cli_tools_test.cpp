@@ -1,0 +1,386 @@
+// mesos-ps, mesos-cat, mesos-tail and mesos-resolve (docs/cli.md) as users
+// run them: separate processes against mesos-master and mesos-slave
+// processes, with tasks started by mesos-execute. Real processes, so waits
+// have generous real-time bounds.
+#include <signal.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/json.hpp"
+#include "support/daemon.hpp"
+#include "support/subprocess.hpp"
+
+namespace mesos::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string tool(const std::string& name) {
+  return std::string(MESOS_BINARY_DIR) + "/src/cli/" + name;
+}
+
+ChildResult run(const std::string& name, const std::vector<std::string>& flags) {
+  std::vector<std::string> args = {tool(name)};
+  args.insert(args.end(), flags.begin(), flags.end());
+  return runChild(args, 30s);
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string word; in >> word;) out.push_back(word);
+  return out;
+}
+
+// The row of mesos-ps output whose TASK column is `task`, split at spaces
+// (empty when there is none).
+std::vector<std::string> psRow(const std::string& output, const std::string& task) {
+  for (const std::string& line : lines(output)) {
+    auto columns = words(line);
+    if (columns.size() > 1 && columns[1] == task) return columns;
+  }
+  return {};
+}
+
+// A failure the tools report: status 1, nothing on stdout, one line on
+// stderr that holds `what`.
+::testing::AssertionResult failsSaying(const ChildResult& result, const std::string& what) {
+  if (!result.exitedWith(1) || !result.out.empty() ||
+      result.err.find(what) == std::string::npos ||
+      result.err.find('\n') != result.err.size() - 1) {
+    return ::testing::AssertionFailure() << "expected status 1 and one line with '" << what
+                                         << "', got " << result.describe();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+bool toolsBuilt() {
+  for (const char* name : {"mesos-ps", "mesos-cat", "mesos-tail", "mesos-resolve"}) {
+    if (!std::filesystem::exists(tool(name))) return false;
+  }
+  return true;
+}
+
+// A master and one slave; tasks come from mesos-execute.
+class CliTest : public DaemonsFixture {
+ protected:
+  void SetUp() override {
+    DaemonsFixture::SetUp();
+    if (IsSkipped()) return;
+    if (!toolsBuilt()) GTEST_SKIP() << "the CLI tools are not built";
+    master_ = startMaster({"--allocation_interval=100ms"});
+    masterFlag_ = "--master=" + master_.toString();
+    startSlave(master_, "slave", {"--resources=cpus:4;mem:1024;disk:1024"});
+    bool registered = waitUntil([&] { return metric(master_, "master/slaves_active") == 1; }, 30s);
+    ASSERT_TRUE(registered) << "the slave did not register within 30 s";
+  }
+
+  void TearDown() override {
+    for (pid_t pid : executes_) {
+      ::kill(pid, SIGTERM);
+      waitForExit(pid, 30s);
+    }
+    DaemonsFixture::TearDown();
+  }
+
+  // Runs mesos-execute to the end: the task `name` running `command`, in
+  // the framework `framework`.
+  ChildResult execute(const std::string& framework, const std::string& name,
+                      const std::string& command) {
+    return runChild({MESOS_EXECUTE_PATH, masterFlag_, "--framework_name=" + framework,
+                     "--name=" + name, "--command=" + command,
+                     "--resources=cpus:0.5;mem:64;disk:16"},
+                    60s);
+  }
+
+  // Starts mesos-execute in the background (stopped at the end of the
+  // test) and waits until its task runs. False when it does not within 30 s.
+  bool launch(const std::string& framework, const std::string& name, const std::string& command) {
+    pid_t pid = startDaemon({MESOS_EXECUTE_PATH, masterFlag_, "--framework_name=" + framework,
+                             "--name=" + name, "--command=" + command,
+                             "--resources=cpus:0.5;mem:64;disk:16"},
+                            dir_ + "/execute-" + name + ".log");
+    if (pid <= 0) return false;
+    executes_.push_back(pid);
+    return waitUntil([&] { return taskState(name) == "TASK_RUNNING"; }, 30s);
+  }
+
+  // The framework named `name`, registered or completed (Null when none).
+  json::Value framework(const std::string& name) {
+    json::Value state = getJson(master_, "/master/state");
+    for (const char* list : {"frameworks", "completed_frameworks"}) {
+      if (!state[list].isArray()) continue;
+      for (const json::Value& f : state[list].array()) {
+        if (f["name"].isString() && f["name"].string() == name) return f;
+      }
+    }
+    return json::Value();
+  }
+
+  std::string frameworkId(const std::string& name) {
+    json::Value f = framework(name);
+    return f["id"].isString() ? f["id"].string() : "";
+  }
+
+  // The state of the task `id` of any framework ("" when unknown).
+  std::string taskState(const std::string& id) {
+    json::Value state = getJson(master_, "/master/state");
+    for (const char* frameworks : {"frameworks", "completed_frameworks"}) {
+      if (!state[frameworks].isArray()) continue;
+      for (const json::Value& f : state[frameworks].array()) {
+        for (const char* tasks : {"tasks", "completed_tasks"}) {
+          if (!f[tasks].isArray()) continue;
+          for (const json::Value& task : f[tasks].array()) {
+            if (task["id"].isString() && task["id"].string() == id) return task["state"].string();
+          }
+        }
+      }
+    }
+    return "";
+  }
+
+  std::string slaveHostname() {
+    json::Value slaves = getJson(master_, "/master/state")["slaves"];
+    if (!slaves.isArray() || slaves.array().empty()) return "";
+    return slaves.array()[0]["hostname"].string();
+  }
+
+  process::Address master_;
+  std::string masterFlag_;
+  std::vector<pid_t> executes_;
+};
+
+TEST_F(CliTest, PsListsTasksWithTheirColumnsAndFilters) {
+  ASSERT_TRUE(execute("batch", "done", "true").exitedWith(0));
+  ASSERT_TRUE(launch("service", "sleeper", "sleep 60"));
+  const std::string service = frameworkId("service");
+  const std::string batch = frameworkId("batch");
+  const std::string user = framework("service")["user"].string();
+  const std::string host = slaveHostname();
+  ASSERT_FALSE(service.empty());
+  ASSERT_FALSE(batch.empty());
+
+  ChildResult ps = run("mesos-ps", {masterFlag_});
+  ASSERT_TRUE(ps.exitedWith(0)) << ps.describe();
+  auto output = lines(ps.out);
+  ASSERT_EQ(2u, output.size()) << ps.out;  // the header and the live task
+  EXPECT_EQ((std::vector<std::string>{"FRAMEWORK", "TASK", "NAME", "STATE", "HOST", "USER", "CPUS",
+                                      "MEM", "DISK"}),
+            words(output[0]));
+  EXPECT_EQ((std::vector<std::string>{service, "sleeper", "sleeper", "TASK_RUNNING", host, user,
+                                      "0.5", "64.0", "MB", "16.0", "MB"}),
+            words(output[1]));
+  // Columns line up under their titles.
+  EXPECT_EQ(output[0].find("STATE"), output[1].find("TASK_RUNNING")) << ps.out;
+
+  // --all adds the tasks that ended, of frameworks that ended too.
+  ChildResult all = run("mesos-ps", {masterFlag_, "--all"});
+  ASSERT_TRUE(all.exitedWith(0)) << all.describe();
+  EXPECT_EQ((std::vector<std::string>{batch, "done", "done", "TASK_FINISHED", host, user, "0.5",
+                                      "64.0", "MB", "16.0", "MB"}),
+            psRow(all.out, "done"))
+      << all.out;
+  EXPECT_FALSE(psRow(all.out, "sleeper").empty()) << all.out;
+
+  // Each filter keeps the task that matches and drops the one that does not.
+  struct Case {
+    std::vector<std::string> flags;
+    bool sleeper;
+    bool done;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--state=running"}, true, false},
+           {{"--state=TASK_FINISHED"}, false, true},
+           {{"--state=finished,Running"}, true, true},
+           {{"--framework=" + service}, true, false},
+           {{"--framework=batch"}, false, true},
+           {{"--task=sleeper"}, true, false},
+           {{"--task=nothing"}, false, false},
+           {{"--host=" + host}, true, true},
+           {{"--host=elsewhere"}, false, false},
+           {{"--user=" + user}, true, true},
+           {{"--user=nobody-at-all"}, false, false},
+       }) {
+    std::vector<std::string> flags = {masterFlag_, "--all"};
+    flags.insert(flags.end(), c.flags.begin(), c.flags.end());
+    ChildResult filtered = run("mesos-ps", flags);
+    SCOPED_TRACE(c.flags[0]);
+    ASSERT_TRUE(filtered.exitedWith(0)) << filtered.describe();
+    EXPECT_EQ(c.sleeper, !psRow(filtered.out, "sleeper").empty()) << filtered.out;
+    EXPECT_EQ(c.done, !psRow(filtered.out, "done").empty()) << filtered.out;
+    EXPECT_EQ("FRAMEWORK", words(lines(filtered.out).at(0)).at(0)) << filtered.out;
+  }
+
+  EXPECT_TRUE(failsSaying(run("mesos-ps", {masterFlag_, "--state=runing"}),
+                          "--state: 'runing' is not a task state"));
+}
+
+TEST_F(CliTest, CatPrintsATasksSandboxFiles) {
+  ASSERT_TRUE(execute("greeter", "hello", "echo hello from the task; echo oops >&2; "
+                                          "printf '\\303\\251\\377\\001\\n'")
+                  .exitedWith(0));
+  const std::string id = frameworkId("greeter");
+  ASSERT_FALSE(id.empty());
+
+  // Bytes that are not UTF-8 come out as they went in.
+  ChildResult cat = run("mesos-cat", {masterFlag_, "--framework=" + id, "--task=hello"});
+  ASSERT_TRUE(cat.exitedWith(0)) << cat.describe();
+  EXPECT_EQ("hello from the task\n\xc3\xa9\xff\x01\n", cat.out);
+  EXPECT_EQ("", cat.err);
+
+  ChildResult err =
+      run("mesos-cat", {masterFlag_, "--framework=" + id, "--task=hello", "--file=stderr"});
+  ASSERT_TRUE(err.exitedWith(0)) << err.describe();
+  EXPECT_NE(std::string::npos, err.out.find("oops\n")) << err.out;
+
+  // A file larger than one read (64 KiB), whole, and its last lines.
+  ASSERT_TRUE(execute("counter", "count", "seq 1 20000").exitedWith(0));
+  const std::string counter = frameworkId("counter");
+  std::string numbers;
+  for (int i = 1; i <= 20000; ++i) numbers += std::to_string(i) + "\n";
+  ChildResult large = run("mesos-cat", {masterFlag_, "--framework=" + counter, "--task=count"});
+  ASSERT_TRUE(large.exitedWith(0)) << large.describe();
+  EXPECT_TRUE(large.out == numbers) << large.out.size() << " bytes instead of " << numbers.size();
+  ChildResult last = run("mesos-tail", {masterFlag_, "--framework=" + counter, "--task=count",
+                                        "-n", "3"});
+  ASSERT_TRUE(last.exitedWith(0)) << last.describe();
+  EXPECT_EQ("19998\n19999\n20000\n", last.out);
+  ChildResult most = run("mesos-tail", {masterFlag_, "--framework=" + counter, "--task=count",
+                                        "--lines=19999"});
+  ASSERT_TRUE(most.exitedWith(0)) << most.describe();
+  EXPECT_TRUE(most.out == numbers.substr(2)) << most.out.substr(0, 20);
+
+  EXPECT_TRUE(failsSaying(run("mesos-cat", {masterFlag_, "--framework=" + id, "--task=nope"}),
+                          "framework " + id + " has no task 'nope'"));
+  EXPECT_TRUE(failsSaying(run("mesos-cat", {masterFlag_, "--framework=nope", "--task=hello"}),
+                          "knows no framework 'nope'"));
+  EXPECT_TRUE(failsSaying(
+      run("mesos-cat", {masterFlag_, "--framework=" + id, "--task=hello", "--file=missing"}),
+      "no file 'missing' in the task's sandbox"));
+}
+
+TEST_F(CliTest, TailFollowsATaskUntilItEnds) {
+  const std::string go = dir_ + "/go";
+  const std::string finish = dir_ + "/finish";
+  ASSERT_TRUE(launch("writer", "writer",
+                     "echo line-1; echo line-2; "
+                     "while [ ! -e " + go + " ]; do sleep 0.1; done; echo line-3; "
+                     "while [ ! -e " + finish + " ]; do sleep 0.1; done; echo line-4"));
+  const std::string id = frameworkId("writer");
+  ASSERT_FALSE(id.empty());
+  const std::vector<std::string> task = {masterFlag_, "--framework=" + id, "--task=writer"};
+  auto withTask = [&](std::vector<std::string> flags) {
+    flags.insert(flags.begin(), task.begin(), task.end());
+    flags.insert(flags.begin(), tool("mesos-tail"));
+    return flags;
+  };
+  ASSERT_TRUE(waitUntil(
+      [&] { return run("mesos-cat", task).out == "line-1\nline-2\n"; }, 30s));
+
+  // Without -f: the last lines, then done.
+  ChildResult last = runChild(withTask({"-n", "1"}), 30s);
+  ASSERT_TRUE(last.exitedWith(0)) << last.describe();
+  EXPECT_EQ("line-2\n", last.out);
+
+  const std::string log = dir_ + "/tail.log";
+  const std::string interruptedLog = dir_ + "/interrupted.log";
+  pid_t tail = startDaemon(withTask({"-f", "--interval=100ms"}), log);
+  pid_t interrupted = startDaemon(withTask({"-f", "-n1", "--interval=100ms"}), interruptedLog);
+  ASSERT_GT(tail, 0);
+  ASSERT_GT(interrupted, 0);
+  int status = 0;
+  ASSERT_TRUE(waitUntil([&] { return readFile(log) == "line-1\nline-2\n"; }, 30s, tail, &status))
+      << readFile(log);
+  ASSERT_TRUE(waitUntil([&] { return readFile(interruptedLog) == "line-2\n"; }, 30s, interrupted))
+      << readFile(interruptedLog);
+
+  // A line the task writes later comes out while the task still runs.
+  std::ofstream(go).put('\n');
+  ASSERT_TRUE(
+      waitUntil([&] { return readFile(log) == "line-1\nline-2\nline-3\n"; }, 30s, tail, &status))
+      << readFile(log);
+  EXPECT_EQ("TASK_RUNNING", taskState("writer"));
+
+  // SIGINT ends a follow with status 0.
+  ASSERT_TRUE(waitUntil([&] { return readFile(interruptedLog) == "line-2\nline-3\n"; }, 30s,
+                        interrupted))
+      << readFile(interruptedLog);
+  ::kill(interrupted, SIGINT);
+  EXPECT_EQ(0, waitForExit(interrupted, 30s));
+
+  // The task ends: the last line comes out and mesos-tail stops by itself.
+  std::ofstream(finish).put('\n');
+  EXPECT_EQ(0, waitForExit(tail, 30s));
+  EXPECT_EQ("line-1\nline-2\nline-3\nline-4\n", readFile(log));
+  EXPECT_EQ("TASK_FINISHED", taskState("writer"));
+
+  EXPECT_TRUE(failsSaying(run("mesos-tail", {masterFlag_, "--framework=" + id, "--task=nope"}),
+                          "has no task 'nope'"));
+}
+
+TEST_F(CliTest, ResolveNamesAStandaloneMaster) {
+  for (const std::string& given :
+       {master_.toString(), "master@" + master_.toString(), "localhost:" +
+                                                                std::to_string(master_.port)}) {
+    ChildResult resolved = run("mesos-resolve", {given});
+    EXPECT_TRUE(resolved.exitedWith(0)) << resolved.describe();
+    EXPECT_EQ(master_.toString() + "\n", resolved.out) << given;
+  }
+  ChildResult flag = run("mesos-resolve", {masterFlag_});
+  EXPECT_TRUE(flag.exitedWith(0)) << flag.describe();
+  EXPECT_EQ(master_.toString() + "\n", flag.out);
+}
+
+TEST(CliFlagsTest, EveryToolHasHelpAndOneLineErrors) {
+  if (!toolsBuilt()) GTEST_SKIP() << "the CLI tools are not built";
+  for (const std::string name : {"mesos-ps", "mesos-cat", "mesos-tail", "mesos-resolve"}) {
+    SCOPED_TRACE(name);
+    ChildResult help = run(name, {"--help"});
+    EXPECT_TRUE(help.exitedWith(0)) << help.describe();
+    EXPECT_EQ(0u, help.out.find("Usage: " + name)) << help.out;
+    EXPECT_NE(std::string::npos, help.out.find("--timeout=VALUE")) << help.out;
+    EXPECT_TRUE(failsSaying(run(name, {"--bogus=1"}), "bogus"));
+  }
+
+  const std::string unreachable = "127.0.0.1:" + std::to_string(freePort());
+  const std::string cannotReach = "cannot reach the master at " + unreachable;
+  const std::vector<std::string> task = {"--framework=f", "--task=t"};
+  EXPECT_TRUE(failsSaying(run("mesos-ps", {}), "missing --master"));
+  EXPECT_TRUE(failsSaying(run("mesos-ps", {"--master=" + unreachable}), cannotReach));
+  EXPECT_TRUE(failsSaying(run("mesos-ps", {"--master=host:port"}), "bad master address"));
+  EXPECT_TRUE(failsSaying(run("mesos-cat", {"--master=" + unreachable}), "missing --framework"));
+  EXPECT_TRUE(failsSaying(run("mesos-cat", {"--master=" + unreachable, "--framework=f"}),
+                          "missing --task"));
+  EXPECT_TRUE(failsSaying(run("mesos-cat", {"--master=" + unreachable, task[0], task[1]}),
+                          cannotReach));
+  EXPECT_TRUE(failsSaying(run("mesos-tail", {"--master=" + unreachable, task[0], task[1], "-x"}),
+                          "unknown option '-x'"));
+  EXPECT_TRUE(failsSaying(run("mesos-tail", {"--master=" + unreachable, task[0], task[1], "-n"}),
+                          "-n needs a number"));
+  EXPECT_TRUE(failsSaying(
+      run("mesos-tail", {"--master=" + unreachable, task[0], task[1], "-f"}), cannotReach));
+  EXPECT_TRUE(failsSaying(run("mesos-resolve", {}), "missing <master>"));
+  EXPECT_TRUE(failsSaying(run("mesos-resolve", {"a:1", "b:2"}), "give one <master>"));
+  EXPECT_TRUE(failsSaying(run("mesos-resolve", {unreachable}), cannotReach));
+  EXPECT_TRUE(failsSaying(run("mesos-resolve", {"--timeout=0secs", unreachable}),
+                          "--timeout must be positive"));
+}
+
+}  // namespace
+}  // namespace mesos::test
