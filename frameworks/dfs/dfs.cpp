@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -16,6 +15,8 @@
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
+
+#include "common/time.hpp"
 
 namespace mesos::frameworks::dfs {
 
@@ -50,15 +51,6 @@ std::string encodeName(const std::string& name) {
     }
   }
   return out;
-}
-
-std::string nowUtc() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
 }
 
 // A token no other put on this root uses (time, pid and randomness).
@@ -292,7 +284,7 @@ Result<FileInfo> Store::put(const std::string& name, std::istream& input,
   file.blockSize = options.blockSize;
   file.replication = options.replication;
   file.nodes = options.nodes;
-  file.created = nowUtc();
+  file.created = utcTimestamp();
   const std::string token = freshToken();
 
   std::vector<std::string> written;  // paths, removed on failure

@@ -1,10 +1,10 @@
 #include "mapreduce/jobtracker.hpp"
 
 #include <algorithm>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 
+#include "common/time.hpp"
 #include "mesos/resources.hpp"
 
 namespace mesos::frameworks::mapreduce {
@@ -19,15 +19,6 @@ constexpr size_t kSortSamples = 2000;
 
 double secondsBetween(JobTracker::Clock::time_point a, JobTracker::Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
-}
-
-std::string nowUtc() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
 }
 
 std::string rackOf(const Offer& offer) {
@@ -154,7 +145,7 @@ Result<std::string> JobTracker::submit(const JobSpec& given) {
     job->reduces.back().index = r;
   }
   job->submitted = Clock::now();
-  job->submittedUtc = nowUtc();
+  job->submittedUtc = utcTimestamp();
   std::string id;
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -179,6 +179,17 @@ int run() {
 }
 
 // The JobTracker's HTTP API (see the file comment).
+// A job's report, or 404 naming the job when there is none.
+void answerReport(const std::optional<json>& report, const std::string& id,
+                  httplib::Response& response) {
+  if (!report) {
+    response.status = 404;
+    response.set_content(json{{"error", "no job " + id}}.dump(), "application/json");
+    return;
+  }
+  response.set_content(report->dump(), "application/json");
+}
+
 void routes(httplib::Server& server, mr::JobTracker& tracker) {
   server.Post("/jobs", [&](const httplib::Request& request, httplib::Response& response) {
     json body = json::parse(request.body, nullptr, false);
@@ -199,14 +210,7 @@ void routes(httplib::Server& server, mr::JobTracker& tracker) {
     response.set_content(tracker.reports().dump(), "application/json");
   });
   server.Get(R"(/jobs/([\w.-]+))", [&](const httplib::Request& request, httplib::Response& response) {
-    auto report = tracker.report(request.matches[1]);
-    if (!report) {
-      response.status = 404;
-      response.set_content(json{{"error", "no job " + std::string(request.matches[1])}}.dump(),
-                           "application/json");
-      return;
-    }
-    response.set_content(report->dump(), "application/json");
+    answerReport(tracker.report(request.matches[1]), request.matches[1], response);
   });
   server.Get(R"(/jobs/([\w.-]+)/wait)", [&](const httplib::Request& request,
                                             httplib::Response& response) {
@@ -215,13 +219,7 @@ void routes(httplib::Server& server, mr::JobTracker& tracker) {
     seconds = std::clamp(seconds, 0.0, 60.0);
     auto report = tracker.wait(request.matches[1], std::chrono::milliseconds(
                                                        static_cast<int64_t>(seconds * 1000)));
-    if (!report) {
-      response.status = 404;
-      response.set_content(json{{"error", "no job " + std::string(request.matches[1])}}.dump(),
-                           "application/json");
-      return;
-    }
-    response.set_content(report->dump(), "application/json");
+    answerReport(report, request.matches[1], response);
   });
 }
 
