@@ -18,6 +18,7 @@ packages=(
   golang-go golang-github-mesos-mesos-go-dev golang-goprotobuf-dev
   mpich libmpich-dev libcpp-httplib-dev nlohmann-json3-dev
   python3
+  libjs-bootstrap5 libjs-chart.js chromium
 )
 
 missing=()

@@ -39,6 +39,7 @@ void Master::installRoutes() {
   route("/tasks", &Master::tasksEndpoint);
   route("/tasks.json", &Master::tasksEndpoint);
   route("/api/v1/scheduler", &Master::schedulerCallEndpoint);
+  installWebUi();
 }
 
 // POST /api/v1/scheduler with a protobuf scheduler Call from a framework

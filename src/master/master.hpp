@@ -240,6 +240,8 @@ class Master : public process::Actor {
   // (docs/endpoints.md). Each answers at /master/<name> and, as the
   // runtime's delegate, at /<name>.
   void installRoutes();
+  // webui.cpp: the web UI's routes ("/" and its static files).
+  void installWebUi();
   process::Future<process::http::Response> healthEndpoint(
       const process::http::Request& request);
   process::Future<process::http::Response> schedulerCallEndpoint(
