@@ -238,6 +238,7 @@ void Master::disconnectFramework(Framework& f) {
 
 void Master::removeFramework(Framework& f) {
   if (f.failoverTimer) cancel(*f.failoverTimer);
+  closeSchedulerStream(f.pid);
   dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f.id);
   // The scheduler unregistered or is gone: nothing more is sent to it.
   std::vector<std::string> offers(f.offers.begin(), f.offers.end());
@@ -314,31 +315,100 @@ void Master::suppressOffers(const UPID& from, const SuppressOffersMessage& messa
   dispatch(allocator_.pid(), &AllocatorActor::suppressOffers, f->id);
 }
 
+// A scheduler Call, from a v0 driver (inside a libprocess message) or a v1
+// HTTP scheduler (through its SchedulerStream's pid): each type is served
+// by the handler of the v0 message that says the same. SUBSCRIBE is only
+// an HTTP request (scheduler_api.cpp).
 void Master::schedulerCall(const UPID& from, const scheduler::Call& call) {
   Framework* f = frameworkFrom(from, call.framework_id(), "scheduler Call");
   if (f == nullptr) return;
+  const FrameworkID id = f->id;
   switch (call.type()) {
+    case scheduler::Call::TEARDOWN: {
+      UnregisterFrameworkMessage message;
+      *message.mutable_framework_id() = id;
+      unregisterFramework(from, message);
+      return;
+    }
     case scheduler::Call::SUPPRESS:
-      dispatch(allocator_.pid(), &AllocatorActor::suppressOffers, f->id);
+      dispatch(allocator_.pid(), &AllocatorActor::suppressOffers, id);
       return;
     case scheduler::Call::REVIVE:
-      dispatch(allocator_.pid(), &AllocatorActor::reviveOffers, f->id);
+      dispatch(allocator_.pid(), &AllocatorActor::reviveOffers, id);
       return;
     case scheduler::Call::ACCEPT:
       acceptOffers(from, *f, call.accept());
       return;
     case scheduler::Call::DECLINE: {
       LaunchTasksMessage decline;
-      *decline.mutable_framework_id() = f->id;
+      *decline.mutable_framework_id() = id;
       *decline.mutable_offer_ids() = call.decline().offer_ids();
       if (call.decline().has_filters()) *decline.mutable_filters() = call.decline().filters();
       launchTasks(from, decline);
       return;
     }
+    case scheduler::Call::KILL: {
+      KillTaskMessage message;
+      *message.mutable_framework_id() = id;
+      *message.mutable_task_id() = call.kill().task_id();
+      killTask(from, message);
+      return;
+    }
+    case scheduler::Call::SHUTDOWN: {
+      Slave* s = slave(call.shutdown().slave_id().value());
+      if (s == nullptr) {
+        LOG(WARNING) << "Ignoring SHUTDOWN of executor " << call.shutdown().executor_id().value()
+                     << " of framework " << id.value() << ": slave "
+                     << call.shutdown().slave_id().value() << " is not registered";
+        return;
+      }
+      ShutdownExecutorMessage message;
+      *message.mutable_executor_id() = call.shutdown().executor_id();
+      *message.mutable_framework_id() = id;
+      send(s->pid, std::move(message));
+      return;
+    }
+    case scheduler::Call::ACKNOWLEDGE: {
+      StatusUpdateAcknowledgementMessage message;
+      *message.mutable_slave_id() = call.acknowledge().slave_id();
+      *message.mutable_framework_id() = id;
+      *message.mutable_task_id() = call.acknowledge().task_id();
+      message.set_uuid(call.acknowledge().uuid());
+      statusUpdateAcknowledgement(from, message);
+      return;
+    }
+    case scheduler::Call::RECONCILE: {
+      ReconcileTasksMessage message;
+      *message.mutable_framework_id() = id;
+      for (const auto& task : call.reconcile().tasks()) {
+        TaskStatus* status = message.add_statuses();
+        *status->mutable_task_id() = task.task_id();
+        if (task.has_slave_id()) *status->mutable_slave_id() = task.slave_id();
+        status->set_state(TASK_STAGING);  // required on the wire; not read
+      }
+      reconcileTasks(from, message);
+      return;
+    }
+    case scheduler::Call::MESSAGE: {
+      FrameworkToExecutorMessage message;
+      *message.mutable_slave_id() = call.message().slave_id();
+      *message.mutable_framework_id() = id;
+      *message.mutable_executor_id() = call.message().executor_id();
+      message.set_data(call.message().data());
+      frameworkToExecutor(from, message);
+      return;
+    }
+    case scheduler::Call::REQUEST: {
+      ResourceRequestMessage message;
+      *message.mutable_framework_id() = id;
+      *message.mutable_requests() = call.request().requests();
+      resourceRequest(from, message);
+      return;
+    }
     default:
       LOG(WARNING) << "Ignoring scheduler Call " << scheduler::Call::Type_Name(call.type())
-                   << " from framework " << f->id.value()
-                   << ": only SUPPRESS, REVIVE, ACCEPT and DECLINE are served as messages";
+                   << " from framework " << id.value()
+                   << ": SUBSCRIBE is an HTTP request (POST /api/v1/scheduler)";
       metrics_.invalidFrameworkMessages++;
   }
 }

@@ -42,41 +42,6 @@ void Master::installRoutes() {
   installWebUi();
 }
 
-// POST /api/v1/scheduler with a protobuf scheduler Call from a framework
-// registered through the v0 protocol: mesos-go's v0 driver sends its Calls
-// (AcceptOffers, ...) this way, without a libprocess identity, so the
-// framework is the Call's framework_id. 202 once handed to the master, as
-// the message would be. The v1 HTTP API proper (SUBSCRIBE, the event
-// stream, JSON) is not served yet: 501.
-Future<Response> Master::schedulerCallEndpoint(const Request& request) {
-  if (request.method != "POST") {
-    return Response{405, "text/plain", "Use POST\n", {{"Allow", "POST"}}};
-  }
-  if (!leading_) return redirectEndpoint(request);
-  if (request.header("content-type") != "application/x-protobuf") {
-    return Response{501, "text/plain",
-                    "Only protobuf Calls of v0 frameworks are served here "
-                    "(Content-Type: application/x-protobuf)\n",
-                    {}};
-  }
-  scheduler::Call call;
-  if (!call.ParseFromString(request.body)) {
-    return Response::badRequest("The body is not a scheduler Call\n");
-  }
-  if (call.type() == scheduler::Call::SUBSCRIBE) {
-    return Response{501, "text/plain", "SUBSCRIBE (the v1 scheduler HTTP API) is not served yet\n",
-                    {}};
-  }
-  Framework* f = framework(call.framework_id().value());
-  if (f == nullptr) {
-    return Response{403, "text/plain",
-                    "Framework '" + call.framework_id().value() + "' is not registered\n", {}};
-  }
-  metrics_.messages["Call"]++;
-  schedulerCall(f->pid, call);
-  return Response::accepted();
-}
-
 Future<Response> Master::healthEndpoint(const Request&) { return Response::ok("", "text/plain"); }
 
 // /master/redirect: 307 to the leading master, as Apache Mesos answers

@@ -9,6 +9,7 @@
 #include <glog/logging.h>
 
 #include "common/uuid.hpp"
+#include "master/scheduler_stream.hpp"
 #include "process/dispatch.hpp"
 
 namespace mesos::internal::master {
@@ -118,6 +119,7 @@ void Master::finalize() {
 }
 
 void Master::exited(const UPID& pid) {
+  schedulerStreamEnded(pid);
   if (auto it = frameworkPids_.find(pid); it != frameworkPids_.end()) {
     if (Framework* f = framework(it->second); f != nullptr && f->pid == pid) {
       LOG(INFO) << "Framework " << f->id.value() << " (" << f->info.name() << ") at " << pid

@@ -43,7 +43,13 @@
 #include "zk/detector.hpp"
 #include "zk/zookeeper.hpp"
 
+namespace mesos::v1::scheduler {
+class Call;
+}  // namespace mesos::v1::scheduler
+
 namespace mesos::internal::master {
+
+class SchedulerStream;
 
 using process::UPID;
 
@@ -240,6 +246,21 @@ class Master : public process::Actor {
   // (docs/endpoints.md). Each answers at /master/<name> and, as the
   // runtime's delegate, at /<name>.
   void installRoutes();
+  // scheduler_api.cpp: the v1 scheduler HTTP API. A framework subscribed
+  // over HTTP has a SchedulerStream's pid as its pid.
+  static constexpr process::Duration kHeartbeatInterval = std::chrono::seconds(15);
+  process::Future<process::http::Response> subscribe(const process::http::Request& request,
+                                                     const v1::scheduler::Call& call);
+  // Ends the event stream whose SchedulerStream is `pid`, if it is one.
+  void closeSchedulerStream(const UPID& pid);
+  // Forgets the SchedulerStream `pid`, which terminated; false if `pid` is
+  // not one.
+  bool schedulerStreamEnded(const UPID& pid);
+  struct HttpScheduler {
+    std::string streamId;  // what its calls' Mesos-Stream-Id must say
+    process::Spawned<SchedulerStream> stream;
+  };
+  std::unordered_map<std::string, HttpScheduler> httpSchedulers_;  // by stream actor id
   // webui.cpp: the web UI's routes ("/" and its static files).
   void installWebUi();
   process::Future<process::http::Response> healthEndpoint(

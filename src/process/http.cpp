@@ -86,8 +86,71 @@ void encodeResponseHead(const Response& response, bool keepAlive, std::string* o
   for (const auto& [name, value] : response.headers) {
     out->append(name).append(": ").append(value).append("\r\n");
   }
-  out->append("Content-Length: ").append(std::to_string(response.bodySize())).append("\r\n");
+  if (response.stream) {
+    out->append("Transfer-Encoding: chunked\r\n");
+  } else {
+    out->append("Content-Length: ").append(std::to_string(response.bodySize())).append("\r\n");
+  }
   out->append(keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n");
+}
+
+bool Pipe::write(std::string data) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (ended_ || gone_) return false;
+  if (data.empty()) return true;
+  if (sink_) {
+    sink_(std::move(data), false);
+  } else {
+    backlog_.push_back(std::move(data));
+  }
+  return true;
+}
+
+void Pipe::close() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (ended_ || gone_) return;
+  ended_ = true;
+  goneCallback_ = nullptr;
+  if (sink_) sink_("", true);
+}
+
+bool Pipe::closed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ended_ || gone_;
+}
+
+void Pipe::onReaderGone(std::function<void()> callback) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (ended_) return;
+    if (!gone_) {
+      goneCallback_ = std::move(callback);
+      return;
+    }
+  }
+  callback();
+}
+
+void Pipe::attach(Sink sink) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (gone_ || sink_) return;
+  sink_ = std::move(sink);
+  for (std::string& data : backlog_) sink_(std::move(data), false);
+  backlog_.clear();
+  if (ended_) sink_("", true);
+}
+
+void Pipe::readerGone() {
+  std::function<void()> callback;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (gone_) return;
+    gone_ = true;
+    sink_ = nullptr;
+    backlog_.clear();
+    if (!ended_) callback = std::move(goneCallback_);
+  }
+  if (callback) callback();
 }
 
 void encodeResponse(const Response& response, bool keepAlive, std::string* out) {

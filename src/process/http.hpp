@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,6 +31,47 @@ struct Request {
   std::map<std::string, std::string> queryParameters() const;
 };
 
+// The body of a streamed response: chunks written while the connection
+// lasts, sent with Transfer-Encoding: chunked (an event stream such as the
+// v1 scheduler API's). A route makes one, puts it in Response::stream and
+// keeps it to write to. Any thread may call any method. Chunks queue, in
+// order, until the connection's earlier responses are out; a reader too
+// slow to take them (more than the transport's per-connection bound queued)
+// is disconnected.
+class Pipe {
+ public:
+  // Queues `data` to go out as one chunk (empty data sends nothing). False,
+  // and nothing sent, once the reader is gone or close() was called.
+  bool write(std::string data);
+  // Ends the body; the connection goes on with its next response.
+  void close();
+  // True once the reader is gone or close() was called.
+  bool closed() const;
+  // `callback` runs once when the reader goes away (the connection closed,
+  // or it never got the response) before close(): on the transport's I/O
+  // thread, so it must only pass the news on (dispatch it to an actor). It
+  // runs at once, on the caller's thread, if the reader is gone already;
+  // never after close().
+  void onReaderGone(std::function<void()> callback);
+
+  // For the transport. `sink` gets each chunk's data, and `last` once at
+  // the end; it is called with this pipe's lock held, so it must only hand
+  // the data on (post it to the I/O thread). What was written before is
+  // handed on at once.
+  using Sink = std::function<void(std::string data, bool last)>;
+  void attach(Sink sink);
+  // The connection closed or dropped the response.
+  void readerGone();
+
+ private:
+  mutable std::mutex mutex_;
+  Sink sink_;
+  std::vector<std::string> backlog_;  // written before attach()
+  bool ended_ = false;                // close() was called
+  bool gone_ = false;                 // the reader is gone
+  std::function<void()> goneCallback_;
+};
+
 // What a route answers. The body sent is `body` followed by every one of
 // `pieces`, in order.
 struct Response {
@@ -46,6 +89,10 @@ struct Response {
   // (Last, with an initializer, so that Response{status, type, body,
   // headers} still compiles without a warning.)
   std::vector<std::shared_ptr<const std::string>> pieces = {};
+  // When set, the body is streamed from this pipe instead (body and pieces
+  // must be empty): the head says Transfer-Encoding: chunked, and no later
+  // response on the connection goes out before the pipe is closed.
+  std::shared_ptr<Pipe> stream = nullptr;
 
   // The length of the whole body: body.size() plus every piece's size
   // (what Content-Length says).

@@ -87,6 +87,9 @@ struct Outgoing {
   size_t bytes = 0;  // head, body and pieces: what counts against the bounds
   bool closeAfter = false;
   bool held = false;  // counted in the transport's total (Transport::hold)
+  // The head of a streamed response: its chunks follow as Outgoings of
+  // their own (InboundConnection::streamed()).
+  std::shared_ptr<http::Pipe> stream;
 
   // The buffers to write, in order: 0 the head, 1 the body, 2... the pieces.
   size_t buffers() const { return response ? 2 + response->pieces.size() : 1; }
@@ -133,6 +136,10 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
       if (!slot.target.empty()) reservations.emplace_back(std::move(slot.target), slot.reserved);
       if (slot.answer) answers.push_back(std::move(*slot.answer));
     }
+    for (const Outgoing& answer : answers) {
+      if (answer.stream) answer.stream->readerGone();
+    }
+    if (stream_) stream_->readerGone();
     Transport* transport = &transport_;
     asio::post(transport_.io_, [transport, reservations = std::move(reservations),
                                 answers = std::move(answers)] {
@@ -156,9 +163,12 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
   // Runs on the I/O thread: puts the answer in `slot`, moves every answer
   // that is now next in order to the write queue and writes.
   void complete(uint64_t slot, Outgoing outgoing) {
-    if (closed_ || slot < firstSlot_) return;
     size_t index = slot - firstSlot_;
-    if (index >= slots_.size() || slots_[index].answer.has_value()) return;  // answered already
+    if (closed_ || slot < firstSlot_ || index >= slots_.size() ||
+        slots_[index].answer.has_value()) {  // closed, or answered already
+      if (outgoing.stream) outgoing.stream->readerGone();
+      return;
+    }
     Slot& answered = slots_[index];
     std::string path = answered.path;
     if (!path.empty()) transport_.learn(path, outgoing.bytes);
@@ -168,14 +178,7 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     queued_ += outgoing.bytes;
     answered.answer = std::move(outgoing);
     size_t readyBefore = ready_.size();
-    size_t moved = 0;
-    while (!closeAfterWrite_ && !slots_.empty() && slots_.front().answer.has_value()) {
-      if (slots_.front().answer->closeAfter) closeAfterWrite_ = true;
-      ready_.push_back(std::move(*slots_.front().answer));
-      slots_.pop_front();
-      ++firstSlot_;
-      ++moved;
-    }
+    size_t moved = advance();
     // Where the new answer is now: in the write queue, or still waiting
     // for an earlier one.
     Outgoing& added =
@@ -196,9 +199,75 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     transport_.statsChanged();
   }
 
+  // Moves every answer that is next in order to the write queue, up to
+  // the end of a streamed one (which starts streaming) or one that closes
+  // the connection; returns how many.
+  size_t advance() {
+    size_t moved = 0;
+    while (!closeAfterWrite_ && !stream_ && !slots_.empty() && slots_.front().answer.has_value()) {
+      Outgoing& next = *slots_.front().answer;
+      if (next.stream) {
+        // Closing, when the request asked for it, waits for the stream's end.
+        stream_ = next.stream;
+        streamCloseAfter_ = std::exchange(next.closeAfter, false);
+      }
+      if (next.closeAfter) closeAfterWrite_ = true;
+      ready_.push_back(std::move(next));
+      slots_.pop_front();
+      ++firstSlot_;
+      ++moved;
+    }
+    if (stream_ && moved > 0 && ready_.back().stream == stream_) {
+      std::weak_ptr<InboundConnection> weak = shared_from_this();
+      asio::io_context& io = transport_.io_;
+      stream_->attach([weak, &io](std::string data, bool last) {
+        asio::post(io, [weak, data = std::move(data), last]() mutable {
+          if (auto self = weak.lock()) self->streamed(std::move(data), last);
+        });
+      });
+    }
+    return moved;
+  }
+
+  // A chunk of the streamed response (the last one when `last`): queued
+  // behind what is there, then the answers that waited for its end.
+  void streamed(std::string data, bool last) {
+    if (closed_ || !stream_) return;
+    Outgoing chunk;
+    if (!data.empty()) {
+      char size[20];
+      int n = std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
+      chunk.head.reserve(static_cast<size_t>(n) + data.size() + 2);
+      chunk.head.append(size, static_cast<size_t>(n)).append(data).append("\r\n");
+    }
+    if (last) {
+      chunk.head.append("0\r\n\r\n");
+      chunk.closeAfter = streamCloseAfter_;
+      if (chunk.closeAfter) closeAfterWrite_ = true;
+      stream_.reset();
+    }
+    chunk.bytes = chunk.head.size();
+    queued_ += chunk.bytes;
+    if (queued_ > limit()) {
+      LOG(WARNING) << "Closing connection from " << peer_
+                   << ": it is not reading its event stream (" << mib(queued_)
+                   << " queued, over the per-connection limit of " << mib(limit()) << ")";
+      transport_.closedNotReading_.fetch_add(1);
+      queued_ -= chunk.bytes;
+      close();
+      return;
+    }
+    transport_.hold(chunk, "");
+    ready_.push_back(std::move(chunk));
+    if (last) advance();
+    write();
+    transport_.statsChanged();
+  }
+
   void close() {
     if (closed_) return;
     closed_ = true;
+    if (stream_) std::exchange(stream_, nullptr)->readerGone();
     cancelStallTimer();
     cancelWriteTimer();
     setPaused(false);
@@ -209,7 +278,10 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     ready_.clear();
     for (Slot& slot : slots_) {
       if (!slot.target.empty()) transport_.unreserve(slot.target, slot.reserved);
-      if (slot.answer) transport_.release(*slot.answer);
+      if (slot.answer) {
+        transport_.release(*slot.answer);
+        if (slot.answer->stream) slot.answer->stream->readerGone();
+      }
     }
     slots_.clear();
     queued_ = 0;
@@ -642,6 +714,8 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
   uint64_t writeTimerGeneration_ = 0;
   bool closeAfterWrite_ = false;
   bool closed_ = false;
+  std::shared_ptr<http::Pipe> stream_;  // the streamed answer being sent
+  bool streamCloseAfter_ = false;       // close the connection at its end
   std::optional<TimerId> stallTimer_;
 };
 
@@ -663,8 +737,20 @@ void Responder::respond(std::shared_ptr<const http::Response> response) const {
   }
   std::string head;
   http::encodeResponseHead(*response, keepAlive_, &head);
-  if (headOnly_) response.reset();
-  send(std::move(head), std::move(response));
+  std::shared_ptr<http::Pipe> stream = response->stream;
+  if (headOnly_) {
+    response.reset();
+    if (stream) std::exchange(stream, nullptr)->readerGone();
+  }
+  Outgoing outgoing;
+  outgoing.head = std::move(head);
+  outgoing.bytes = outgoing.head.size();
+  if (response && (!response->body.empty() || !response->pieces.empty())) {
+    outgoing.bytes += response->bodySize();
+    outgoing.response = std::move(response);
+  }
+  outgoing.stream = std::move(stream);
+  deliver(std::move(outgoing));
 }
 
 void Responder::deliver(Outgoing&& outgoing) const {
@@ -706,17 +792,6 @@ void Responder::sendFile(const http::Response& response) const {
   outgoing.head = std::move(text);
   outgoing.bytes = outgoing.head.size();
   if (!headOnly_ && file->remaining > 0) outgoing.file = std::move(file);
-  deliver(std::move(outgoing));
-}
-
-void Responder::send(std::string head, std::shared_ptr<const http::Response> body) const {
-  Outgoing outgoing;
-  outgoing.head = std::move(head);
-  outgoing.bytes = outgoing.head.size();
-  if (body && (!body->body.empty() || !body->pieces.empty())) {
-    outgoing.bytes += body->bodySize();
-    outgoing.response = std::move(body);
-  }
   deliver(std::move(outgoing));
 }
 

@@ -56,8 +56,6 @@ class Responder {
   bool wanted() const { return connection_ != nullptr; }
 
  private:
-  // `head` is encoded; `body` (null: none) gives the body and pieces.
-  void send(std::string head, std::shared_ptr<const http::Response> body) const;
   // A response whose body is a file (process/sendfile.hpp).
   void sendFile(const http::Response& response) const;
   // Hands the answer to the connection's I/O thread, in its slot.

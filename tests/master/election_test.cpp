@@ -152,6 +152,17 @@ TEST_F(ElectionTest, AStandbyNamesTheLeaderAndDropsMessagesSayingSoOncePerPeer) 
   EXPECT_EQ(307, status);
   EXPECT_NE(std::string::npos, head.find(":" + std::to_string(leaderPid.address.port)))
       << head;
+  // The v1 scheduler API sends its clients to the leader's.
+  std::string call = "{\"type\":\"SUBSCRIBE\"}";
+  ASSERT_TRUE(client.write("POST " + standbyPath +
+                           "/api/v1/scheduler HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                           "application/json\r\nContent-Length: " +
+                           std::to_string(call.size()) + "\r\n\r\n" + call));
+  ASSERT_TRUE(client.readResponse(&status, &body, 10000, &head));
+  EXPECT_EQ(307, status);
+  EXPECT_NE(std::string::npos,
+            head.find(":" + std::to_string(leaderPid.address.port) + "/api/v1/scheduler\r\n"))
+      << head;
 
   WarningLog warnings;
   google::AddLogSink(&warnings);

@@ -413,10 +413,9 @@ TEST_F(MasterEndpointsTest, DocumentsRenderedInStepsOfOneAreComplete) {
   EXPECT_EQ(6, state["total_resources"]["cpus"].number());
 }
 
-// POST /api/v1/scheduler takes v0 frameworks' protobuf Calls (mesos-go's
-// v0 driver sends them there; tests/interop runs its AcceptOffers) and
-// refuses the rest with a reason.
-TEST_F(MasterEndpointsTest, SchedulerCallsOverHttpFromV0Frameworks) {
+// POST /api/v1/scheduler refuses what is not a Call with a reason (the v1
+// API proper: scheduler_api_test.cpp).
+TEST_F(MasterEndpointsTest, SchedulerApiRefusesWhatIsNotACall) {
   start();
   auto post = [&](const std::string& contentType, const std::string& body,
                   std::string* answer) {
@@ -434,11 +433,12 @@ TEST_F(MasterEndpointsTest, SchedulerCallsOverHttpFromV0Frameworks) {
   call.mutable_framework_id()->set_value("nobody");
   call.set_type(scheduler::Call::SUPPRESS);
   EXPECT_EQ(403, post("application/x-protobuf", call.SerializeAsString(), &answer)) << answer;
-  EXPECT_NE(std::string::npos, answer.find("'nobody' is not registered")) << answer;
-  EXPECT_EQ(501, post("application/json", "{}", &answer)) << answer;
+  EXPECT_NE(std::string::npos, answer.find("'nobody' is not subscribed")) << answer;
+  EXPECT_EQ(400, post("application/json", "{}", &answer)) << answer;
   scheduler::Call subscribe;
   subscribe.set_type(scheduler::Call::SUBSCRIBE);
-  EXPECT_EQ(501, post("application/x-protobuf", subscribe.SerializeAsString(), &answer));
+  EXPECT_EQ(400, post("application/x-protobuf", subscribe.SerializeAsString(), &answer));
+  EXPECT_NE(std::string::npos, answer.find("'subscribe'")) << answer;
   EXPECT_EQ(405, status("/api/v1/scheduler"));
 }
 

@@ -79,9 +79,21 @@ struct Signals {
     std::unique_lock<std::mutex> lock(mutex);
     return changed.wait_for(lock, kSocketTimeout, [&] { return togetherHits >= hits; });
   }
+  // The pipe of the last /stream request, once it arrived.
+  void streamed(std::shared_ptr<http::Pipe> pipe) {
+    std::lock_guard<std::mutex> lock(mutex);
+    pipes.push_back(std::move(pipe));
+    changed.notify_all();
+  }
+  std::shared_ptr<http::Pipe> awaitPipe(size_t index) {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (!changed.wait_for(lock, kSocketTimeout, [&] { return pipes.size() > index; })) return {};
+    return pipes[index];
+  }
   std::mutex mutex;
   std::condition_variable changed;
   int togetherHits = 0;
+  std::vector<std::shared_ptr<http::Pipe>> pipes;
 };
 
 // Serves pieced bodies built from pieces it keeps (so that concurrent
@@ -111,6 +123,7 @@ class PiecesActor : public Actor {
     route("/held", &PiecesActor::held);
     route("/odd", &PiecesActor::odd);
     route("/together", &PiecesActor::together);
+    route("/stream", &PiecesActor::stream);
   }
 
  private:
@@ -152,6 +165,14 @@ class PiecesActor : public Actor {
     Future<http::Response> future = together_->future();
     signals_->together();
     return future;
+  }
+
+  // A streamed answer: the test writes to its pipe.
+  Future<http::Response> stream(const http::Request&) {
+    http::Response response = http::Response::ok("", "text/plain");
+    response.stream = std::make_shared<http::Pipe>();
+    signals_->streamed(response.stream);
+    return response;
   }
 
   // A 404 whose body is all pieces, among them an empty and a null one.
@@ -268,6 +289,128 @@ TEST(HttpResponseTest, BodySizeAndEncodingCountEveryPiece) {
   std::string whole;
   http::encodeResponse(response, true, &whole);
   EXPECT_EQ(whole, head + "[a,b]");
+}
+
+TEST(HttpResponseTest, StreamedResponseHeadSaysChunkedInsteadOfALength) {
+  http::Response response = http::Response::ok("", "application/x-protobuf");
+  response.stream = std::make_shared<http::Pipe>();
+  std::string head;
+  http::encodeResponseHead(response, true, &head);
+  EXPECT_EQ(head,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\n"
+            "Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n");
+}
+
+TEST(HttpPipeTest, WritesAfterCloseOrTheReaderGoingAreRefused) {
+  http::Pipe pipe;
+  std::vector<std::pair<std::string, bool>> sunk;
+  EXPECT_TRUE(pipe.write("early"));
+  pipe.attach([&](std::string data, bool last) { sunk.emplace_back(std::move(data), last); });
+  EXPECT_TRUE(pipe.write("late"));
+  EXPECT_FALSE(pipe.closed());
+  pipe.close();
+  EXPECT_TRUE(pipe.closed());
+  EXPECT_FALSE(pipe.write("after"));
+  ASSERT_EQ(sunk.size(), 3u);
+  EXPECT_EQ(sunk[0], std::make_pair(std::string("early"), false));
+  EXPECT_EQ(sunk[1], std::make_pair(std::string("late"), false));
+  EXPECT_EQ(sunk[2], std::make_pair(std::string(), true));
+
+  http::Pipe gone;
+  int told = 0;
+  gone.onReaderGone([&] { ++told; });
+  gone.readerGone();
+  gone.readerGone();
+  EXPECT_EQ(told, 1);
+  EXPECT_FALSE(gone.write("x"));
+  int late = 0;
+  gone.onReaderGone([&] { ++late; });  // already gone: at once
+  EXPECT_EQ(late, 1);
+}
+
+TEST_F(HttpServingTest, StreamedChunksGoOutAsWrittenAndTheConnectionGoesOnAfter) {
+  start();
+  RawPeer peer(runtime_->address());
+  ASSERT_TRUE(peer.connected());
+  // A request pipelined behind the stream is answered after its end.
+  ASSERT_TRUE(peer.write(get("/pieces/stream") + get("/pieces/count")));
+  auto pipe = signals_->awaitPipe(0);
+  ASSERT_TRUE(pipe);
+  auto head = peer.readStreamHead();
+  ASSERT_TRUE(head.has_value());
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->headers["transfer-encoding"], "chunked");
+  EXPECT_EQ(head->headers.count("content-length"), 0u);
+  for (const std::string& data : std::vector<std::string>{"first", "second event", std::string(100000, 'x')}) {
+    ASSERT_TRUE(pipe->write(data));
+    EXPECT_EQ(peer.readChunk(), data);
+  }
+  ASSERT_TRUE(signals_->countArrived.future().await(kSocketTimeout));
+  pipe->close();
+  EXPECT_EQ(peer.readChunk(), "");
+  auto next = peer.readResponse();
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(next->body, "{\"hits\":1}");
+  EXPECT_TRUE(awaitNothingQueued());
+}
+
+TEST_F(HttpServingTest, ChunksWrittenBeforeTheHeadGoesOutFollowItInOrder) {
+  start();
+  RawPeer peer(runtime_->address());
+  ASSERT_TRUE(peer.connected());
+  // The stream's head waits behind a held answer; its chunks wait too.
+  ASSERT_TRUE(peer.write(get("/pieces/held") + get("/pieces/stream")));
+  auto pipe = signals_->awaitPipe(0);
+  ASSERT_TRUE(pipe);
+  ASSERT_TRUE(pipe->write("one"));
+  ASSERT_TRUE(pipe->write("two"));
+  dispatch(actor_.pid(), &PiecesActor::release, size_t{3}, size_t{10});
+  auto first = peer.readResponse();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->body, expectedBody(3, 10));
+  ASSERT_TRUE(peer.readStreamHead().has_value());
+  EXPECT_EQ(peer.readChunk(), "one");
+  EXPECT_EQ(peer.readChunk(), "two");
+  ASSERT_TRUE(pipe->write("three"));
+  EXPECT_EQ(peer.readChunk(), "three");
+}
+
+TEST_F(HttpServingTest, ReaderThatHangsUpIsReportedAndItsPipeRefusesWrites) {
+  start();
+  auto peer = std::make_unique<RawPeer>(runtime_->address());
+  ASSERT_TRUE(peer->connected());
+  ASSERT_TRUE(peer->write(get("/pieces/stream")));
+  auto pipe = signals_->awaitPipe(0);
+  ASSERT_TRUE(pipe);
+  Promise<Nothing> gone;
+  pipe->onReaderGone([&gone] { gone.set(Nothing{}); });
+  ASSERT_TRUE(peer->readStreamHead().has_value());
+  ASSERT_TRUE(pipe->write("hello"));
+  EXPECT_EQ(peer->readChunk(), "hello");
+  peer.reset();
+  ASSERT_TRUE(gone.future().await(kSocketTimeout));
+  EXPECT_TRUE(pipe->closed());
+  EXPECT_FALSE(pipe->write("nobody"));
+  expectStillServed();
+}
+
+TEST_F(HttpServingTest, StreamReaderThatDoesNotReadIsDroppedAtTheBound) {
+  start([](Runtime::Options& options) { options.maxQueuedResponseBytesPerConnection = 1 << 20; });
+  RawPeer peer(runtime_->address(), kSmallReceiveBuffer);
+  ASSERT_TRUE(peer.connected());
+  ASSERT_TRUE(peer.write(get("/pieces/stream")));
+  auto pipe = signals_->awaitPipe(0);
+  ASSERT_TRUE(pipe);
+  Promise<Nothing> gone;
+  pipe->onReaderGone([&gone] { gone.set(Nothing{}); });
+  std::string event(64 * 1024, 'e');
+  // Far more than the socket buffers and the 1 MiB bound hold.
+  for (int i = 0; i < 200 && pipe->write(event); ++i) {
+  }
+  ASSERT_TRUE(gone.future().await(kSocketTimeout));
+  EXPECT_TRUE(warnings_.await({"not reading its event stream"}));
+  expectStillServed();
+  EXPECT_TRUE(awaitNothingQueued());
 }
 
 TEST_F(HttpServingTest, PiecedResponsesArriveByteIdenticalWithTheirLength) {

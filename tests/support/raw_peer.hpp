@@ -198,6 +198,55 @@ class RawPeer {
     return response;
   }
 
+  // Reads the head of a response whose body is streamed (chunked): status
+  // and headers, the body left unread; nullopt on EOF, error, timeout or
+  // a head that is not HTTP.
+  std::optional<HttpResponse> readStreamHead() {
+    auto deadline = std::chrono::steady_clock::now() + kSocketTimeout;
+    size_t headEnd;
+    while ((headEnd = buffer_.find("\r\n\r\n")) == std::string::npos) {
+      if (fill(deadline) != End::kData) return std::nullopt;
+    }
+    std::string head = buffer_.substr(0, headEnd + 2);
+    buffer_.erase(0, headEnd + 4);
+    if (!head.starts_with("HTTP/1.1 ") || head.size() < 12) return std::nullopt;
+    HttpResponse response;
+    response.status = std::atoi(head.substr(9, 3).c_str());
+    size_t at = head.find("\r\n") + 2;
+    for (size_t end; (end = head.find("\r\n", at)) != std::string::npos; at = end + 2) {
+      std::string line = head.substr(at, end - at);
+      size_t colon = line.find(':');
+      if (colon == std::string::npos) return std::nullopt;
+      std::string name = line.substr(0, colon);
+      std::transform(name.begin(), name.end(), name.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      size_t value = line.find_first_not_of(' ', colon + 1);
+      response.headers[name] = value == std::string::npos ? "" : line.substr(value);
+    }
+    return response;
+  }
+
+  // Reads one chunk of a chunked body: its data, "" for the last (empty)
+  // chunk; nullopt on EOF, error, timeout or bytes that are not a chunk.
+  std::optional<std::string> readChunk() {
+    auto deadline = std::chrono::steady_clock::now() + kSocketTimeout;
+    size_t lineEnd;
+    while ((lineEnd = buffer_.find("\r\n")) == std::string::npos) {
+      if (fill(deadline) != End::kData) return std::nullopt;
+    }
+    char* end = nullptr;
+    size_t size = std::strtoul(buffer_.c_str(), &end, 16);
+    if (end == buffer_.c_str()) return std::nullopt;
+    size_t total = lineEnd + 2 + size + 2;
+    while (buffer_.size() < total) {
+      if (fill(deadline) != End::kData) return std::nullopt;
+    }
+    if (buffer_.compare(total - 2, 2, "\r\n") != 0) return std::nullopt;
+    std::string data = buffer_.substr(lineEnd + 2, size);
+    buffer_.erase(0, total);
+    return data;
+  }
+
   // Waits for bytes, at most kSocketTimeout, and reads one chunk of at most
   // `max` into the buffer readResponse() reads from.
   End readSome(size_t max = 64 * 1024) {

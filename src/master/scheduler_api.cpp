@@ -1,0 +1,214 @@
+// POST /api/v1/scheduler: Apache Mesos's v1 scheduler HTTP API
+// (docs/scheduler-http-api.md). SUBSCRIBE opens the framework's event
+// stream (a SchedulerStream whose pid stands for the scheduler's); every
+// other call is checked here, then served as the same v0 Call would be
+// (Master::schedulerCall).
+#include <string>
+#include <string_view>
+
+#include <glog/logging.h>
+
+#include "common/protobuf_json.hpp"
+#include "common/uuid.hpp"
+#include "common/v1.hpp"
+#include "master/master.hpp"
+#include "process/dispatch.hpp"
+#include "master/scheduler_stream.hpp"
+#include "v1/scheduler.pb.h"
+
+namespace mesos::internal::master {
+
+using process::Future;
+using process::http::Request;
+using process::http::Response;
+using V1Call = v1::scheduler::Call;
+
+namespace {
+
+constexpr std::string_view kJson = "application/json";
+constexpr std::string_view kProtobuf = "application/x-protobuf";
+
+Response answer(int status, const std::string& message) {
+  return Response{status, "text/plain", message + "\n", {}};
+}
+
+// A media type without its parameters, trimmed ("application/json;
+// charset=utf-8" is "application/json").
+std::string_view bareType(std::string_view type) {
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
+  while (!type.empty() && type.back() == ' ') type.remove_suffix(1);
+  return type;
+}
+
+// Whether the Accept header takes `type`: no header, or one listing the
+// type itself, "application/*" or "*/*".
+bool accepts(const Request& request, std::string_view type) {
+  if (!request.hasHeader("accept")) return true;
+  std::string_view rest = request.header("accept");
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string_view listed = bareType(rest.substr(0, comma));
+    if (listed == type || listed == "*/*" || listed == "application/*") return true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+// The sub-message each call type needs, as Apache Mesos requires it.
+std::optional<std::string> validate(const V1Call& call) {
+  if (!call.has_type() || call.type() == V1Call::UNKNOWN) return "Expecting 'type' to be present";
+  if (call.type() != V1Call::SUBSCRIBE && !call.has_framework_id()) {
+    return "Expecting 'framework_id' to be present";
+  }
+  auto need = [&](bool present, const char* field) -> std::optional<std::string> {
+    if (present) return std::nullopt;
+    return "Expecting '" + std::string(field) + "' to be present";
+  };
+  switch (call.type()) {
+    case V1Call::SUBSCRIBE: {
+      if (auto missing = need(call.has_subscribe(), "subscribe")) return missing;
+      const v1::FrameworkInfo& info = call.subscribe().framework_info();
+      if (call.has_framework_id() && !(info.has_id() && info.id().value() ==
+                                                             call.framework_id().value())) {
+        return "'framework_id' differs from 'subscribe.framework_info.id'";
+      }
+      return std::nullopt;
+    }
+    case V1Call::ACCEPT: return need(call.has_accept(), "accept");
+    case V1Call::DECLINE: return need(call.has_decline(), "decline");
+    case V1Call::KILL: return need(call.has_kill(), "kill");
+    case V1Call::SHUTDOWN: return need(call.has_shutdown(), "shutdown");
+    case V1Call::ACKNOWLEDGE: return need(call.has_acknowledge(), "acknowledge");
+    case V1Call::RECONCILE: return need(call.has_reconcile(), "reconcile");
+    case V1Call::MESSAGE: return need(call.has_message(), "message");
+    case V1Call::REQUEST: return need(call.has_request(), "request");
+    case V1Call::TEARDOWN:
+    case V1Call::REVIVE:
+    case V1Call::SUPPRESS: return std::nullopt;
+    default:
+      return "Call " + V1Call::Type_Name(call.type()) +
+             " is not served: this master makes no inverse offers";
+  }
+}
+
+}  // namespace
+
+Future<Response> Master::schedulerCallEndpoint(const Request& request) {
+  if (request.method != "POST") {
+    return Response{405, "text/plain", "Expecting a POST request\n", {{"Allow", "POST"}}};
+  }
+  if (!leading_) {
+    // To the leader's own /api/v1/scheduler (its delegate path: the
+    // leader's actor id may not be this one's).
+    Response redirect = redirectEndpoint(request).get();
+    if (redirect.status == 307) redirect.headers.back().second += "/api/v1/scheduler";
+    return redirect;
+  }
+  std::string_view type = bareType(request.header("content-type"));
+  V1Call call;
+  if (type == kProtobuf) {
+    if (!call.ParsePartialFromString(request.body)) {
+      return answer(400, "Failed to parse body into Call: not a protobuf mesos.v1.scheduler.Call");
+    }
+  } else if (type == kJson) {
+    if (auto parsed = fromJson(request.body, &call); !parsed) {
+      return answer(400, "Failed to parse body into Call: " + parsed.error().message);
+    }
+  } else {
+    return answer(415, "Expecting 'Content-Type' of " + std::string(kJson) + " or " +
+                           std::string(kProtobuf));
+  }
+  if (!call.IsInitialized()) {
+    return answer(400, "Failed to validate scheduler::Call: missing required fields: " +
+                           call.InitializationErrorString());
+  }
+  if (auto error = validate(call)) return answer(400, "Failed to validate scheduler::Call: " + *error);
+  metrics_.messages["Call"]++;
+  if (call.type() == V1Call::SUBSCRIBE) return subscribe(request, call);
+
+  Framework* f = framework(call.framework_id().value());
+  if (f == nullptr) {
+    return answer(403, "Framework '" + call.framework_id().value() + "' is not subscribed");
+  }
+  auto stream = httpSchedulers_.find(f->pid.id);
+  if (stream != httpSchedulers_.end() && f->pid == stream->second.stream.pid()) {
+    const std::string& streamId = request.header("mesos-stream-id");
+    if (streamId != stream->second.streamId) {
+      return answer(403, streamId.empty()
+                             ? "All non-subscribe calls must carry the 'Mesos-Stream-Id' header"
+                             : "The 'Mesos-Stream-Id' header does not match the stream of framework " +
+                                   f->id.value());
+    }
+  } else if (!f->active) {
+    return answer(403, "Framework '" + f->id.value() + "' is not subscribed");
+  }
+  // A framework registered through the v0 protocol may send its Calls here
+  // too (mesos-go's v0 driver does): no stream to check.
+  schedulerCall(f->pid, devolve<scheduler::Call>(call));
+  return Response::accepted();
+}
+
+Future<Response> Master::subscribe(const Request& request, const V1Call& call) {
+  std::optional<SchedulerStream::Encoding> encoding;
+  if (accepts(request, kJson)) {
+    encoding = SchedulerStream::Encoding::kJson;
+  } else if (accepts(request, kProtobuf)) {
+    encoding = SchedulerStream::Encoding::kProtobuf;
+  } else {
+    return answer(406, "Expecting 'Accept' to allow " + std::string(kJson) + " or " +
+                           std::string(kProtobuf));
+  }
+  FrameworkInfo info = devolve<FrameworkInfo>(call.subscribe().framework_info());
+  if (auto error = validateFrameworkInfo(info)) {
+    return answer(400, "Failed to validate scheduler::Call: " + *error);
+  }
+  bool resubscribing = info.has_id() && !info.id().value().empty();
+  if (resubscribing && registry_.completedFramework(info.id().value()) != nullptr) {
+    return answer(403, "Framework " + info.id().value() +
+                           " was removed; subscribe without an id to register anew");
+  }
+
+  auto pipe = std::make_shared<process::http::Pipe>();
+  std::string streamId = uuidToString(randomUuid());
+  HttpScheduler scheduler{streamId, runtime().spawn<SchedulerStream>(self(), pipe, *encoding,
+                                                                    kHeartbeatInterval)};
+  process::UPID pid = scheduler.stream.pid();
+  link(pid);
+  httpSchedulers_.emplace(pid.id, std::move(scheduler));
+  LOG(INFO) << (resubscribing ? "Re-subscribing framework " + info.id().value() + " ("
+                              : "Subscribing framework (")
+            << info.name() << ") over HTTP from " << request.header("host") << ", stream "
+            << streamId << ", events to " << pid;
+  if (resubscribing) {
+    ReregisterFrameworkMessage message;
+    *message.mutable_framework() = info;
+    message.set_failover(true);
+    reregisterFramework(pid, message);
+  } else {
+    RegisterFrameworkMessage message;
+    *message.mutable_framework() = info;
+    registerFramework(pid, message);
+  }
+  Response response{200, SchedulerStream::mediaType(*encoding), "", {}};
+  response.headers.emplace_back("Mesos-Stream-Id", streamId);
+  response.stream = std::move(pipe);
+  return response;
+}
+
+void Master::closeSchedulerStream(const UPID& pid) {
+  auto it = httpSchedulers_.find(pid.id);
+  if (it == httpSchedulers_.end() || it->second.stream.pid() != pid) return;
+  process::dispatch(it->second.stream.pid(), &SchedulerStream::close, std::string());
+}
+
+bool Master::schedulerStreamEnded(const UPID& pid) {
+  auto it = httpSchedulers_.find(pid.id);
+  if (it == httpSchedulers_.end() || it->second.stream.pid() != pid) return false;
+  // It terminated (that is why we are told): reset() does not wait long.
+  httpSchedulers_.erase(it);
+  return true;
+}
+
+}  // namespace mesos::internal::master

@@ -1,0 +1,485 @@
+// The v1 scheduler HTTP API (POST /api/v1/scheduler) over real TCP against
+// a real master, with stand-in slaves and v0 schedulers (MasterFixture):
+// the event stream, every call, both encodings, and the errors.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/protobuf_json.hpp"
+#include "common/v1.hpp"
+#include "support/daemon.hpp"
+#include "support/master_fixture.hpp"
+#include "support/raw_peer.hpp"
+#include "v1/scheduler.pb.h"
+
+namespace mesos::test {
+namespace {
+
+using namespace std::chrono_literals;
+using V1Call = v1::scheduler::Call;
+using V1Event = v1::scheduler::Event;
+
+constexpr const char* kProtobuf = "application/x-protobuf";
+constexpr const char* kJson = "application/json";
+
+std::string post(const std::string& body, const std::string& contentType,
+                 const std::string& extraHeaders = "") {
+  return "POST /api/v1/scheduler HTTP/1.1\r\nHost: test\r\nContent-Type: " + contentType +
+         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + extraHeaders + "\r\n" +
+         body;
+}
+
+std::string encode(const V1Call& call, const std::string& contentType) {
+  return contentType == kJson ? toJson(call) : call.SerializeAsString();
+}
+
+// A v1 scheduler's subscription: the connection that carries its events.
+class Subscription {
+ public:
+  Subscription(const process::Address& master, const V1Call& subscribe,
+               const std::string& encoding = kProtobuf)
+      : peer_(master), encoding_(encoding) {
+    CHECK(peer_.connected());
+    CHECK(peer_.write(post(encode(subscribe, encoding), encoding, "Accept: " + encoding + "\r\n")));
+    auto head = peer_.readStreamHead();
+    if (!head) return;
+    status_ = head->status;
+    streamId_ = head->headers["mesos-stream-id"];
+    contentType_ = head->headers["content-type"];
+  }
+
+  int status() const { return status_; }
+  const std::string& streamId() const { return streamId_; }
+  const std::string& contentType() const { return contentType_; }
+
+  // The next event (its record's raw text in *raw); nullopt when the
+  // stream ends or nothing comes within the socket timeout.
+  std::optional<V1Event> next(std::string* raw = nullptr) {
+    for (;;) {
+      size_t newline = buffer_.find('\n');
+      if (newline != std::string::npos) {
+        size_t size = std::stoul(buffer_.substr(0, newline));
+        if (buffer_.size() >= newline + 1 + size) {
+          std::string record = buffer_.substr(newline + 1, size);
+          buffer_.erase(0, newline + 1 + size);
+          if (raw != nullptr) *raw = record;
+          V1Event event;
+          if (encoding_ == kJson) {
+            auto parsed = fromJson(record, &event);
+            EXPECT_TRUE(parsed) << parsed.error().message << ": " << record;
+          } else {
+            EXPECT_TRUE(event.ParseFromString(record));
+          }
+          return event;
+        }
+      }
+      auto chunk = peer_.readChunk();
+      if (!chunk || chunk->empty()) {
+        ended_ = true;
+        return std::nullopt;
+      }
+      buffer_ += *chunk;
+    }
+  }
+
+  // The next event that is not a HEARTBEAT, which must be of `type`.
+  V1Event expect(V1Event::Type type, std::string* raw = nullptr) {
+    for (;;) {
+      auto event = next(raw);
+      if (!event) {
+        ADD_FAILURE() << "the stream ended (or went quiet) before a "
+                      << V1Event::Type_Name(type);
+        return V1Event();
+      }
+      if (event->type() == V1Event::HEARTBEAT && type != V1Event::HEARTBEAT) continue;
+      EXPECT_EQ(V1Event::Type_Name(type), V1Event::Type_Name(event->type()))
+          << event->DebugString();
+      return *event;
+    }
+  }
+
+  // The next event of `type`, skipping the others (offers and rescinds
+  // that come and go with the allocator's timers).
+  V1Event await(V1Event::Type type) {
+    for (int skipped = 0; skipped < 100; ++skipped) {
+      auto event = next();
+      if (!event) break;
+      if (event->type() == type) return *event;
+    }
+    ADD_FAILURE() << "no " << V1Event::Type_Name(type) << " came";
+    return V1Event();
+  }
+
+  // True once the stream ended (the last chunk, or the connection closed).
+  bool ends() {
+    while (!ended_) {
+      if (!next()) return ended_;
+    }
+    return true;
+  }
+
+  void hangUp() { peer_.reset(); }
+
+ private:
+  RawPeer peer_;
+  std::string encoding_;
+  int status_ = 0;
+  std::string streamId_;
+  std::string contentType_;
+  std::string buffer_;
+  bool ended_ = false;
+};
+
+class SchedulerApiTest : public MasterFixture {
+ protected:
+  static V1Call subscribeCall(const std::string& name = "v1-framework",
+                              const std::string& frameworkId = "") {
+    V1Call call;
+    call.set_type(V1Call::SUBSCRIBE);
+    v1::FrameworkInfo* info = call.mutable_subscribe()->mutable_framework_info();
+    *info = evolve<v1::FrameworkInfo>(frameworkInfo(name));
+    info->set_failover_timeout(3600);
+    if (!frameworkId.empty()) {
+      info->mutable_id()->set_value(frameworkId);
+      call.mutable_framework_id()->set_value(frameworkId);
+    }
+    return call;
+  }
+
+  // A call on a connection of its own: the status, the body in *body.
+  int call(const V1Call& call, const std::string& streamId,
+           const std::string& contentType = kProtobuf, std::string* body = nullptr) {
+    return send(encode(call, contentType), contentType,
+                streamId.empty() ? "" : "Mesos-Stream-Id: " + streamId + "\r\n", body);
+  }
+
+  int send(const std::string& payload, const std::string& contentType,
+           const std::string& extraHeaders, std::string* body = nullptr) {
+    RawPeer peer(runtime_->address());
+    EXPECT_TRUE(peer.write(post(payload, contentType, extraHeaders)));
+    auto response = peer.readResponse();
+    if (!response) return 0;
+    if (body != nullptr) *body = response->body;
+    return response->status;
+  }
+
+  V1Call frameworkCall(V1Call::Type type, const v1::FrameworkID& id) {
+    V1Call call;
+    call.set_type(type);
+    *call.mutable_framework_id() = id;
+    return call;
+  }
+
+  // Waits for the master to have handled what a call asked.
+  void settle() { runtime_->settle(); }
+};
+
+TEST_F(SchedulerApiTest, SubscribeStreamsEventsAndEveryCallIsServed) {
+  start();
+  Peer& agent = slave("slave");
+  SlaveID slaveId = registerSlave(agent);
+  Subscription stream(runtime_->address(), subscribeCall());
+  ASSERT_EQ(200, stream.status());
+  EXPECT_EQ(kProtobuf, stream.contentType());
+  EXPECT_EQ(36u, stream.streamId().size()) << stream.streamId();
+
+  V1Event subscribed = stream.expect(V1Event::SUBSCRIBED);
+  const v1::FrameworkID frameworkId = subscribed.subscribed().framework_id();
+  EXPECT_FALSE(frameworkId.value().empty());
+  EXPECT_EQ(15.0, subscribed.subscribed().heartbeat_interval_seconds());
+  EXPECT_EQ(master().address.port, subscribed.subscribed().master_info().port());
+
+  V1Event offers = stream.expect(V1Event::OFFERS);
+  ASSERT_EQ(1, offers.offers().offers_size());
+  const v1::Offer offer = offers.offers().offers(0);
+  EXPECT_EQ(slaveId.value(), offer.agent_id().value());
+  EXPECT_EQ(frameworkId.value(), offer.framework_id().value());
+
+  // ACCEPT with a LAUNCH operation: the slave is told to run the task.
+  V1Call accept = frameworkCall(V1Call::ACCEPT, frameworkId);
+  *accept.mutable_accept()->add_offer_ids() = offer.id();
+  v1::Offer::Operation* launch = accept.mutable_accept()->add_operations();
+  launch->set_type(v1::Offer::Operation::LAUNCH);
+  *launch->mutable_launch()->add_task_infos() =
+      evolve<v1::TaskInfo>(commandTask("t1", slaveId, "cpus:1;mem:128", "sleep 100"));
+  ASSERT_EQ(202, call(accept, stream.streamId()));
+  settle();
+  auto runs = agent.received<RunTaskMessage>();
+  ASSERT_EQ(1u, runs.size());
+  EXPECT_EQ("t1", runs[0].task().task_id().value());
+  EXPECT_EQ(frameworkId.value(), runs[0].framework().id().value());
+
+  // UPDATE carries the update's uuid, which ACKNOWLEDGE sends back to the
+  // slave.
+  StatusUpdateMessage running = update(devolve<FrameworkID>(frameworkId), slaveId, "t1",
+                                       TASK_RUNNING, agent);
+  agent.post(master(), running);
+  V1Event updated = stream.expect(V1Event::UPDATE);
+  EXPECT_EQ("t1", updated.update().status().task_id().value());
+  EXPECT_EQ(v1::TASK_RUNNING, updated.update().status().state());
+  EXPECT_EQ(slaveId.value(), updated.update().status().agent_id().value());
+  EXPECT_EQ(running.update().uuid(), updated.update().status().uuid());
+  V1Call acknowledge = frameworkCall(V1Call::ACKNOWLEDGE, frameworkId);
+  *acknowledge.mutable_acknowledge()->mutable_agent_id() = offer.agent_id();
+  acknowledge.mutable_acknowledge()->mutable_task_id()->set_value("t1");
+  acknowledge.mutable_acknowledge()->set_uuid(updated.update().status().uuid());
+  ASSERT_EQ(202, call(acknowledge, stream.streamId()));
+  settle();
+  auto acks = agent.received<StatusUpdateAcknowledgementMessage>();
+  ASSERT_EQ(1u, acks.size());
+  EXPECT_EQ(running.update().uuid(), acks[0].uuid());
+
+  // RECONCILE answers with the task's latest state, needing no ack.
+  V1Call reconcile = frameworkCall(V1Call::RECONCILE, frameworkId);
+  reconcile.mutable_reconcile()->add_tasks()->mutable_task_id()->set_value("t1");
+  ASSERT_EQ(202, call(reconcile, stream.streamId()));
+  V1Event reconciled = stream.expect(V1Event::UPDATE);
+  EXPECT_EQ(v1::TASK_RUNNING, reconciled.update().status().state());
+  EXPECT_FALSE(reconciled.update().status().has_uuid());
+
+  // MESSAGE both ways.
+  ExecutorID executorId;
+  executorId.set_value("t1");
+  V1Call message = frameworkCall(V1Call::MESSAGE, frameworkId);
+  *message.mutable_message()->mutable_agent_id() = offer.agent_id();
+  message.mutable_message()->mutable_executor_id()->set_value("t1");
+  message.mutable_message()->set_data("to the executor");
+  ASSERT_EQ(202, call(message, stream.streamId()));
+  settle();
+  auto toExecutor = agent.received<FrameworkToExecutorMessage>();
+  ASSERT_EQ(1u, toExecutor.size());
+  EXPECT_EQ("to the executor", toExecutor[0].data());
+  ExecutorToFrameworkMessage fromExecutor;
+  *fromExecutor.mutable_slave_id() = slaveId;
+  *fromExecutor.mutable_framework_id() = devolve<FrameworkID>(frameworkId);
+  *fromExecutor.mutable_executor_id() = executorId;
+  fromExecutor.set_data(std::string("from\0the executor", 17));
+  agent.post(master(), fromExecutor);
+  V1Event fromExecutorEvent = stream.expect(V1Event::MESSAGE);
+  EXPECT_EQ(fromExecutor.data(), fromExecutorEvent.message().data());
+  EXPECT_EQ("t1", fromExecutorEvent.message().executor_id().value());
+
+  // KILL and SHUTDOWN reach the slave.
+  V1Call kill = frameworkCall(V1Call::KILL, frameworkId);
+  kill.mutable_kill()->mutable_task_id()->set_value("t1");
+  ASSERT_EQ(202, call(kill, stream.streamId()));
+  V1Call shutdown = frameworkCall(V1Call::SHUTDOWN, frameworkId);
+  shutdown.mutable_shutdown()->mutable_executor_id()->set_value("t1");
+  *shutdown.mutable_shutdown()->mutable_agent_id() = offer.agent_id();
+  ASSERT_EQ(202, call(shutdown, stream.streamId()));
+  settle();
+  ASSERT_EQ(1u, agent.received<KillTaskMessage>().size());
+  auto shutdowns = agent.received<ShutdownExecutorMessage>();
+  ASSERT_EQ(1u, shutdowns.size());
+  EXPECT_EQ("t1", shutdowns[0].executor_id().value());
+
+  // SUPPRESS, REVIVE and REQUEST are taken; heartbeats come every 15 s.
+  for (V1Call::Type type : {V1Call::SUPPRESS, V1Call::REVIVE}) {
+    EXPECT_EQ(202, call(frameworkCall(type, frameworkId), stream.streamId()));
+  }
+  V1Call request = frameworkCall(V1Call::REQUEST, frameworkId);
+  request.mutable_request()->add_requests();
+  EXPECT_EQ(202, call(request, stream.streamId()));
+  settle();
+  advance(15s);
+  EXPECT_EQ(V1Event::HEARTBEAT, stream.await(V1Event::HEARTBEAT).type());
+
+  // The slave goes: FAILURE names it.
+  UnregisterSlaveMessage unregister;
+  *unregister.mutable_slave_id() = slaveId;
+  agent.post(master(), unregister);
+  V1Event failure = stream.await(V1Event::FAILURE);
+  EXPECT_EQ(slaveId.value(), failure.failure().agent_id().value());
+
+  // TEARDOWN removes the framework and ends its stream.
+  ASSERT_EQ(202, call(frameworkCall(V1Call::TEARDOWN, frameworkId), stream.streamId()));
+  EXPECT_TRUE(stream.ends());
+  settle();
+  json::Value state = get("/state");
+  EXPECT_TRUE(state["frameworks"].array().empty());
+  ASSERT_EQ(1u, state["completed_frameworks"].array().size());
+  EXPECT_EQ(frameworkId.value(), state["completed_frameworks"].array()[0]["id"].string());
+}
+
+TEST_F(SchedulerApiTest, JsonBothWaysWithV1FieldNames) {
+  start();
+  Peer& agent = slave("slave");
+  SlaveID slaveId = registerSlave(agent, "cpus:2;mem:1024;ports:[31000-32000]");
+  Subscription stream(runtime_->address(), subscribeCall(), kJson);
+  ASSERT_EQ(200, stream.status());
+  EXPECT_EQ(kJson, stream.contentType());
+  std::string raw;
+  V1Event subscribed = stream.expect(V1Event::SUBSCRIBED, &raw);
+  EXPECT_NE(std::string::npos, raw.find("\"heartbeat_interval_seconds\":15")) << raw;
+  const v1::FrameworkID frameworkId = subscribed.subscribed().framework_id();
+  V1Event offers = stream.expect(V1Event::OFFERS, &raw);
+  // v1 names, and 64-bit range bounds as numbers.
+  EXPECT_NE(std::string::npos, raw.find("\"agent_id\":{\"value\":\"" + slaveId.value())) << raw;
+  EXPECT_EQ(std::string::npos, raw.find("slave_id")) << raw;
+  EXPECT_NE(std::string::npos, raw.find("\"begin\":31000")) << raw;
+  ASSERT_EQ(1, offers.offers().offers_size());
+
+  // A DECLINE written by hand, as a JSON client sends it.
+  std::string decline = "{\"framework_id\":{\"value\":\"" + frameworkId.value() +
+                        "\"},\"type\":\"DECLINE\",\"decline\":{\"offer_ids\":[{\"value\":\"" +
+                        offers.offers().offers(0).id().value() +
+                        "\"}],\"filters\":{\"refuse_seconds\":1000}}}";
+  std::string body;
+  ASSERT_EQ(202, send(decline, kJson, "Mesos-Stream-Id: " + stream.streamId() + "\r\n", &body))
+      << body;
+  settle();
+  EXPECT_TRUE(get("/state")["frameworks"].array()[0]["offers"].array().empty());
+}
+
+TEST_F(SchedulerApiTest, BadCallsAreRefusedWithAReason) {
+  start();
+  std::string body;
+  // Not a Call, in either encoding.
+  EXPECT_EQ(400, send("\xff\xff not a Call", kProtobuf, "", &body)) << body;
+  EXPECT_EQ(400, send("{\"type\":", kJson, "", &body));
+  EXPECT_NE(std::string::npos, body.find("Failed to parse body into Call")) << body;
+  // A Call without its type, or without what its type needs.
+  EXPECT_EQ(400, send("{}", kJson, "", &body));
+  EXPECT_NE(std::string::npos, body.find("'type'")) << body;
+  V1Call accept;
+  accept.set_type(V1Call::ACCEPT);
+  accept.mutable_framework_id()->set_value("f");
+  EXPECT_EQ(400, call(accept, "", kProtobuf, &body));
+  EXPECT_NE(std::string::npos, body.find("'accept'")) << body;
+  V1Call subscribe = subscribeCall("x");
+  subscribe.mutable_framework_id()->set_value("other");
+  EXPECT_EQ(400, call(subscribe, "", kProtobuf, &body));
+  EXPECT_NE(std::string::npos, body.find("differs")) << body;
+  V1Call noName = subscribeCall("");
+  EXPECT_EQ(400, call(noName, "", kJson, &body));
+  EXPECT_NE(std::string::npos, body.find("name")) << body;
+  V1Call inverse;
+  inverse.set_type(V1Call::ACCEPT_INVERSE_OFFERS);
+  inverse.mutable_framework_id()->set_value("f");
+  EXPECT_EQ(400, call(inverse, "", kProtobuf, &body));
+  // Other media types, and other methods.
+  EXPECT_EQ(415, send("type=SUBSCRIBE", "text/plain", "", &body));
+  RawPeer peer(runtime_->address());
+  ASSERT_TRUE(peer.write(post(toJson(subscribeCall()), kJson, "Accept: text/html\r\n")));
+  auto notAcceptable = peer.readResponse();
+  ASSERT_TRUE(notAcceptable.has_value());
+  EXPECT_EQ(406, notAcceptable->status);
+  EXPECT_EQ(405, httpGet(runtime_->address(), "/api/v1/scheduler"));
+  // Calls before subscribing, and with a missing or wrong stream id.
+  V1Call revive;
+  revive.set_type(V1Call::REVIVE);
+  revive.mutable_framework_id()->set_value("never-subscribed");
+  EXPECT_EQ(403, call(revive, "", kProtobuf, &body));
+  Subscription stream(runtime_->address(), subscribeCall());
+  ASSERT_EQ(200, stream.status());
+  *revive.mutable_framework_id() = stream.expect(V1Event::SUBSCRIBED).subscribed().framework_id();
+  EXPECT_EQ(403, call(revive, "", kProtobuf, &body));
+  EXPECT_NE(std::string::npos, body.find("Mesos-Stream-Id")) << body;
+  EXPECT_EQ(403, call(revive, "00000000-0000-0000-0000-000000000000", kProtobuf, &body));
+  EXPECT_EQ(202, call(revive, stream.streamId(), kProtobuf, &body)) << body;
+}
+
+// A dropped connection disconnects the framework (its offers go back, the
+// failover timeout runs); subscribing again with its id takes it back, and
+// a second subscription while the first is open takes over from it.
+TEST_F(SchedulerApiTest, ReconnectingAndFailingOver) {
+  start();
+  Peer& agent = slave("slave");
+  registerSlave(agent);
+  auto first = std::make_unique<Subscription>(runtime_->address(), subscribeCall());
+  const v1::FrameworkID frameworkId =
+      first->expect(V1Event::SUBSCRIBED).subscribed().framework_id();
+  first->expect(V1Event::OFFERS);
+  first->hangUp();
+  auto framework = [&] {
+    json::Value frameworks = get("/state")["frameworks"];
+    return frameworks.isArray() && frameworks.array().size() == 1 ? frameworks.array()[0]
+                                                                   : json::Value();
+  };
+  ASSERT_TRUE(waitUntil([&] { return framework()["active"].isBool() &&
+                                     !framework()["active"].boolean(); },
+                        10s));
+  EXPECT_TRUE(framework()["offers"].array().empty());
+
+  Subscription second(runtime_->address(), subscribeCall("v1-framework", frameworkId.value()));
+  ASSERT_EQ(200, second.status());
+  EXPECT_EQ(frameworkId.value(),
+            second.expect(V1Event::SUBSCRIBED).subscribed().framework_id().value());
+  EXPECT_TRUE(framework()["active"].boolean());
+  second.expect(V1Event::OFFERS);
+
+  Subscription third(runtime_->address(), subscribeCall("v1-framework", frameworkId.value()));
+  ASSERT_EQ(200, third.status());
+  third.expect(V1Event::SUBSCRIBED);
+  V1Event error = second.expect(V1Event::ERROR);
+  EXPECT_EQ("Framework failed over", error.error().message());
+  EXPECT_TRUE(second.ends());
+  // Only the newest stream id is taken.
+  V1Call revive = frameworkCall(V1Call::REVIVE, frameworkId);
+  EXPECT_EQ(403, call(revive, second.streamId()));
+  EXPECT_EQ(202, call(revive, third.streamId()));
+}
+
+// A v0 framework and a v1 framework share one slave: each is offered only
+// what the other does not hold.
+TEST_F(SchedulerApiTest, V0AndV1FrameworksSeeEachOthersResourcesAccounted) {
+  flags_.allocation_interval = 1s;
+  start();
+  Peer& agent = slave("slave");
+  SlaveID slaveId = registerSlave(agent, "cpus:4;mem:4096");
+  Subscription stream(runtime_->address(), subscribeCall());
+  const v1::FrameworkID frameworkId =
+      stream.expect(V1Event::SUBSCRIBED).subscribed().framework_id();
+  V1Event offers = stream.expect(V1Event::OFFERS);
+  V1Call accept = frameworkCall(V1Call::ACCEPT, frameworkId);
+  *accept.mutable_accept()->add_offer_ids() = offers.offers().offers(0).id();
+  v1::Offer::Operation* launch = accept.mutable_accept()->add_operations();
+  launch->set_type(v1::Offer::Operation::LAUNCH);
+  *launch->mutable_launch()->add_task_infos() =
+      evolve<v1::TaskInfo>(commandTask("v1-task", slaveId, "cpus:3;mem:1024", "sleep 100"));
+  // Hold back the rest: the v0 framework gets it.
+  accept.mutable_accept()->mutable_filters()->set_refuse_seconds(1000);
+  ASSERT_EQ(202, call(accept, stream.streamId()));
+  settle();
+
+  Peer& v0 = scheduler("v0-scheduler");
+  FrameworkID v0Id = registerFramework(v0, frameworkInfo("v0-framework"));
+  advance(1s);
+  auto v0Offers = v0.received<ResourceOffersMessage>();
+  ASSERT_FALSE(v0Offers.empty());
+  Resources offered(v0Offers.back().offers(0).resources());
+  EXPECT_EQ(1.0, offered.scalar("cpus"));
+  EXPECT_EQ(3072.0, offered.scalar("mem"));
+  json::Value state = get("/state");
+  for (const json::Value& framework : state["frameworks"].array()) {
+    if (framework["id"].string() == frameworkId.value()) {
+      EXPECT_EQ(3.0, framework["used_resources"]["cpus"].number());
+    } else {
+      EXPECT_EQ(v0Id.value(), framework["id"].string());
+      EXPECT_EQ(1.0, framework["offered_resources"]["cpus"].number());
+    }
+  }
+}
+
+// A framework registered through the v0 protocol may POST its Calls here
+// without a stream (mesos-go's v0 driver sends AcceptOffers this way).
+TEST_F(SchedulerApiTest, V0FrameworksCallsNeedNoStream) {
+  start();
+  Peer& agent = slave("slave");
+  registerSlave(agent);
+  Peer& v0 = scheduler("v0-scheduler");
+  FrameworkID frameworkId = registerFramework(v0);
+  auto offers = v0.received<ResourceOffersMessage>();
+  ASSERT_EQ(1u, offers.size());
+  V1Call decline = frameworkCall(V1Call::DECLINE, evolve<v1::FrameworkID>(frameworkId));
+  *decline.mutable_decline()->add_offer_ids() =
+      evolve<v1::OfferID>(offers[0].offers(0).id());
+  std::string body;
+  ASSERT_EQ(202, call(decline, "", kJson, &body)) << body;
+  settle();
+  EXPECT_TRUE(get("/state")["frameworks"].array()[0]["offers"].array().empty());
+}
+
+}  // namespace
+}  // namespace mesos::test

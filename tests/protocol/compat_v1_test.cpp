@@ -1,0 +1,201 @@
+// Wire and JSON compatibility with Apache Mesos's v1 scheduler API, as
+// mesos-go's api/v1/lib defines it: every message and enum of its
+// scheduler.proto, and every one of its mesos.proto that Call and Event
+// reach, exists in ours (mesos.v1.scheduler / mesos.v1) with the same field
+// names, numbers, labels, types and defaults. Names matter here, unlike v0:
+// they are the keys of the JSON encoding.
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include <google/protobuf/compiler/importer.h>
+#include <google/protobuf/descriptor.h>
+#include <gtest/gtest.h>
+
+#include "mesos.pb.h"
+#include "v1/mesos.pb.h"
+#include "v1/scheduler.pb.h"
+
+namespace mesos::test {
+namespace {
+
+namespace pb = google::protobuf;
+
+constexpr const char* kGoSource = "/usr/share/gocode/src";
+constexpr const char* kSchedulerProto = "github.com/mesos/mesos-go/api/v1/lib/scheduler/scheduler.proto";
+
+class Collector : public pb::compiler::MultiFileErrorCollector {
+ public:
+  void AddError(const std::string& file, int line, int, const std::string& message) override {
+    errors += file + ":" + std::to_string(line) + ": " + message + "\n";
+  }
+  std::string errors;
+};
+
+// mesos-go's packages are "mesos" and "mesos.scheduler"; ours add ".v1".
+template <typename D>
+std::string ourName(const D* theirs) {
+  const std::string& package = theirs->file()->package();
+  std::string local = theirs->full_name().substr(package.size() + 1);
+  return (package == "mesos.scheduler" ? "mesos.v1.scheduler." : "mesos.v1.") + local;
+}
+
+std::string defaultText(const pb::FieldDescriptor* f) {
+  switch (f->cpp_type()) {
+    case pb::FieldDescriptor::CPPTYPE_INT32: return std::to_string(f->default_value_int32());
+    case pb::FieldDescriptor::CPPTYPE_INT64: return std::to_string(f->default_value_int64());
+    case pb::FieldDescriptor::CPPTYPE_UINT32: return std::to_string(f->default_value_uint32());
+    case pb::FieldDescriptor::CPPTYPE_UINT64: return std::to_string(f->default_value_uint64());
+    case pb::FieldDescriptor::CPPTYPE_DOUBLE: return std::to_string(f->default_value_double());
+    case pb::FieldDescriptor::CPPTYPE_FLOAT: return std::to_string(f->default_value_float());
+    case pb::FieldDescriptor::CPPTYPE_BOOL: return f->default_value_bool() ? "true" : "false";
+    case pb::FieldDescriptor::CPPTYPE_ENUM: return f->default_value_enum()->name();
+    case pb::FieldDescriptor::CPPTYPE_STRING: return f->default_value_string();
+    case pb::FieldDescriptor::CPPTYPE_MESSAGE: return "";
+  }
+  return "";
+}
+
+const pb::DescriptorPool* ourPool() { return pb::DescriptorPool::generated_pool(); }
+
+void compareEnum(const pb::EnumDescriptor* theirs, int* checked) {
+  SCOPED_TRACE(theirs->full_name());
+  const pb::EnumDescriptor* mine = ourPool()->FindEnumTypeByName(ourName(theirs));
+  ASSERT_NE(nullptr, mine) << "missing enum " << ourName(theirs);
+  EXPECT_EQ(theirs->value_count(), mine->value_count());
+  for (int i = 0; i < theirs->value_count(); ++i) {
+    const pb::EnumValueDescriptor* value = theirs->value(i);
+    const pb::EnumValueDescriptor* match = mine->FindValueByName(value->name());
+    ASSERT_NE(nullptr, match) << "missing value " << value->name();
+    EXPECT_EQ(value->number(), match->number()) << value->name();
+    ++*checked;
+  }
+  // The first value is proto2's default for unset fields.
+  EXPECT_EQ(theirs->value(0)->name(), mine->value(0)->name());
+}
+
+void compareMessage(const pb::Descriptor* theirs, int* checked) {
+  SCOPED_TRACE(theirs->full_name());
+  const pb::Descriptor* mine = ourPool()->FindMessageTypeByName(ourName(theirs));
+  ASSERT_NE(nullptr, mine) << "missing message " << ourName(theirs);
+  EXPECT_EQ(theirs->field_count(), mine->field_count()) << "fields of " << mine->full_name();
+  for (int i = 0; i < theirs->field_count(); ++i) {
+    const pb::FieldDescriptor* field = theirs->field(i);
+    const pb::FieldDescriptor* match = mine->FindFieldByNumber(field->number());
+    ASSERT_NE(nullptr, match) << "missing field " << field->name() << " = " << field->number();
+    EXPECT_EQ(field->name(), match->name());
+    EXPECT_EQ(field->label(), match->label()) << field->name();
+    EXPECT_EQ(field->type(), match->type()) << field->name();
+    if (field->message_type() != nullptr) {
+      EXPECT_EQ(ourName(field->message_type()), match->message_type()->full_name()) << field->name();
+    }
+    if (field->enum_type() != nullptr) {
+      EXPECT_EQ(ourName(field->enum_type()), match->enum_type()->full_name()) << field->name();
+    }
+    EXPECT_EQ(field->has_default_value(), match->has_default_value()) << field->name();
+    if (field->has_default_value() && match->has_default_value()) {
+      EXPECT_EQ(defaultText(field), defaultText(match)) << field->name();
+    }
+    ++*checked;
+  }
+  EXPECT_EQ(theirs->nested_type_count(), mine->nested_type_count());
+  EXPECT_EQ(theirs->enum_type_count(), mine->enum_type_count());
+  for (int i = 0; i < theirs->nested_type_count(); ++i) compareMessage(theirs->nested_type(i), checked);
+  for (int i = 0; i < theirs->enum_type_count(); ++i) compareEnum(theirs->enum_type(i), checked);
+}
+
+// The top-level types of `pool` that `message` reaches through its fields
+// (and its nested types' fields), by full name.
+void reach(const pb::Descriptor* message, const pb::DescriptorPool* pool, std::set<std::string>* seen) {
+  auto top = [](const pb::Descriptor* d) {
+    while (d->containing_type() != nullptr) d = d->containing_type();
+    return d;
+  };
+  const pb::Descriptor* outer = top(message);
+  if (!seen->insert(outer->full_name()).second) return;
+  std::vector<const pb::Descriptor*> pending{outer};
+  while (!pending.empty()) {
+    const pb::Descriptor* d = pending.back();
+    pending.pop_back();
+    for (int i = 0; i < d->nested_type_count(); ++i) pending.push_back(d->nested_type(i));
+    for (int i = 0; i < d->field_count(); ++i) {
+      const pb::FieldDescriptor* field = d->field(i);
+      if (field->message_type() != nullptr) reach(field->message_type(), pool, seen);
+      if (const pb::EnumDescriptor* e = field->enum_type()) {
+        if (e->containing_type() != nullptr) {
+          reach(e->containing_type(), pool, seen);
+        } else {
+          seen->insert(e->full_name());
+        }
+      }
+    }
+  }
+}
+
+TEST(ProtocolCompatV1Test, MatchesMesosGoDefinitions) {
+  if (!std::filesystem::exists(std::string(kGoSource) + "/" + kSchedulerProto)) {
+    GTEST_SKIP() << "mesos-go's v1 .proto files are missing: install golang-github-mesos-mesos-go-dev";
+  }
+  // Referencing a type links its file into the generated pool.
+  ASSERT_EQ("mesos.v1.scheduler.Call", v1::scheduler::Call::descriptor()->full_name());
+  ASSERT_EQ("mesos.v1.Offer", v1::Offer::descriptor()->full_name());
+
+  pb::compiler::DiskSourceTree tree;
+  tree.MapPath("", kGoSource);
+  tree.MapPath("google/protobuf", "/usr/include/google/protobuf");
+  Collector errors;
+  pb::compiler::Importer importer(&tree, &errors);
+  const pb::FileDescriptor* scheduler = importer.Import(kSchedulerProto);
+  ASSERT_NE(nullptr, scheduler) << errors.errors;
+  ASSERT_EQ("mesos.scheduler", scheduler->package());
+
+  int checked = 0;
+  for (int i = 0; i < scheduler->message_type_count(); ++i) {
+    compareMessage(scheduler->message_type(i), &checked);
+  }
+  for (int i = 0; i < scheduler->enum_type_count(); ++i) compareEnum(scheduler->enum_type(i), &checked);
+
+  std::set<std::string> reached;
+  reach(scheduler->FindMessageTypeByName("Call"), importer.pool(), &reached);
+  reach(scheduler->FindMessageTypeByName("Event"), importer.pool(), &reached);
+  int types = 0;
+  for (const std::string& name : reached) {
+    if (name.rfind("mesos.scheduler.", 0) == 0) continue;
+    if (const pb::Descriptor* message = importer.pool()->FindMessageTypeByName(name)) {
+      compareMessage(message, &checked);
+    } else {
+      const pb::EnumDescriptor* e = importer.pool()->FindEnumTypeByName(name);
+      ASSERT_NE(nullptr, e) << name;
+      compareEnum(e, &checked);
+    }
+    ++types;
+  }
+  EXPECT_GT(types, 45) << "reached suspiciously few types of mesos.proto";
+  EXPECT_GT(checked, 500) << "compared suspiciously few fields";
+}
+
+// v1 renames v0's fields but keeps their numbers and types, which is what
+// lets common/v1.hpp convert through the wire format.
+TEST(ProtocolCompatV1Test, SameWireAsV0) {
+  auto expectSameWire = [](const pb::Descriptor* v0, const pb::Descriptor* v1) {
+    SCOPED_TRACE(v1->full_name());
+    for (int i = 0; i < v1->field_count(); ++i) {
+      const pb::FieldDescriptor* field = v1->field(i);
+      const pb::FieldDescriptor* old = v0->FindFieldByNumber(field->number());
+      if (old == nullptr) continue;  // newer than our v0 file
+      EXPECT_EQ(old->type(), field->type()) << field->name() << " / " << old->name();
+      EXPECT_EQ(old->is_repeated(), field->is_repeated()) << field->name();
+    }
+  };
+  expectSameWire(Offer::descriptor(), v1::Offer::descriptor());
+  expectSameWire(TaskInfo::descriptor(), v1::TaskInfo::descriptor());
+  expectSameWire(TaskStatus::descriptor(), v1::TaskStatus::descriptor());
+  expectSameWire(FrameworkInfo::descriptor(), v1::FrameworkInfo::descriptor());
+  expectSameWire(Resource::descriptor(), v1::Resource::descriptor());
+  expectSameWire(Offer::Operation::descriptor(), v1::Offer::Operation::descriptor());
+  EXPECT_EQ("agent_id", v1::Offer::descriptor()->FindFieldByNumber(3)->name());
+  EXPECT_EQ("slave_id", Offer::descriptor()->FindFieldByNumber(3)->name());
+}
+
+}  // namespace
+}  // namespace mesos::test
