@@ -426,11 +426,13 @@ Result<int64_t> SandboxFile::size() const {
   return offset;
 }
 
-Result<std::string> SandboxFile::read(int64_t offset, int64_t length) const {
-  int64_t at = 0;
-  return get("&offset=" + std::to_string(offset) +
-                 "&length=" + std::to_string(std::min(length, kMaxRead)),
-             &at);
+Result<std::string> SandboxFile::read(int64_t offset, int64_t length, int64_t* at) const {
+  int64_t answered = 0;
+  auto data = get("&offset=" + std::to_string(offset) +
+                      "&length=" + std::to_string(std::min(length, kMaxRead)),
+                  &answered);
+  if (at != nullptr) *at = answered;
+  return data;
 }
 
 Result<OpenedFile> openSandboxFile(const SandboxFileFlags& flags) {

@@ -134,8 +134,10 @@ class SandboxFile {
   // the slave does not answer.
   Result<int64_t> size() const;
   // Up to `length` bytes (at most kMaxRead) from `offset`: fewer at the
-  // end of the file, none past it.
-  Result<std::string> read(int64_t offset, int64_t length) const;
+  // end of the file, none past it. *at (when given) is the offset the slave
+  // answered: `offset`, or the file's size when the file ends before
+  // `offset` (it was truncated, say).
+  Result<std::string> read(int64_t offset, int64_t length, int64_t* at = nullptr) const;
 
  private:
   Result<std::string> get(const std::string& query, int64_t* offset) const;

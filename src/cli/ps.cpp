@@ -1,20 +1,27 @@
 // mesos-ps: the cluster's tasks, one line each, as `ps` lists processes:
-// framework id, task id and name, state, host, user and the resources the
-// task holds; filters narrow the list. Read from the leading master's
-// /master/state, as Apache Mesos's tool of that name does.
+// framework id, task id and name, state, host, user, the resources the
+// task holds, and what its executor uses now (resident memory against its
+// limit, CPU time); filters narrow the list. The tasks come from the leading
+// master's /master/state, the usage from each of their slaves'
+// /monitor/statistics, as Apache Mesos's tool of that name does.
 //
 //   mesos-ps --master=HOST:PORT [--framework=ID|NAME] [--task=ID|NAME]
 //            [--state=running,staging] [--host=HOST|SLAVE_ID] [--user=USER] [--all]
 //
 // docs/cli.md describes it.
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cli/common.hpp"
@@ -94,9 +101,8 @@ std::string formatNumber(double value) {
   return out;
 }
 
-// Megabytes as Apache's mesos-ps shows sizes: "32.0 MB", "1.5 GB".
-std::string formatMegabytes(double megabytes) {
-  double bytes = megabytes * 1024 * 1024;
+// Bytes as Apache's mesos-ps shows sizes: "32.0 MB", "1.5 GB".
+std::string formatBytes(double bytes) {
   const char* units[] = {"B", "KB", "MB", "GB", "TB"};
   size_t unit = 0;
   while (bytes >= 1024 && unit + 1 < std::size(units)) {
@@ -106,6 +112,76 @@ std::string formatMegabytes(double megabytes) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.1f %s", bytes, units[unit]);
   return buffer;
+}
+
+std::string formatMegabytes(double megabytes) { return formatBytes(megabytes * 1024 * 1024); }
+
+// CPU seconds as `ps` shows TIME, with hundredths: "0:00:01.25", "12:03:00.00".
+std::string formatCpuTime(double seconds) {
+  long long hundredths = std::llround(std::max(seconds, 0.0) * 100);
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%lld:%02lld:%02lld.%02lld", hundredths / 360000,
+                hundredths / 6000 % 60, hundredths / 100 % 60, hundredths % 100);
+  return buffer;
+}
+
+// What an executor uses now, as its slave's /monitor/statistics says.
+struct Usage {
+  std::string memory;   // "10.9 MB/96.0 MB": resident against the limit
+  std::string cpuTime;  // user and system time together
+};
+
+// The usage of every executor on one slave, by (framework id, executor id).
+using SlaveUsage = std::map<std::pair<std::string, std::string>, Usage>;
+
+// The executors' usage on `slave`: one GET of its /monitor/statistics.
+// Fails, naming the slave, when it does not answer within `timeout`.
+mesos::Result<SlaveUsage> slaveUsage(const process::UPID& slave, const std::string& name,
+                                     flags::Duration timeout) {
+  auto statistics =
+      cli::getJson(slave.address, "/" + slave.id + "/monitor/statistics", timeout, name);
+  if (!statistics) return statistics.error();
+  SlaveUsage usage;
+  for (const json::Value& entry : array(*statistics)) {
+    const json::Value& measured = entry["statistics"];
+    auto number = [&](const char* field) -> std::optional<double> {
+      if (!measured[field].isNumber()) return std::nullopt;
+      return measured[field].number();
+    };
+    Usage u{"-", "-"};
+    if (auto rss = number("mem_rss_bytes")) {
+      auto limit = number("mem_limit_bytes");
+      u.memory = formatBytes(*rss) + "/" + (limit ? formatBytes(*limit) : "-");
+    }
+    auto user = number("cpus_user_time_secs");
+    auto system = number("cpus_system_time_secs");
+    if (user || system) u.cpuTime = formatCpuTime(user.value_or(0) + system.value_or(0));
+    usage[{text(entry["framework_id"]), text(entry["executor_id"])}] = u;
+  }
+  return usage;
+}
+
+// A slave whose usage a listed task needs.
+struct UsageQuery {
+  process::UPID pid;
+  std::string name;  // "slave <id> (<host>)", for messages
+  mesos::Result<SlaveUsage> usage = SlaveUsage{};
+};
+
+// Asks the slaves in `queries` in parallel, at most kParallel at a time,
+// each bounded by `timeout`: with slaves that do not answer, the whole takes
+// at most ceil(slaves / kParallel) timeouts.
+void askSlaves(std::vector<UsageQuery>& queries, flags::Duration timeout) {
+  constexpr size_t kParallel = 16;
+  std::atomic<size_t> next = 0;
+  auto work = [&] {
+    for (size_t i = next++; i < queries.size(); i = next++) {
+      queries[i].usage = slaveUsage(queries[i].pid, queries[i].name, timeout);
+    }
+  };
+  std::vector<std::thread> workers;
+  for (size_t i = 0; i < std::min(kParallel, queries.size()); ++i) workers.emplace_back(work);
+  for (std::thread& worker : workers) worker.join();
 }
 
 using Row = std::vector<std::string>;
@@ -138,9 +214,13 @@ int main(int argc, char** argv) {
   if (auto done = cli::loadFlags(
           flags, kProgram, "mesos-ps --master=MASTER [filters]",
           "Lists the cluster's tasks, one a line: FRAMEWORK and TASK (the ids mesos-cat and "
-          "mesos-tail\ntake), NAME, STATE, HOST, the framework's USER, and the task's CPUS, MEM "
-          "and DISK. Live\ntasks only, unless --all. Filters combine (all must match). Exit "
-          "status 0 (also when no task\nmatches), or 1 with one line on stderr saying why.\n",
+          "mesos-tail\ntake), NAME, STATE, HOST, the framework's USER, the task's CPUS, MEM "
+          "and DISK, and what\nits executor uses now from its slave's /monitor/statistics: "
+          "RSS/LIMIT (resident memory\nagainst the limit) and TIME (user and system CPU time); "
+          "'-' for a task that has ended\nor whose slave does not answer within --timeout (a "
+          "line on stderr names the slave).\nLive tasks only, unless --all. Filters combine "
+          "(all must match). Exit status 0 (also\nwhen no task matches), or 1 with one line on "
+          "stderr saying why.\n",
           argc, argv)) {
     return *done;
   }
@@ -156,17 +236,28 @@ int main(int argc, char** argv) {
   auto state = cli::getJson(*master, "/master/state", flags.timeout, "the master");
   if (!state) return cli::fail(kProgram, state.error().message);
 
-  std::map<std::string, std::string> hostnames;  // by slave id
+  struct SlaveEntry {
+    std::string hostname;
+    std::string pid;
+  };
+  std::map<std::string, SlaveEntry> slaves;  // by slave id
   for (const json::Value& slave : array((*state)["slaves"])) {
-    hostnames[text(slave["id"])] = text(slave["hostname"]);
+    slaves[text(slave["id"])] = {text(slave["hostname"]), text(slave["pid"])};
   }
 
-  std::vector<Row> rows;
+  // A listed task, and the executor whose usage its row shows.
+  struct Listed {
+    Row row;
+    std::string slaveId;
+    std::pair<std::string, std::string> executor;  // (framework id, executor id)
+    bool live = false;
+  };
+  std::vector<Listed> listed;
   auto add = [&](const json::Value& framework, const json::Value& task) {
     const std::string frameworkId = text(framework["id"]);
     const std::string slaveId = text(task["slave_id"]);
-    auto known = hostnames.find(slaveId);
-    const std::string host = known != hostnames.end() ? known->second : slaveId;
+    auto known = slaves.find(slaveId);
+    const std::string host = known != slaves.end() ? known->second.hostname : slaveId;
     const std::string taskState = text(task["state"]);
     if (flags.framework && *flags.framework != frameworkId &&
         *flags.framework != text(framework["name"])) {
@@ -182,9 +273,15 @@ int main(int argc, char** argv) {
     auto scalar = [&](const char* name) {
       return resources[name].isNumber() ? resources[name].number() : 0.0;
     };
-    rows.push_back({frameworkId, text(task["id"]), text(task["name"]), taskState, host,
-                    text(framework["user"]), formatNumber(scalar("cpus")),
-                    formatMegabytes(scalar("mem")), formatMegabytes(scalar("disk"))});
+    // A command task's executor has the task's id on the slave.
+    std::string executorId = text(task["executor_id"]);
+    if (executorId.empty()) executorId = text(task["id"]);
+    listed.push_back({{frameworkId, text(task["id"]), text(task["name"]), taskState, host,
+                       text(framework["user"]), formatNumber(scalar("cpus")),
+                       formatMegabytes(scalar("mem")), formatMegabytes(scalar("disk"))},
+                      slaveId,
+                      {frameworkId, executorId},
+                      !cli::isTerminal(taskState)});
   };
   for (const json::Value& framework : array((*state)["frameworks"])) {
     for (const json::Value& task : array(framework["tasks"])) add(framework, task);
@@ -197,9 +294,47 @@ int main(int argc, char** argv) {
       for (const json::Value& task : array(framework["completed_tasks"])) add(framework, task);
     }
   }
+
+  // The usage of live tasks: one request to each of their slaves. A task
+  // that has ended, or whose slave does not answer, shows "-".
+  std::vector<UsageQuery> queries;
+  std::map<std::string, size_t> queryOf;  // by slave id
+  for (const Listed& task : listed) {
+    if (!task.live || queryOf.contains(task.slaveId)) continue;
+    auto known = slaves.find(task.slaveId);
+    if (known == slaves.end()) continue;
+    auto pid = process::UPID::parse(known->second.pid);
+    if (!pid) continue;
+    queryOf[task.slaveId] = queries.size();
+    queries.push_back({*pid, "slave " + task.slaveId + " (" + known->second.hostname + ")"});
+  }
+  askSlaves(queries, flags.timeout);
+  for (const UsageQuery& query : queries) {
+    if (!query.usage) {
+      std::cerr << kProgram << ": " << query.usage.error().message
+                << "; its tasks show '-' for RSS/LIMIT and TIME" << std::endl;
+    }
+  }
+
+  std::vector<Row> rows;
+  for (Listed& task : listed) {
+    Usage usage{"-", "-"};
+    auto query = queryOf.find(task.slaveId);
+    if (task.live && query != queryOf.end() && queries[query->second].usage) {
+      const SlaveUsage& measured = *queries[query->second].usage;
+      if (auto found = measured.find(task.executor); found != measured.end()) {
+        usage = found->second;
+      }
+    }
+    task.row.push_back(usage.memory);
+    task.row.push_back(usage.cpuTime);
+    rows.push_back(std::move(task.row));
+  }
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return std::tie(a[0], a[1]) < std::tie(b[0], b[1]);
   });
-  printTable({"FRAMEWORK", "TASK", "NAME", "STATE", "HOST", "USER", "CPUS", "MEM", "DISK"}, rows);
+  printTable({"FRAMEWORK", "TASK", "NAME", "STATE", "HOST", "USER", "CPUS", "MEM", "DISK",
+              "RSS/LIMIT", "TIME"},
+             rows);
   return cli::kExitSuccess;
 }

@@ -1,7 +1,9 @@
 // mesos-tail: the last lines of a file of a task's sandbox (its stdout by
 // default), read through the slave's /files/read; with -f it follows the
 // file, polling from the last offset, until the task has ended and the
-// file is drained (or until SIGINT, which exits 0).
+// file is drained (or until SIGINT, which exits 0). A file that gets
+// shorter than what was printed is followed again from its start, with
+// "mesos-tail: <file>: file truncated" on stderr, as tail -f does.
 //
 //   mesos-tail --master=HOST:PORT --framework=ID --task=ID [--file=stdout]
 //              [-f|--follow] [-n N|--lines=N]
@@ -10,6 +12,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -110,8 +113,9 @@ int main(int argc, char** argv) {
           "mesos-tail --master=MASTER --framework=ID --task=ID [--file=stdout] [-f] [-n N]",
           "Prints the last lines of a file of a task's sandbox, read through its slave's "
           "/files/read.\nWith -f, keeps printing what the task appends until the task has "
-          "ended and the file is\ndrained (or until interrupted: SIGINT exits 0). Exit status "
-          "0, or 1 with one line on\nstderr saying why.\n",
+          "ended and the file is\ndrained (or until interrupted: SIGINT exits 0); a file that "
+          "gets shorter is followed\nagain from its start, with 'mesos-tail: FILE: file "
+          "truncated' on stderr. Exit status 0,\nor 1 with one line on stderr saying why.\n",
           static_cast<int>(args.size()), args.data())) {
     return *done;
   }
@@ -159,8 +163,17 @@ int main(int argc, char** argv) {
         if (auto leader = cli::leadingMaster(*flags.master, flags.timeout)) master = *leader;
       }
     }
-    auto data = file.read(offset, cli::SandboxFile::kMaxRead);
+    int64_t at = offset;
+    auto data = file.read(offset, cli::SandboxFile::kMaxRead, &at);
     if (!data) return cli::fail(kProgram, data.error().message);
+    if (data->empty() && at < offset) {
+      // The file is shorter than what was printed: it was truncated (or
+      // replaced). As tail does: say so, and follow it from its start.
+      std::cerr << kProgram << ": " << flags.file << ": file truncated" << std::endl;
+      offset = 0;
+      drained = false;
+      continue;
+    }
     if (!data->empty()) {
       if (!cli::writeOut(*data)) return cli::kExitFailure;
       offset += static_cast<int64_t>(data->size());

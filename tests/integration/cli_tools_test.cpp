@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -58,6 +59,37 @@ std::vector<std::string> psRow(const std::string& output, const std::string& tas
   return {};
 }
 
+// The entry of mesos-ps output under the column `title` in the row of
+// task `task`: columns start where their titles do ("" when there is no
+// such row or column).
+std::string psColumn(const std::string& output, const std::string& task,
+                     const std::string& title) {
+  auto table = lines(output);
+  if (table.empty()) return "";
+  const std::string& header = table[0];
+  size_t start = header.find(title);
+  if (start == std::string::npos) return "";
+  size_t end = header.find_first_not_of(' ', header.find(' ', start));
+  for (size_t i = 1; i < table.size(); ++i) {
+    auto columns = words(table[i]);
+    if (columns.size() < 2 || columns[1] != task) continue;
+    std::string entry = table[i].substr(std::min(start, table[i].size()),
+                                        end == std::string::npos ? std::string::npos : end - start);
+    entry.erase(entry.find_last_not_of(' ') + 1);
+    return entry;
+  }
+  return "";
+}
+
+// Seconds in mesos-ps's TIME ("0:01:02.50"), or -1 when it is no time.
+double cpuSeconds(const std::string& time) {
+  std::smatch match;
+  static const std::regex kTime(R"(^(\d+):(\d\d):(\d\d)\.(\d\d)$)");
+  if (!std::regex_match(time, match, kTime)) return -1;
+  return std::stoi(match[1]) * 3600 + std::stoi(match[2]) * 60 + std::stoi(match[3]) +
+         std::stoi(match[4]) / 100.0;
+}
+
 // A failure the tools report: status 1, nothing on stdout, one line on
 // stderr that holds `what`.
 ::testing::AssertionResult failsSaying(const ChildResult& result, const std::string& what) {
@@ -86,7 +118,8 @@ class CliTest : public DaemonsFixture {
     if (!toolsBuilt()) GTEST_SKIP() << "the CLI tools are not built";
     master_ = startMaster({"--allocation_interval=100ms"});
     masterFlag_ = "--master=" + master_.toString();
-    startSlave(master_, "slave", {"--resources=cpus:4;mem:1024;disk:1024"});
+    slave_ = startSlave(master_, "slave", {"--resources=cpus:4;mem:1024;disk:1024"});
+    ASSERT_GT(slave_, 0);
     bool registered = waitUntil([&] { return metric(master_, "master/slaves_active") == 1; }, 30s);
     ASSERT_TRUE(registered) << "the slave did not register within 30 s";
   }
@@ -163,6 +196,7 @@ class CliTest : public DaemonsFixture {
 
   process::Address master_;
   std::string masterFlag_;
+  pid_t slave_ = -1;
   std::vector<pid_t> executes_;
 };
 
@@ -178,22 +212,30 @@ TEST_F(CliTest, PsListsTasksWithTheirColumnsAndFilters) {
 
   ChildResult ps = run("mesos-ps", {masterFlag_});
   ASSERT_TRUE(ps.exitedWith(0)) << ps.describe();
+  EXPECT_EQ("", ps.err);
   auto output = lines(ps.out);
   ASSERT_EQ(2u, output.size()) << ps.out;  // the header and the live task
   EXPECT_EQ((std::vector<std::string>{"FRAMEWORK", "TASK", "NAME", "STATE", "HOST", "USER", "CPUS",
-                                      "MEM", "DISK"}),
+                                      "MEM", "DISK", "RSS/LIMIT", "TIME"}),
             words(output[0]));
+  auto row = words(output[1]);
+  ASSERT_GE(row.size(), 11u) << ps.out;
   EXPECT_EQ((std::vector<std::string>{service, "sleeper", "sleeper", "TASK_RUNNING", host, user,
                                       "0.5", "64.0", "MB", "16.0", "MB"}),
-            words(output[1]));
+            std::vector<std::string>(row.begin(), row.begin() + 11));
   // Columns line up under their titles.
   EXPECT_EQ(output[0].find("STATE"), output[1].find("TASK_RUNNING")) << ps.out;
+  // The running task's usage, from its slave (CliTest.PsShowsWhatRunningTasksUse
+  // checks the numbers).
+  EXPECT_NE("-", psColumn(ps.out, "sleeper", "RSS/LIMIT")) << ps.out;
+  EXPECT_LE(0, cpuSeconds(psColumn(ps.out, "sleeper", "TIME"))) << ps.out;
 
-  // --all adds the tasks that ended, of frameworks that ended too.
+  // --all adds the tasks that ended, of frameworks that ended too; they use
+  // nothing now.
   ChildResult all = run("mesos-ps", {masterFlag_, "--all"});
   ASSERT_TRUE(all.exitedWith(0)) << all.describe();
   EXPECT_EQ((std::vector<std::string>{batch, "done", "done", "TASK_FINISHED", host, user, "0.5",
-                                      "64.0", "MB", "16.0", "MB"}),
+                                      "64.0", "MB", "16.0", "MB", "-", "-"}),
             psRow(all.out, "done"))
       << all.out;
   EXPECT_FALSE(psRow(all.out, "sleeper").empty()) << all.out;
@@ -229,6 +271,57 @@ TEST_F(CliTest, PsListsTasksWithTheirColumnsAndFilters) {
 
   EXPECT_TRUE(failsSaying(run("mesos-ps", {masterFlag_, "--state=runing"}),
                           "--state: 'runing' is not a task state"));
+}
+
+TEST_F(CliTest, PsShowsWhatRunningTasksUse) {
+  // Some CPU time first, then a long sleep.
+  ASSERT_TRUE(launch("busy", "busy",
+                     "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 60"));
+  std::string time;
+  ChildResult ps;
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        ps = run("mesos-ps", {masterFlag_});
+        time = psColumn(ps.out, "busy", "TIME");
+        return cpuSeconds(time) > 0;
+      },
+      30s))
+      << "no CPU time for the busy task within 30 s: " << ps.describe();
+  EXPECT_TRUE(ps.exitedWith(0)) << ps.describe();
+  EXPECT_EQ("", ps.err);
+
+  // Resident memory against the limit: the task's 64 MB and its executor's
+  // share on top.
+  const std::string memory = psColumn(ps.out, "busy", "RSS/LIMIT");
+  std::smatch match;
+  static const std::regex kMemory(R"(^(\d+\.\d) (B|KB|MB|GB)/(\d+\.\d) (B|KB|MB|GB)$)");
+  ASSERT_TRUE(std::regex_match(memory, match, kMemory)) << ps.out;
+  auto bytes = [](const std::string& number, const std::string& unit) {
+    double scale = unit == "GB" ? 1 << 30 : unit == "MB" ? 1 << 20 : unit == "KB" ? 1 << 10 : 1;
+    return std::stod(number) * scale;
+  };
+  const double rss = bytes(match[1], match[2]);
+  const double limit = bytes(match[3], match[4]);
+  EXPECT_GT(rss, 0) << memory;
+  EXPECT_GE(limit, 64.0 * (1 << 20)) << memory;
+
+  // A slave that does not answer: the task is listed, its usage is "-",
+  // and a line on stderr names the slave. The master still answers.
+  ::kill(slave_, SIGSTOP);
+  ChildResult stopped = run("mesos-ps", {masterFlag_, "--timeout=1secs"});
+  ::kill(slave_, SIGCONT);
+  ASSERT_TRUE(stopped.exitedWith(0)) << stopped.describe();
+  EXPECT_EQ("TASK_RUNNING", psColumn(stopped.out, "busy", "STATE")) << stopped.out;
+  EXPECT_EQ("-", psColumn(stopped.out, "busy", "RSS/LIMIT")) << stopped.out;
+  EXPECT_EQ("-", psColumn(stopped.out, "busy", "TIME")) << stopped.out;
+  EXPECT_NE(std::string::npos, stopped.err.find("cannot reach slave ")) << stopped.err;
+  EXPECT_NE(std::string::npos, stopped.err.find("its tasks show '-' for RSS/LIMIT and TIME"))
+      << stopped.err;
+
+  // And once it answers again, so are the numbers.
+  ChildResult again = run("mesos-ps", {masterFlag_});
+  ASSERT_TRUE(again.exitedWith(0)) << again.describe();
+  EXPECT_LE(cpuSeconds(time), cpuSeconds(psColumn(again.out, "busy", "TIME"))) << again.out;
 }
 
 TEST_F(CliTest, CatPrintsATasksSandboxFiles) {
@@ -332,6 +425,37 @@ TEST_F(CliTest, TailFollowsATaskUntilItEnds) {
 
   EXPECT_TRUE(failsSaying(run("mesos-tail", {masterFlag_, "--framework=" + id, "--task=nope"}),
                           "has no task 'nope'"));
+}
+
+TEST_F(CliTest, TailFollowsAFileThatIsTruncated) {
+  const std::string go = dir_ + "/go";
+  ASSERT_TRUE(launch("truncator", "truncator",
+                     "echo old-1 > out.txt; echo old-2 >> out.txt; "
+                     "while [ ! -e " + go + " ]; do sleep 0.1; done; "
+                     ": > out.txt; echo new-1 >> out.txt; sleep 60"));
+  const std::string id = frameworkId("truncator");
+  ASSERT_FALSE(id.empty());
+  const std::vector<std::string> task = {masterFlag_, "--framework=" + id, "--task=truncator",
+                                         "--file=out.txt"};
+  ASSERT_TRUE(waitUntil([&] { return run("mesos-cat", task).out == "old-1\nold-2\n"; }, 30s));
+
+  std::vector<std::string> follow = {tool("mesos-tail"), "-f", "--interval=100ms"};
+  follow.insert(follow.end(), task.begin(), task.end());
+  const std::string log = dir_ + "/tail.log";  // its stdout and stderr
+  pid_t tail = startDaemon(follow, log);
+  ASSERT_GT(tail, 0);
+  ASSERT_TRUE(waitUntil([&] { return readFile(log) == "old-1\nold-2\n"; }, 30s, tail))
+      << readFile(log);
+
+  // The task empties the file and writes it anew, shorter than before:
+  // mesos-tail says so and prints the new content.
+  std::ofstream(go).put('\n');
+  const std::string expected =
+      "old-1\nold-2\nmesos-tail: out.txt: file truncated\nnew-1\n";
+  EXPECT_TRUE(waitUntil([&] { return readFile(log) == expected; }, 30s, tail)) << readFile(log);
+  ::kill(tail, SIGINT);
+  EXPECT_EQ(0, waitForExit(tail, 30s));
+  EXPECT_EQ(expected, readFile(log));
 }
 
 TEST_F(CliTest, ResolveNamesAStandaloneMaster) {

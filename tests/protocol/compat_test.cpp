@@ -10,6 +10,8 @@
 #include <google/protobuf/descriptor.h>
 #include <gtest/gtest.h>
 
+#include "protocol/descriptors.hpp"
+
 #include "mesos.pb.h"
 #include "messages.pb.h"
 #include "scheduler.pb.h"
@@ -22,36 +24,12 @@ namespace pb = google::protobuf;
 constexpr const char* kGoCode = "/usr/share/gocode/src/github.com";
 constexpr const char* kMesosProto = "/usr/share/gocode/src/github.com/mesos/mesos-go/api/v0/mesosproto";
 
-class Collector : public pb::compiler::MultiFileErrorCollector {
- public:
-  void AddError(const std::string& file, int line, int, const std::string& message) override {
-    errors += file + ":" + std::to_string(line) + ": " + message + "\n";
-  }
-  std::string errors;
-};
-
 // A type's name within its package ("mesosproto.Offer.Operation" and
 // "mesos.Offer.Operation" are both "Offer.Operation").
 template <typename D>
 std::string localName(const D* d) {
   const std::string& package = d->file()->package();
   return d->full_name().substr(package.empty() ? 0 : package.size() + 1);
-}
-
-std::string defaultText(const pb::FieldDescriptor* f) {
-  switch (f->cpp_type()) {
-    case pb::FieldDescriptor::CPPTYPE_INT32: return std::to_string(f->default_value_int32());
-    case pb::FieldDescriptor::CPPTYPE_INT64: return std::to_string(f->default_value_int64());
-    case pb::FieldDescriptor::CPPTYPE_UINT32: return std::to_string(f->default_value_uint32());
-    case pb::FieldDescriptor::CPPTYPE_UINT64: return std::to_string(f->default_value_uint64());
-    case pb::FieldDescriptor::CPPTYPE_DOUBLE: return std::to_string(f->default_value_double());
-    case pb::FieldDescriptor::CPPTYPE_FLOAT: return std::to_string(f->default_value_float());
-    case pb::FieldDescriptor::CPPTYPE_BOOL: return f->default_value_bool() ? "true" : "false";
-    case pb::FieldDescriptor::CPPTYPE_ENUM: return f->default_value_enum()->name();
-    case pb::FieldDescriptor::CPPTYPE_STRING: return f->default_value_string();
-    case pb::FieldDescriptor::CPPTYPE_MESSAGE: return "";
-  }
-  return "";
 }
 
 // Messages Apache Mesos renamed after the version mesos-go copied (names are
@@ -140,7 +118,7 @@ TEST(ProtocolCompatTest, MatchesMesosGoDefinitions) {
     tree.MapPath("github.com/mesos/mesos-go/mesosproto", kMesosProto);
     tree.MapPath("github.com", kGoCode);
     tree.MapPath("google/protobuf", "/usr/include/google/protobuf");
-    Collector errors;
+    ProtoErrors errors;
     pb::compiler::Importer importer(&tree, &errors);
     for (const char* file : files) {
       const pb::FileDescriptor* theirs = importer.Import(file);

@@ -12,6 +12,8 @@
 #include <google/protobuf/descriptor.h>
 #include <gtest/gtest.h>
 
+#include "protocol/descriptors.hpp"
+
 #include "mesos.pb.h"
 #include "v1/mesos.pb.h"
 #include "v1/scheduler.pb.h"
@@ -24,36 +26,12 @@ namespace pb = google::protobuf;
 constexpr const char* kGoSource = "/usr/share/gocode/src";
 constexpr const char* kSchedulerProto = "github.com/mesos/mesos-go/api/v1/lib/scheduler/scheduler.proto";
 
-class Collector : public pb::compiler::MultiFileErrorCollector {
- public:
-  void AddError(const std::string& file, int line, int, const std::string& message) override {
-    errors += file + ":" + std::to_string(line) + ": " + message + "\n";
-  }
-  std::string errors;
-};
-
 // mesos-go's packages are "mesos" and "mesos.scheduler"; ours add ".v1".
 template <typename D>
 std::string ourName(const D* theirs) {
   const std::string& package = theirs->file()->package();
   std::string local = theirs->full_name().substr(package.size() + 1);
   return (package == "mesos.scheduler" ? "mesos.v1.scheduler." : "mesos.v1.") + local;
-}
-
-std::string defaultText(const pb::FieldDescriptor* f) {
-  switch (f->cpp_type()) {
-    case pb::FieldDescriptor::CPPTYPE_INT32: return std::to_string(f->default_value_int32());
-    case pb::FieldDescriptor::CPPTYPE_INT64: return std::to_string(f->default_value_int64());
-    case pb::FieldDescriptor::CPPTYPE_UINT32: return std::to_string(f->default_value_uint32());
-    case pb::FieldDescriptor::CPPTYPE_UINT64: return std::to_string(f->default_value_uint64());
-    case pb::FieldDescriptor::CPPTYPE_DOUBLE: return std::to_string(f->default_value_double());
-    case pb::FieldDescriptor::CPPTYPE_FLOAT: return std::to_string(f->default_value_float());
-    case pb::FieldDescriptor::CPPTYPE_BOOL: return f->default_value_bool() ? "true" : "false";
-    case pb::FieldDescriptor::CPPTYPE_ENUM: return f->default_value_enum()->name();
-    case pb::FieldDescriptor::CPPTYPE_STRING: return f->default_value_string();
-    case pb::FieldDescriptor::CPPTYPE_MESSAGE: return "";
-  }
-  return "";
 }
 
 const pb::DescriptorPool* ourPool() { return pb::DescriptorPool::generated_pool(); }
@@ -143,7 +121,7 @@ TEST(ProtocolCompatV1Test, MatchesMesosGoDefinitions) {
   pb::compiler::DiskSourceTree tree;
   tree.MapPath("", kGoSource);
   tree.MapPath("google/protobuf", "/usr/include/google/protobuf");
-  Collector errors;
+  ProtoErrors errors;
   pb::compiler::Importer importer(&tree, &errors);
   const pb::FileDescriptor* scheduler = importer.Import(kSchedulerProto);
   ASSERT_NE(nullptr, scheduler) << errors.errors;

@@ -5,11 +5,13 @@
 #
 # Produces <output dir>/echo_client (the messenger alone), go_scheduler (a
 # framework on mesos-go's scheduler driver), go_executor (a custom executor
-# on mesos-go's executor driver) and go_detector (mesos-go's ZooKeeper master
-# detector, following the leading master). Needs the Debian packages golang-go
-# and golang-github-mesos-mesos-go-dev (which pulls in
-# golang-github-gogo-protobuf-dev, golang-glog-dev, golang-golang-x-net-dev
-# and golang-github-samuel-go-zookeeper-dev). MESOS_GO_GOCODE overrides the
+# on mesos-go's executor driver), go_detector (mesos-go's ZooKeeper master
+# detector, following the leading master) and go_v1_scheduler (a framework on
+# mesos-go's v1 HTTP scheduler client, api/v1/lib). Needs the Debian packages
+# golang-go and golang-github-mesos-mesos-go-dev (which pulls in
+# golang-github-gogo-protobuf-dev, golang-glog-dev, golang-golang-x-net-dev,
+# golang-github-pquerna-ffjson-dev and golang-github-samuel-go-zookeeper-dev).
+# MESOS_GO_GOCODE overrides the
 # Debian Go source root (default /usr/share/gocode); GO names the go tool
 # (default: `go` from PATH).
 set -eu
@@ -33,6 +35,13 @@ for pkg in github.com/mesos/mesos-go/api/v0/messenger \
            github.com/mesos/mesos-go/api/v0/scheduler \
            github.com/mesos/mesos-go/api/v0/executor \
            github.com/mesos/mesos-go/api/v0/detector/zoo \
+           github.com/mesos/mesos-go/api/v1/lib \
+           github.com/mesos/mesos-go/api/v1/lib/encoding/codecs \
+           github.com/mesos/mesos-go/api/v1/lib/httpcli \
+           github.com/mesos/mesos-go/api/v1/lib/httpcli/httpsched \
+           github.com/mesos/mesos-go/api/v1/lib/scheduler \
+           github.com/mesos/mesos-go/api/v1/lib/scheduler/calls \
+           github.com/pquerna/ffjson/fflib/v1 \
            github.com/samuel/go-zookeeper/zk \
            github.com/pborman/uuid \
            github.com/gogo/protobuf/proto \
@@ -57,7 +66,7 @@ CGO_ENABLED=0
 export GO111MODULE GOPATH GOCACHE GOFLAGS GOPROXY CGO_ENABLED
 
 cd "$here"
-for program in echo_client go_scheduler go_executor; do
+for program in echo_client go_scheduler go_executor go_v1_scheduler; do
     "$go" build -o "$out/$program" "mesosinterop/$program"
     echo "build.sh: built $out/$program"
 done
