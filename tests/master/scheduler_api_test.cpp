@@ -462,6 +462,19 @@ TEST_F(SchedulerApiTest, V0AndV1FrameworksSeeEachOthersResourcesAccounted) {
   }
 }
 
+// An offer the framework keeps past --offer_timeout is rescinded.
+TEST_F(SchedulerApiTest, AnOfferHeldTooLongIsRescinded) {
+  flags_.offer_timeout = 10s;
+  start();
+  Peer& agent = slave("slave");
+  registerSlave(agent);
+  Subscription stream(runtime_->address(), subscribeCall());
+  stream.expect(V1Event::SUBSCRIBED);
+  const v1::OfferID offerId = stream.expect(V1Event::OFFERS).offers().offers(0).id();
+  advance(10s);
+  EXPECT_EQ(offerId.value(), stream.await(V1Event::RESCIND).rescind().offer_id().value());
+}
+
 // A framework registered through the v0 protocol may POST its Calls here
 // without a stream (mesos-go's v0 driver sends AcceptOffers this way).
 TEST_F(SchedulerApiTest, V0FrameworksCallsNeedNoStream) {
