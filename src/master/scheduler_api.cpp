@@ -179,8 +179,8 @@ Future<Response> Master::subscribe(const Request& request, const V1Call& call) {
   httpSchedulers_.emplace(pid.id, std::move(scheduler));
   LOG(INFO) << (resubscribing ? "Re-subscribing framework " + info.id().value() + " ("
                               : "Subscribing framework (")
-            << info.name() << ") over HTTP from " << request.header("host") << ", stream "
-            << streamId << ", events to " << pid;
+            << info.name() << ") over HTTP: stream " << streamId << ", events through "
+            << pid;
   if (resubscribing) {
     ReregisterFrameworkMessage message;
     *message.mutable_framework() = info;
