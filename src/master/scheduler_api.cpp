@@ -124,7 +124,9 @@ Future<Response> Master::schedulerCallEndpoint(const Request& request) {
     return answer(400, "Failed to validate scheduler::Call: missing required fields: " +
                            call.InitializationErrorString());
   }
-  if (auto error = validate(call)) return answer(400, "Failed to validate scheduler::Call: " + *error);
+  if (auto error = validate(call)) {
+    return answer(400, "Failed to validate scheduler::Call: " + *error);
+  }
   metrics_.messages["Call"]++;
   if (call.type() == V1Call::SUBSCRIBE) return subscribe(request, call);
 
@@ -138,8 +140,8 @@ Future<Response> Master::schedulerCallEndpoint(const Request& request) {
     if (streamId != stream->second.streamId) {
       return answer(403, streamId.empty()
                              ? "All non-subscribe calls must carry the 'Mesos-Stream-Id' header"
-                             : "The 'Mesos-Stream-Id' header does not match the stream of framework " +
-                                   f->id.value());
+                             : "The 'Mesos-Stream-Id' header does not match the stream of "
+                               "framework " + f->id.value());
     }
   } else if (!f->active) {
     return answer(403, "Framework '" + f->id.value() + "' is not subscribed");

@@ -21,7 +21,8 @@ void Master::installWebUi() {
     response.headers.emplace_back("Cache-Control", std::string(asset.cacheControl));
     response.pieces.push_back(std::make_shared<const std::string>(asset.data));
     auto prebuilt = std::make_shared<const Response>(std::move(response));
-    route(std::string(asset.path), [prebuilt](const Request&) { return Future<Response>(*prebuilt); });
+    route(std::string(asset.path),
+          [prebuilt](const Request&) { return Future<Response>(*prebuilt); });
   }
 }
 

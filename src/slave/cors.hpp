@@ -16,7 +16,8 @@ namespace mesos::internal::slave {
 // CORS preflight) with 204 and the methods and headers it allows.
 template <typename T>
 std::function<process::Future<process::http::Response>(const process::http::Request&)> anyOrigin(
-    T* actor, process::Future<process::http::Response> (T::*handler)(const process::http::Request&)) {
+    T* actor,
+    process::Future<process::http::Response> (T::*handler)(const process::http::Request&)) {
   using process::http::Response;
   return [actor, handler](const process::http::Request& request) -> process::Future<Response> {
     if (request.method == "OPTIONS") {

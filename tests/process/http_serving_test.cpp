@@ -341,7 +341,8 @@ TEST_F(HttpServingTest, StreamedChunksGoOutAsWrittenAndTheConnectionGoesOnAfter)
   EXPECT_EQ(head->status, 200);
   EXPECT_EQ(head->headers["transfer-encoding"], "chunked");
   EXPECT_EQ(head->headers.count("content-length"), 0u);
-  for (const std::string& data : std::vector<std::string>{"first", "second event", std::string(100000, 'x')}) {
+  std::vector<std::string> events = {"first", "second event", std::string(100000, 'x')};
+  for (const std::string& data : events) {
     ASSERT_TRUE(pipe->write(data));
     EXPECT_EQ(peer.readChunk(), data);
   }
