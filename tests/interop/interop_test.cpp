@@ -31,18 +31,12 @@
 
 #include <gtest/gtest.h>
 
+#include "interop/go_probes.hpp"
 #include "messages.pb.h"
 #include "process/runtime.hpp"
 #include "support/subprocess.hpp"
 
 extern char** environ;
-
-#ifndef MESOS_INTEROP_GO_BIN
-#define MESOS_INTEROP_GO_BIN MESOS_BINARY_DIR "/tests/interop/go-bin"
-#endif
-#ifndef MESOS_INTEROP_GO_MISSING
-#define MESOS_INTEROP_GO_MISSING ""
-#endif
 
 namespace {
 

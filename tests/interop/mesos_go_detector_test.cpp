@@ -27,18 +27,12 @@
 
 #include <gtest/gtest.h>
 
+#include "interop/go_probes.hpp"
 #include "common/json.hpp"
 #include "support/daemon.hpp"
 #include "support/zookeeper_server.hpp"
 
 extern char** environ;
-
-#ifndef MESOS_INTEROP_GO_BIN
-#define MESOS_INTEROP_GO_BIN MESOS_BINARY_DIR "/tests/interop/go-bin"
-#endif
-#ifndef MESOS_INTEROP_GO_MISSING
-#define MESOS_INTEROP_GO_MISSING ""
-#endif
 
 namespace mesos::test {
 namespace {

@@ -45,6 +45,7 @@
 
 #include <gtest/gtest.h>
 
+#include "interop/go_probes.hpp"
 #include "allocator/hierarchical.hpp"
 #include "common/json.hpp"
 #include "master/flags.hpp"
@@ -58,13 +59,6 @@
 #include "support/net.hpp"
 
 extern char** environ;
-
-#ifndef MESOS_INTEROP_GO_BIN
-#define MESOS_INTEROP_GO_BIN MESOS_BINARY_DIR "/tests/interop/go-bin"
-#endif
-#ifndef MESOS_INTEROP_GO_MISSING
-#define MESOS_INTEROP_GO_MISSING ""
-#endif
 
 namespace {
 
