@@ -159,7 +159,7 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
 // Tasks and executors that slaves reported before the framework came back
 // are its own from now on (the registry kept them under its id).
 Framework* Master::addFramework(const FrameworkInfo& info, const UPID& pid) {
-  Framework& f = registry_.registerFramework(info, pid, now());
+  Framework& f = registry_.registerFramework(info, pid, now(), isSchedulerStream(pid));
   frameworkPids_[pid] = f.id.value();
   link(pid);
   metrics_.frameworksRegistered++;
@@ -176,7 +176,7 @@ void Master::failoverFramework(Framework& f, const UPID& newPid) {
     send(f.pid, std::move(error));
   }
   frameworkPids_.erase(f.pid);
-  registry_.setPid(f, newPid);
+  registry_.setPid(f, newPid, isSchedulerStream(newPid));
   frameworkPids_[newPid] = f.id.value();
   link(newPid);
   if (f.failoverTimer) {

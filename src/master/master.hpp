@@ -251,6 +251,8 @@ class Master : public process::Actor {
   static constexpr process::Duration kHeartbeatInterval = std::chrono::seconds(15);
   process::Future<process::http::Response> subscribe(const process::http::Request& request,
                                                      const v1::scheduler::Call& call);
+  // Whether `pid` is a SchedulerStream's (a framework subscribed over HTTP).
+  bool isSchedulerStream(const UPID& pid) const;
   // Ends the event stream whose SchedulerStream is `pid`, if it is one.
   void closeSchedulerStream(const UPID& pid);
   // Forgets the SchedulerStream `pid`, which terminated; false if `pid` is

@@ -61,11 +61,13 @@ void Registry::dropIfEmpty(Framework& framework) {
   frameworks_.erase(framework.id.value());
 }
 
-Framework& Registry::registerFramework(const FrameworkInfo& info, const UPID& pid, double now) {
+Framework& Registry::registerFramework(const FrameworkInfo& info, const UPID& pid, double now,
+                                       bool http) {
   Framework& framework = entry(info.id());
   CHECK(!framework.registered) << "framework " << info.id().value() << " registered twice";
   framework.info = info;
   framework.pid = pid;
+  framework.http = http;
   framework.registered = true;
   framework.active = true;
   framework.registeredTime = now;
@@ -74,8 +76,9 @@ Framework& Registry::registerFramework(const FrameworkInfo& info, const UPID& pi
   return framework;
 }
 
-void Registry::setPid(Framework& framework, const UPID& pid) {
+void Registry::setPid(Framework& framework, const UPID& pid, bool http) {
   framework.pid = pid;
+  framework.http = http;
   touch(framework);
 }
 

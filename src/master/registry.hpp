@@ -100,6 +100,9 @@ struct Framework {
   UPID pid;
   bool registered = false;  // false: known only from slaves' reports
   bool active = false;      // registered and its scheduler connected
+  // Subscribed through the v1 HTTP API: `pid` is its SchedulerStream's,
+  // which /state does not show (as Apache Mesos shows no pid for it).
+  bool http = false;
   double registeredTime = 0;
   double reregisteredTime = 0;
   double unregisteredTime = 0;
@@ -177,8 +180,9 @@ class Registry {
   const Framework* framework(const std::string& id) const;
   // Registers a framework (info carries its id): a new one, or one whose
   // tasks or executors slaves reported (their resources become its used).
-  Framework& registerFramework(const FrameworkInfo& info, const UPID& pid, double now);
-  void setPid(Framework& framework, const UPID& pid);
+  Framework& registerFramework(const FrameworkInfo& info, const UPID& pid, double now,
+                                bool http = false);
+  void setPid(Framework& framework, const UPID& pid, bool http = false);
   void setActive(Framework& framework, bool active);
   void setReregistered(Framework& framework, double now);
   // Ends the registration. REQUIRES: its tasks, executors and offers are

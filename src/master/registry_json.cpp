@@ -149,7 +149,7 @@ Object Registry::frameworkSummaryObject(const Framework& f) const {
   Object object;
   object["id"] = f.id.value();
   object["name"] = f.info.name();
-  object["pid"] = f.pid.toString();
+  if (!f.http) object["pid"] = f.pid.toString();
   object["used_resources"] = json::fromResources(f.used);
   object["offered_resources"] = json::fromResources(f.offered);
   Array capabilities;

@@ -199,6 +199,11 @@ Future<Response> Master::subscribe(const Request& request, const V1Call& call) {
   return response;
 }
 
+bool Master::isSchedulerStream(const UPID& pid) const {
+  auto it = httpSchedulers_.find(pid.id);
+  return it != httpSchedulers_.end() && it->second.stream.pid() == pid;
+}
+
 void Master::closeSchedulerStream(const UPID& pid) {
   auto it = httpSchedulers_.find(pid.id);
   if (it == httpSchedulers_.end() || it->second.stream.pid() != pid) return;

@@ -534,7 +534,7 @@
         $('about').innerHTML = '<div class="panel"><dl class="kv">' +
           '<dt>ID</dt><dd class="mono">' + esc(f.id) + '</dd><dt>Name</dt><dd>' + esc(f.name) + '</dd>' +
           '<dt>Role</dt><dd>' + esc(roleOf(f.id)) + '</dd><dt>Host</dt><dd>' + esc(f.hostname) + '</dd>' +
-          '<dt>Pid</dt><dd class="mono">' + esc(f.pid) + '</dd>' +
+          '<dt>Pid</dt><dd class="mono">' + (f.pid ? esc(f.pid) : 'none: subscribed over HTTP') + '</dd>' +
           '<dt>Share</dt><dd>' + percent(dominantShare(f, totals(ui.summary).total)) + '</dd>' +
           '<dt>Used</dt><dd>' + num(used.cpus) + ' cpus, ' + mem(used.mem) + '</dd>' +
           '<dt>Offered</dt><dd>' + num(offered.cpus) + ' cpus, ' + mem(offered.mem) + '</dd>' +

@@ -455,9 +455,12 @@ TEST_F(SchedulerApiTest, V0AndV1FrameworksSeeEachOthersResourcesAccounted) {
   for (const json::Value& framework : state["frameworks"].array()) {
     if (framework["id"].string() == frameworkId.value()) {
       EXPECT_EQ(3.0, framework["used_resources"]["cpus"].number());
+      // As Apache Mesos shows an HTTP framework: no pid.
+      EXPECT_TRUE(framework["pid"].isNull());
     } else {
       EXPECT_EQ(v0Id.value(), framework["id"].string());
       EXPECT_EQ(1.0, framework["offered_resources"]["cpus"].number());
+      EXPECT_EQ(v0.self().toString(), framework["pid"].string());
     }
   }
 }
