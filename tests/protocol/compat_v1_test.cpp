@@ -41,15 +41,7 @@ void compareEnum(const pb::EnumDescriptor* theirs, int* checked) {
   const pb::EnumDescriptor* mine = ourPool()->FindEnumTypeByName(ourName(theirs));
   ASSERT_NE(nullptr, mine) << "missing enum " << ourName(theirs);
   EXPECT_EQ(theirs->value_count(), mine->value_count());
-  for (int i = 0; i < theirs->value_count(); ++i) {
-    const pb::EnumValueDescriptor* value = theirs->value(i);
-    const pb::EnumValueDescriptor* match = mine->FindValueByName(value->name());
-    ASSERT_NE(nullptr, match) << "missing value " << value->name();
-    EXPECT_EQ(value->number(), match->number()) << value->name();
-    ++*checked;
-  }
-  // The first value is proto2's default for unset fields.
-  EXPECT_EQ(theirs->value(0)->name(), mine->value(0)->name());
+  expectSameValues(theirs, mine, checked);
 }
 
 void compareMessage(const pb::Descriptor* theirs, int* checked) {
@@ -61,19 +53,11 @@ void compareMessage(const pb::Descriptor* theirs, int* checked) {
     const pb::FieldDescriptor* field = theirs->field(i);
     const pb::FieldDescriptor* match = mine->FindFieldByNumber(field->number());
     ASSERT_NE(nullptr, match) << "missing field " << field->name() << " = " << field->number();
-    EXPECT_EQ(field->name(), match->name());
-    EXPECT_EQ(field->label(), match->label()) << field->name();
-    EXPECT_EQ(field->type(), match->type()) << field->name();
-    if (field->message_type() != nullptr) {
-      EXPECT_EQ(ourName(field->message_type()), match->message_type()->full_name()) << field->name();
-    }
-    if (field->enum_type() != nullptr) {
-      EXPECT_EQ(ourName(field->enum_type()), match->enum_type()->full_name()) << field->name();
-    }
-    EXPECT_EQ(field->has_default_value(), match->has_default_value()) << field->name();
-    if (field->has_default_value() && match->has_default_value()) {
-      EXPECT_EQ(defaultText(field), defaultText(match)) << field->name();
-    }
+    ASSERT_EQ(field->message_type() != nullptr, match->message_type() != nullptr) << field->name();
+    ASSERT_EQ(field->enum_type() != nullptr, match->enum_type() != nullptr) << field->name();
+    expectSameField(
+        field, match, [](const auto* type) { return ourName(type); },
+        [](const auto* type) { return type->full_name(); });
     ++*checked;
   }
   EXPECT_EQ(theirs->nested_type_count(), mine->nested_type_count());

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include <google/protobuf/compiler/importer.h>
 #include <google/protobuf/descriptor.h>
 
@@ -35,6 +37,44 @@ inline std::string defaultText(const google::protobuf::FieldDescriptor* f) {
     case F::CPPTYPE_MESSAGE: return "";
   }
   return "";
+}
+
+// Expects `mine` to hold every value of `theirs` with its number, and the
+// same first value (proto2's default for an unset field); counts each value
+// in *checked.
+inline void expectSameValues(const google::protobuf::EnumDescriptor* theirs,
+                             const google::protobuf::EnumDescriptor* mine, int* checked) {
+  for (int i = 0; i < theirs->value_count(); ++i) {
+    const google::protobuf::EnumValueDescriptor* value = theirs->value(i);
+    const google::protobuf::EnumValueDescriptor* match = mine->FindValueByName(value->name());
+    ASSERT_NE(nullptr, match) << "missing value " << value->name();
+    EXPECT_EQ(value->number(), match->number()) << value->name();
+    ++*checked;
+  }
+  EXPECT_EQ(theirs->value(0)->name(), mine->value(0)->name());
+}
+
+// Expects `mine` to be `theirs` on the wire and in JSON: name, label, type,
+// default, and the same message or enum type, as `theirType` names their
+// type and `ourType` ours (each maps a Descriptor or an EnumDescriptor to a
+// name the two can be compared by).
+template <typename TheirType, typename OurType>
+void expectSameField(const google::protobuf::FieldDescriptor* theirs,
+                     const google::protobuf::FieldDescriptor* mine, TheirType theirType,
+                     OurType ourType) {
+  EXPECT_EQ(theirs->name(), mine->name());
+  EXPECT_EQ(theirs->label(), mine->label()) << theirs->name();
+  EXPECT_EQ(theirs->type(), mine->type()) << theirs->name();
+  if (theirs->message_type() != nullptr && mine->message_type() != nullptr) {
+    EXPECT_EQ(theirType(theirs->message_type()), ourType(mine->message_type())) << theirs->name();
+  }
+  if (theirs->enum_type() != nullptr && mine->enum_type() != nullptr) {
+    EXPECT_EQ(theirType(theirs->enum_type()), ourType(mine->enum_type())) << theirs->name();
+  }
+  EXPECT_EQ(theirs->has_default_value(), mine->has_default_value()) << theirs->name();
+  if (theirs->has_default_value() && mine->has_default_value()) {
+    EXPECT_EQ(defaultText(theirs), defaultText(mine)) << theirs->name();
+  }
 }
 
 }  // namespace mesos::test
