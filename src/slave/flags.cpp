@@ -98,7 +98,9 @@ Flags::Flags() {
   add(&isolation, "isolation",
       "Isolators for executors' containers, comma-separated (docs/isolation.md): posix/cpu, "
       "posix/mem (measure, enforce nothing; 'posix' stands for both), cgroups/cpu, cgroups/mem, "
-      "cgroups/pids ('cgroups' stands for cgroups/cpu,cgroups/mem; 'cgroups/all' for all three)",
+      "cgroups/pids ('cgroups' stands for cgroups/cpu,cgroups/mem; 'cgroups/all' for all "
+      "three), lxc (each executor in an LXC container with CPU shares and a memory limit; not "
+      "with cgroups/*)",
       std::string("posix/cpu,posix/mem"));
   add(&cgroups_hierarchy, "cgroups_hierarchy",
       "Where the cgroup hierarchies are mounted (cgroup v1: one directory per controller; "
@@ -112,7 +114,7 @@ Flags::Flags() {
       false);
   add(&cgroups_limit_swap, "cgroups_limit_swap",
       "Limit memory plus swap, not only memory, to the container's mem (cgroups/mem)", false);
-  add(&containerizers, "containerizers", "Containerizers to use; only 'mesos' for now",
+  add(&containerizers, "containerizers", "Containerizers to use; 'mesos' is the only one",
       std::string("mesos"));
   add(&launcher_dir, "launcher_dir",
       "Directory holding mesos-executor, the executor that runs command tasks",
