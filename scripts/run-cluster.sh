@@ -11,7 +11,7 @@ usage() {
   cat <<EOF
 Usage: scripts/run-cluster.sh [--port=PORT] [--tasks=N] [--slaves=N] [--build]
 
-Installs what is missing and builds (skipped when the build in ${BUILD_DIR:-build}
+Installs what is missing and builds (skipped when the build in ${BUILD_DIR:-build}/
 is current), starts mesos-local on 127.0.0.1, runs the example framework's
 tasks on it, and keeps the cluster up until Ctrl-C.
 

@@ -7,12 +7,14 @@
 //                 [--resources=cpus:1;mem:128] [--env='{"NAME":"value"}']
 //                 [--role=ROLE] [--framework_name=NAME] [--checkpoint]
 //                 [--principal=PRINCIPAL] [--timeout=DURATION]
+//                 [--uris=URI,... | --uris='[{"value": URI, "executable": true}, ...]']
 //
 // docs/mesos-execute.md describes the flags and the messages.
 #include <glog/logging.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdlib>
@@ -25,6 +27,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/flags.hpp"
 #include "common/json.hpp"
@@ -34,6 +37,9 @@
 namespace {
 
 using namespace mesos;
+
+// How long mesos-execute waits for the master before it says so.
+constexpr std::chrono::seconds kStillWaitingNotice{5};
 
 struct ExecuteFlags : flags::FlagSet {
   ExecuteFlags() {
@@ -56,9 +62,11 @@ struct ExecuteFlags : flags::FlagSet {
         "Register as a checkpointing framework: the task survives a restart of its slave",
         false);
     add(&uris, "uris",
-        "Files the slave fetches into the task's sandbox before it runs, comma-separated: "
-        "absolute paths, file://, http:// and https:// URIs; archives are extracted "
-        "(docs/fetcher.md)");
+        "Files the slave fetches into the task's sandbox before it runs: a comma-separated "
+        "list of absolute paths, file://, http:// and https:// URIs (archives are extracted, "
+        "files are not executable), or a JSON array of CommandInfo.URI objects saying so "
+        "per file ('[{\"value\":\"/srv/run.sh\",\"executable\":true}]'; fields value, "
+        "executable, extract, cache, output_file; docs/fetcher.md)");
     add(&user, "user",
         "User the task runs as (CommandInfo.user; default: the framework's user, the one "
         "running mesos-execute); the slave switches to it when it runs as root");
@@ -125,6 +133,57 @@ Result<std::map<std::string, std::string>> parseEnvironment(const std::string& v
     variables[name] = variable.string();
   }
   return variables;
+}
+
+// The files of --uris: a comma-separated list of URIs, each fetched with
+// the fetcher's defaults, or a JSON array of CommandInfo.URI objects
+// (Apache Mesos's JSON field names). Fails with one line naming the entry.
+Result<std::vector<CommandInfo::URI>> parseUris(const std::string& value) {
+  const std::string example =
+      " (e.g. --uris='[{\"value\":\"/srv/run.sh\",\"executable\":true}]')";
+  std::vector<CommandInfo::URI> uris;
+  size_t first = value.find_first_not_of(" \t\n");
+  if (first == std::string::npos || value[first] != '[') {
+    for (size_t start = 0; start <= value.size();) {
+      size_t comma = value.find(',', start);
+      std::string uri =
+          value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!uri.empty()) uris.emplace_back().set_value(uri);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (uris.empty()) return Error{"--uris: no URI given" + example};
+    return uris;
+  }
+  auto parsed = json::parse(value);
+  if (!parsed) return Error{"--uris: not JSON (" + parsed.error().message + ")" + example};
+  if (!parsed->isArray() || parsed->array().empty()) {
+    return Error{"--uris: expected a non-empty JSON array of objects" + example};
+  }
+  for (size_t i = 0; i < parsed->array().size(); i++) {
+    const json::Value& entry = parsed->array()[i];
+    std::string where = "--uris: entry " + std::to_string(i + 1);
+    if (!entry.isObject()) return Error{where + " is not an object" + example};
+    CommandInfo::URI& uri = uris.emplace_back();
+    for (const auto& [key, field] : entry.object()) {
+      if (key == "value" || key == "output_file") {
+        if (!field.isString() || field.string().empty()) {
+          return Error{where + ": '" + key + "' must be a non-empty string" + example};
+        }
+        key == "value" ? uri.set_value(field.string()) : uri.set_output_file(field.string());
+      } else if (key == "executable" || key == "extract" || key == "cache") {
+        if (!field.isBool()) return Error{where + ": '" + key + "' must be true or false"};
+        if (key == "executable") uri.set_executable(field.boolean());
+        if (key == "extract") uri.set_extract(field.boolean());
+        if (key == "cache") uri.set_cache(field.boolean());
+      } else {
+        return Error{where + ": unknown field '" + key +
+                     "' (fields: value, executable, extract, cache, output_file)"};
+      }
+    }
+    if (!uri.has_value()) return Error{where + " has no 'value'" + example};
+  }
+  return uris;
 }
 
 double roundScalar(double value) { return std::round(value * 1000) / 1000; }
@@ -202,19 +261,29 @@ std::pair<double, double> closeness(const Resources& offer, const Resources& wan
 
 class CommandScheduler : public Scheduler {
  public:
-  CommandScheduler(const ExecuteFlags& flags, std::map<std::string, std::string> environment)
+  CommandScheduler(const ExecuteFlags& flags, std::map<std::string, std::string> environment,
+                   std::vector<CommandInfo::URI> uris)
       : flags_(flags),
         resources_(Resources::parse(flags.resources).value()),
-        environment_(std::move(environment)) {}
+        environment_(std::move(environment)),
+        uris_(std::move(uris)) {}
 
   int exitCode() const { return exitCode_.load(); }
 
-  // Waits at most `timeout` for the task to be launched or the driver to
+  // Waits until `deadline` for the framework to be registered (or the
+  // driver to end). Returns false when the time passed first. Any thread
+  // but the driver's.
+  bool awaitRegistration(std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_until(lock, deadline, [this] { return registered_ || ended_; });
+  }
+
+  // Waits until `deadline` for the task to be launched or the driver to
   // end. Returns false when the time passed first. Any thread but the
   // driver's.
-  bool awaitLaunch(flags::Duration timeout) {
+  bool awaitLaunch(std::chrono::steady_clock::time_point deadline) {
     std::unique_lock<std::mutex> lock(mutex_);
-    return changed_.wait_for(lock, timeout, [this] { return launched_ || ended_; });
+    return changed_.wait_until(lock, deadline, [this] { return launched_ || ended_; });
   }
 
   // Gives up for --timeout: prints why and sets the exit status to 1.
@@ -241,6 +310,7 @@ class CommandScheduler : public Scheduler {
   void registered(SchedulerDriver*, const FrameworkID& id, const MasterInfo&) override {
     std::lock_guard<std::mutex> lock(mutex_);
     registered_ = true;
+    changed_.notify_all();
     std::cout << "Framework registered with " << id.value() << std::endl;
   }
   void reregistered(SchedulerDriver*, const MasterInfo&) override {}
@@ -326,17 +396,7 @@ class CommandScheduler : public Scheduler {
     task.mutable_slave_id()->CopyFrom(offer.slave_id());
     task.mutable_command()->set_value(*flags_.command);
     if (flags_.user) task.mutable_command()->set_user(*flags_.user);
-    if (flags_.uris) {
-      std::string list = *flags_.uris;
-      for (size_t start = 0; start <= list.size();) {
-        size_t comma = list.find(',', start);
-        std::string uri = list.substr(start, comma == std::string::npos ? std::string::npos
-                                                                        : comma - start);
-        if (!uri.empty()) task.mutable_command()->add_uris()->set_value(uri);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-    }
+    for (const CommandInfo::URI& uri : uris_) *task.mutable_command()->add_uris() = uri;
     for (const auto& [name, value] : environment_) {
       auto* variable = task.mutable_command()->mutable_environment()->add_variables();
       variable->set_name(name);
@@ -375,6 +435,7 @@ class CommandScheduler : public Scheduler {
   const ExecuteFlags& flags_;
   const Resources resources_;
   const std::map<std::string, std::string> environment_;
+  const std::vector<CommandInfo::URI> uris_;
   std::atomic<int> exitCode_{1};
 
   std::mutex mutex_;
@@ -414,11 +475,20 @@ int main(int argc, char** argv) {
     }
     environment = std::move(parsed).value();
   }
+  std::vector<CommandInfo::URI> uris;
+  if (flags.uris) {
+    auto parsed = parseUris(*flags.uris);
+    if (!parsed) {
+      std::cerr << "mesos-execute: " << parsed.error().message << std::endl;
+      return 1;
+    }
+    uris = std::move(parsed).value();
+  }
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
   FLAGS_minloglevel = google::GLOG_WARNING;
 
-  CommandScheduler scheduler(flags, std::move(environment));
+  CommandScheduler scheduler(flags, std::move(environment), std::move(uris));
   FrameworkInfo framework;
   framework.set_name(flags.framework_name);
   framework.set_role(flags.role);
@@ -426,16 +496,27 @@ int main(int argc, char** argv) {
   if (flags.principal) framework.set_principal(*flags.principal);
   MesosSchedulerDriver driver(&scheduler, framework, *flags.master);
   if (driver.start() != DRIVER_RUNNING) return 1;  // error() has said why
-  std::thread watchdog;
-  if (flags.timeout) {
-    watchdog = std::thread([&] {
-      if (scheduler.awaitLaunch(*flags.timeout)) return;
-      scheduler.giveUp(*flags.timeout);
-      driver.stop();
-    });
-  }
+  // Says once when the master has not answered for a while (an address
+  // with nothing behind it looks the same as a slow master), then, with
+  // --timeout, gives up when the task has not been launched in time.
+  auto started = std::chrono::steady_clock::now();
+  std::thread watchdog([&] {
+    auto notice = started + kStillWaitingNotice;
+    auto deadline = flags.timeout ? std::optional(started + *flags.timeout) : std::nullopt;
+    if ((!deadline || notice < *deadline) && !scheduler.awaitRegistration(notice)) {
+      std::cerr << "mesos-execute: still waiting for master " << *flags.master
+                << " to answer after " << flags::formatDuration(kStillWaitingNotice)
+                << (flags.timeout ? "; giving up after " + flags::formatDuration(*flags.timeout)
+                                  : " (is it running, and is this the address it advertises? "
+                                    "--timeout bounds the wait)")
+                << std::endl;
+    }
+    if (!deadline || scheduler.awaitLaunch(*deadline)) return;
+    scheduler.giveUp(*flags.timeout);
+    driver.stop();
+  });
   driver.join();
   scheduler.ended();
-  if (watchdog.joinable()) watchdog.join();
+  watchdog.join();
   return scheduler.exitCode();
 }

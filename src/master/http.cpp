@@ -39,7 +39,12 @@ void Master::installRoutes() {
   route("/tasks", &Master::tasksEndpoint);
   route("/tasks.json", &Master::tasksEndpoint);
   route("/api/v1/scheduler", &Master::schedulerCallEndpoint);
+  route("/metrics/snapshot", &Master::metricsEndpoint);
   installWebUi();
+}
+
+Future<Response> Master::metricsEndpoint(const Request& request) {
+  return process::dispatch(metricsActor_.pid(), &MetricsActor::snapshot, request);
 }
 
 Future<Response> Master::healthEndpoint(const Request&) { return Response::ok("", "text/plain"); }

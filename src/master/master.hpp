@@ -265,6 +265,9 @@ class Master : public process::Actor {
   std::unordered_map<std::string, HttpScheduler> httpSchedulers_;  // by stream actor id
   // webui.cpp: the web UI's routes ("/" and its static files).
   void installWebUi();
+  // /master/metrics/snapshot: the same answer as /metrics/snapshot, asked of
+  // the metrics actor, so that every master endpoint answers under /master/.
+  process::Future<process::http::Response> metricsEndpoint(const process::http::Request& request);
   process::Future<process::http::Response> healthEndpoint(
       const process::http::Request& request);
   process::Future<process::http::Response> schedulerCallEndpoint(

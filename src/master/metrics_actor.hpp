@@ -1,7 +1,8 @@
 // MetricsActor: serves GET /metrics/snapshot by asking the master and the
 // allocator for their counters (each on its own actor). The master "master"
 // has "metrics"; another master sharing the runtime (mesos-local
-// --num_masters) has "metrics-<its id>" (/metrics-<id>/snapshot).
+// --num_masters) has "metrics-<its id>" (/metrics-<id>/snapshot). The master
+// answers /<its id>/metrics/snapshot too, through snapshot().
 #pragma once
 
 #include <string>
@@ -16,6 +17,10 @@ class Master;
 class MetricsActor : public process::Actor {
  public:
   MetricsActor(process::Pid<Master> master, process::Pid<allocator::AllocatorActor> allocator);
+
+  // The snapshot's JSON: the master's counters and the allocator's. Also
+  // reached through the master's own /master/metrics/snapshot route.
+  process::Future<process::http::Response> snapshot(const process::http::Request& request);
   static std::string idFor(const std::string& masterId) {
     return masterId == "master" ? "metrics" : "metrics-" + masterId;
   }
@@ -24,8 +29,6 @@ class MetricsActor : public process::Actor {
   void initialize() override;
 
  private:
-  process::Future<process::http::Response> snapshot(const process::http::Request& request);
-
   process::Pid<Master> master_;
   process::Pid<allocator::AllocatorActor> allocator_;
 };

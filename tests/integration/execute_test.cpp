@@ -154,7 +154,14 @@ TEST(ExecuteFlagsTest, BadFlagsGetOneLineAndStatusOne) {
            {"--timeout=5", "--timeout"},
            {"--role=", "--role"},
            {"--resources=cpus:lots", "--resources"},
-           {"--uri=http://example.com/x", "--uri"}}) {
+           {"--uri=http://example.com/x", "--uri"},
+           {"--uris=[", "--uris: not JSON"},
+           {"--uris=[]", "--uris"},
+           {"--uris=[\"/x\"]", "--uris: entry 1 is not an object"},
+           {"--uris=[{\"value\":\"/x\",\"executable\":\"yes\"}]", "'executable' must be"},
+           {"--uris=[{\"value\":\"/x\"},{\"valu\":\"/y\"}]", "entry 2: unknown field 'valu'"},
+           {"--uris=[{\"extract\":false}]", "entry 1 has no 'value'"},
+           {"--uris=,", "--uris: no URI given"}}) {
     std::vector<std::string> args = base;
     args.push_back(flag);
     ChildResult run = runChild(args, 30s);
@@ -187,6 +194,60 @@ TEST_F(ExecuteTest, UrisAreFetchedIntoTheSandboxBeforeTheTaskRuns) {
   EXPECT_NE(std::string::npos, out.find("run.sh ran")) << out;
   // The fetcher's progress is in the sandbox's stderr, before the task's.
   EXPECT_NE(std::string::npos, err.find("mesos-fetcher: fetched")) << err;
+}
+
+// docs/mesos-execute.md's example: a script fetched as executable runs as
+// ./report.sh; fetched with the defaults (mode 0644) it cannot (126). An
+// archive with "extract": false stays packed.
+TEST_F(ExecuteTest, UriOptionsSayWhatIsExecutableAndWhatIsExtracted) {
+  std::ofstream(dir_ + "/report.sh") << "#!/bin/sh\necho report for $DAY\n";
+  std::filesystem::permissions(dir_ + "/report.sh", std::filesystem::perms(0644));
+  std::filesystem::create_directories(dir_ + "/pkg");
+  std::ofstream(dir_ + "/pkg/greeting.txt") << "hello\n";
+  ChildResult tar = runChild({"/bin/tar", "czf", dir_ + "/pkg.tar.gz", "-C", dir_, "pkg"}, 30s);
+  ASSERT_TRUE(tar.exitedWith(0)) << tar.describe();
+
+  ChildResult run = execute(
+      {"--name=report", "--command=./report.sh && test -f pkg.tar.gz && test ! -e pkg",
+       "--env={\"DAY\":\"monday\"}",
+       "--uris=[{\"value\":\"" + dir_ + "/report.sh\",\"executable\":true},"
+       "{\"value\":\"file://" + dir_ + "/pkg.tar.gz\",\"extract\":false}]",
+       "--resources=cpus:0.1;mem:32"});
+  EXPECT_TRUE(run.exitedWith(0)) << run.describe();
+  std::string out;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_ + "/slave")) {
+    if (entry.path().filename() == "stdout") out += readFile(entry.path().string());
+  }
+  EXPECT_NE(std::string::npos, out.find("report for monday")) << out;
+
+  ChildResult plain = execute({"--name=plain-report", "--command=./report.sh",
+                               "--uris=" + dir_ + "/report.sh", "--resources=cpus:0.1;mem:32"});
+  EXPECT_TRUE(plain.exitedWith(126)) << plain.describe();
+}
+
+// With nothing answering at --master and no --timeout, it says so once
+// instead of waiting in silence.
+TEST(ExecuteWaitTest, AMasterThatDoesNotAnswerIsReportedOnce) {
+  if (!std::filesystem::exists(MESOS_EXECUTE_PATH)) GTEST_SKIP() << "mesos-execute is not built";
+  char scratch[] = "/tmp/mesos-execute-wait.XXXXXX";
+  ASSERT_NE(::mkdtemp(scratch), nullptr);
+  std::string log = std::string(scratch) + "/execute.log";
+  std::string master = "127.0.0.1:" + std::to_string(freePort());
+  pid_t pid = startDaemon({MESOS_EXECUTE_PATH, "--master=" + master, "--name=waiting",
+                           "--command=true"},
+                          log);
+  ASSERT_GT(pid, 0);
+  bool said = waitUntil([&] { return readFile(log).find("still waiting") != std::string::npos; },
+                        30s, pid);
+  ::kill(pid, SIGKILL);
+  waitForExit(pid, 30s);
+  std::string output = readFile(log);
+  std::filesystem::remove_all(scratch);
+  ASSERT_TRUE(said) << "nothing said within 30 s:\n" << output;
+  EXPECT_EQ(1u, count(output, "mesos-execute: still waiting for master " + master +
+                                  " to answer after 5secs"))
+      << output;
+  EXPECT_NE(std::string::npos, output.find("--timeout bounds the wait")) << output;
 }
 
 TEST_F(ExecuteTest, AUriThatCannotBeFetchedFailsTheTaskNamingIt) {

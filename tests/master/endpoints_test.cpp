@@ -137,6 +137,26 @@ TEST_F(MasterEndpointsTest, StateTellsWhenTheMasterStartedAndWasElected) {
   EXPECT_GE(metrics["master/uptime_secs"].number(), 0);
 }
 
+// Every endpoint answers under /master/ as it does bare, /metrics/snapshot
+// (another actor's) and the web UI's files included: the UI at /master/
+// fetches them relative to that path.
+TEST_F(MasterEndpointsTest, EveryEndpointAnswersUnderMasterToo) {
+  start();
+  for (const char* name : {"health", "version", "flags", "roles", "roles.json", "state",
+                           "state.json", "state-summary", "slaves", "frameworks", "tasks",
+                           "tasks.json", "metrics/snapshot", "", "index.html", "static/app.js",
+                           "static/app.css"}) {
+    std::string prefixed, bare;
+    EXPECT_EQ(200, status("/master/" + std::string(name), &prefixed)) << name;
+    EXPECT_EQ(200, status("/" + std::string(name), &bare)) << name;
+    EXPECT_FALSE(bare.empty() && std::string(name) != "health") << name;
+  }
+  json::Value metrics = getBoth("metrics/snapshot");
+  EXPECT_EQ(1, metrics["master/elected"].integer());
+  EXPECT_TRUE(metrics["allocator/allocation_runs"].isNumber());
+  EXPECT_EQ(404, status("/master/metrics/nothing"));
+}
+
 // A slave with --resources='cpus:2;cpus(prod):1;mem:1024': the sum, and the
 // roles kept apart, in /state, /slaves and /state-summary.
 TEST_F(MasterEndpointsTest, SlaveReservationsAreShownByRole) {

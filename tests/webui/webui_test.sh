@@ -163,6 +163,14 @@ if [[ "${chart_js:0:200}" != *Chart.js* ]]; then
 fi
 expect_page "${ui}#/" "$artifacts/overview.html" '<span class="state TASK_RUNNING">TASK_RUNNING</span>' \
   'Allocation, last hour' "$chart_note"
+# The same page at /master/, where it fetches its JSON relative to that path
+# (/master/metrics/snapshot, /master/state-summary, ...).
+expect_page "http://$master/master/#/" "$artifacts/overview-under-master.html" \
+  '<span class="state TASK_RUNNING">TASK_RUNNING</span>' 'Allocation, last hour' "$chart_note"
+if grep -q 'Cannot reach the master' "$artifacts/overview-under-master.html"; then
+  fail "/master/ says it cannot reach the master: $(grep -o 'Cannot reach[^<]*' \
+    "$artifacts/overview-under-master.html")"
+fi
 slave=$(get "http://$master/state-summary" | json_get 'd["slaves"][0]["id"]')
 expect_page "${ui}#/slaves" "$artifacts/slaves.html" "$slave" '0.5 / 2'
 expect_page "${ui}#/slaves/$slave" "$artifacts/slave.html" "slave(1)@127.0.0.1:$slave_port" \
