@@ -1,7 +1,7 @@
-// The framework example of docs/writing-a-framework.md, built from the page
-// against the public headers only (tests/docs/CMakeLists.txt), run as its
-// own process on a real cluster: it launches distinct tasks and they all
-// finish.
+// The framework examples of docs/writing-a-framework.md, built from the page
+// against the public headers only (tests/docs/CMakeLists.txt), run as their
+// own processes on a real cluster: hello-scheduler launches distinct tasks,
+// as commands or in hello-executor, and they all finish.
 #include <filesystem>
 #include <string>
 
@@ -31,6 +31,25 @@ TEST(DocsExamplesTest, TheHelloSchedulerRunsItsTasksToCompletion) {
     EXPECT_NE(std::string::npos, result.out.find(line)) << line << "\n" << result.describe();
   }
   EXPECT_EQ(std::string::npos, result.out.find("hello-8")) << result.describe();
+}
+
+// Given hello-executor's path, hello-scheduler runs its tasks in it: the
+// slave starts the executor from the ExecutorInfo the tasks carry, and each
+// task finishes with the message only hello-executor sends.
+TEST(DocsExamplesTest, TheHelloSchedulerRunsItsTasksInTheHelloExecutor) {
+  for (const char* path : {MESOS_HELLO_SCHEDULER_PATH, MESOS_HELLO_EXECUTOR_PATH}) {
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is not built";
+  }
+  TestCluster cluster;
+  cluster.startSlave("cpus:0.3;mem:256");
+  ChildResult result = runChild(
+      {MESOS_HELLO_SCHEDULER_PATH, cluster.masterAddress(), "5", MESOS_HELLO_EXECUTOR_PATH}, 120s);
+  ASSERT_TRUE(result.exitedWith(0)) << result.describe();
+  for (int i = 1; i <= 5; ++i) {
+    std::string line =
+        "hello-" + std::to_string(i) + ": TASK_FINISHED (hello from hello-executor)";
+    EXPECT_NE(std::string::npos, result.out.find(line)) << line << "\n" << result.describe();
+  }
 }
 
 // A scheduler that stops its driver and exits at once still unregisters:
