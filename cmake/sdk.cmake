@@ -78,7 +78,35 @@ install(FILES ${CMAKE_BINARY_DIR}/cmake/MesosConfig.cmake
               ${CMAKE_BINARY_DIR}/cmake/MesosConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Mesos COMPONENT sdk)
 # mesos.pc names the prefix relative to itself, so that it moves with it.
+# `pkg-config --libs mesos` must make a program that starts: its Libs carry
+# an rpath to the prefix's libraries (-Wl,-rpath,${libdir}), except where
+# the loader looks by itself (/usr/lib for the Debian package). Which of the
+# two is installed is decided at install time, for the prefix really used
+# (cmake --install --prefix; /usr under cpack, which installs with DESTDIR).
 file(RELATIVE_PATH MESOS_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" MESOS_PC_TO_PREFIX "${MESOS_PC_TO_PREFIX}")
+set(MESOS_PC_RPATH "")
 configure_file(${CMAKE_SOURCE_DIR}/cmake/mesos.pc.in ${CMAKE_BINARY_DIR}/cmake/mesos.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/cmake/mesos.pc
-  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT sdk)
+set(MESOS_PC_RPATH " -Wl,-rpath,\${libdir}")
+configure_file(${CMAKE_SOURCE_DIR}/cmake/mesos.pc.in ${CMAKE_BINARY_DIR}/cmake/rpath/mesos.pc
+  @ONLY)
+# The loader's own folders: CMake's implicit link folders (/lib, /usr/lib,
+# /lib64...) and, on multiarch systems, /lib/<triplet> and /usr/lib/<triplet>.
+set(MESOS_LOADER_DIRS ${CMAKE_PLATFORM_IMPLICIT_LINK_DIRECTORIES})
+if(CMAKE_LIBRARY_ARCHITECTURE)
+  list(APPEND MESOS_LOADER_DIRS
+    /lib/${CMAKE_LIBRARY_ARCHITECTURE} /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE})
+endif()
+string(CONFIGURE [[
+  set(libdir "${CMAKE_INSTALL_PREFIX}/@CMAKE_INSTALL_LIBDIR@")
+  cmake_path(NORMAL_PATH libdir)
+  set(loaderDirs "@MESOS_LOADER_DIRS@")
+  list(FIND loaderDirs "${libdir}" found)
+  if(NOT found EQUAL -1)
+    set(pc "@CMAKE_BINARY_DIR@/cmake/mesos.pc")
+  else()
+    set(pc "@CMAKE_BINARY_DIR@/cmake/rpath/mesos.pc")
+  endif()
+  file(INSTALL DESTINATION "${libdir}/pkgconfig" TYPE FILE FILES "${pc}")
+]] MESOS_INSTALL_PC @ONLY)
+install(CODE "${MESOS_INSTALL_PC}" COMPONENT sdk)

@@ -2,12 +2,16 @@
 # The SDK as users get it (docs/sdk.md). Installs the build tree into a
 # temporary prefix, or with --deb makes the Debian package with cpack and
 # unpacks it into a temporary root; builds the example framework of
-# docs/writing-a-framework.md out of tree against it, with CMake
-# (find_package(Mesos)) and with pkg-config (mesos.pc); runs both builds on
-# the installed mesos-local and checks that their tasks finish.
+# docs/writing-a-framework.md (hello-scheduler, hello-executor) out of tree
+# against it, with CMake (find_package(Mesos)) and with pkg-config
+# (mesos.pc) exactly as the docs show, no other flags; runs both builds on
+# the installed mesos-local, with command tasks and with tasks in
+# hello-executor, and checks that their tasks finish.
 #
 #   install_test.sh [--deb] <build dir> <examples dir> <source dir>
 set -euo pipefail
+# What the programs load must come from how they were built.
+unset LD_LIBRARY_PATH
 deb=false
 if [ "${1:-}" = "--deb" ]; then deb=true; shift; fi
 build=$1 examples=$2 source=$3
@@ -55,22 +59,55 @@ cmake -S "$source/tests/sdk/project" -B "$tmp/with-cmake" -DCMAKE_PREFIX_PATH="$
   { cat "$tmp/configure.log" >&2; fail "configuring against the SDK failed"; }
 cmake --build "$tmp/with-cmake" -j2 > "$tmp/build.log" 2>&1 ||
   { cat "$tmp/build.log" >&2; fail "building against the SDK with CMake failed"; }
+cmake --install "$tmp/with-cmake" --prefix "$tmp/framework" > "$tmp/framework.log" 2>&1 ||
+  { cat "$tmp/framework.log" >&2; fail "installing the framework built with CMake failed"; }
 
-# With pkg-config: mesos.pc finds its prefix from where it is.
+# With pkg-config: mesos.pc finds its prefix from where it is. The command
+# is the one of docs/sdk.md and docs/writing-a-framework.md.
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-flags=$(pkg-config --cflags --libs mesos) || fail "pkg-config does not know mesos"
+libs=$(pkg-config --libs mesos) || fail "pkg-config does not know mesos"
 mkdir -p "$tmp/with-pkg-config"
 for example in hello_scheduler hello_executor; do
-  # shellcheck disable=SC2086
-  g++ -std=c++20 "$examples/$example.cpp" -o "$tmp/with-pkg-config/${example/_/-}" $flags \
-    -Wl,-rpath,"$prefix/lib" || fail "building $example with pkg-config failed"
+  # shellcheck disable=SC2046
+  g++ -std=c++20 "$examples/$example.cpp" -o "$tmp/with-pkg-config/${example/_/-}" \
+    $(pkg-config --cflags --libs mesos) || fail "building $example with pkg-config failed"
 done
 
-# Both run on the installed mesos-local, with the installed libraries only.
-for program in "$tmp/with-cmake/hello-scheduler" "$tmp/with-pkg-config/hello-scheduler"; do
+if $deb; then
+  # Installed, the package's libraries are in /usr/lib, where the loader
+  # looks by itself: its mesos.pc adds no rpath.
+  [[ "$libs" != *rpath* ]] || fail "the package's mesos.pc adds an rpath: $libs"
+  interpreter=$(readelf -l "$tmp/with-pkg-config/hello-scheduler" |
+                sed -n 's/.*interpreter: \(.*\)]/\1/p')
+  # glibc's loader lists its folders in --help.
+  search=$("$interpreter" --help 2>/dev/null || true)
+  if [[ "$search" == *"(system search path)"* ]]; then
+    grep -Eq '^ +/usr/lib \(system search path\)' <<< "$search" ||
+      fail "/usr/lib is not one of the loader's own folders: $search"
+  fi
+  # What this test cannot check: that a program built against the package
+  # installed in /usr starts with no help, which needs the package installed
+  # (root, and it would replace what the machine has). Unpacked into $tmp,
+  # LD_LIBRARY_PATH stands for the loader's /usr/lib, for those programs and
+  # for the executors mesos-local starts (they inherit its environment).
+  export LD_LIBRARY_PATH="$prefix/lib"
+else
+  # Anywhere else the programs built with pkg-config find the libraries
+  # through the rpath mesos.pc adds.
+  [[ "$libs" == *"-Wl,-rpath,"* ]] || fail "mesos.pc adds no rpath to $prefix/lib: $libs"
+fi
+
+# All run on the installed mesos-local, with the installed libraries only;
+# the framework's programs installed with CMake load them too.
+for program in "$tmp"/with-*/hello-* "$tmp"/framework/bin/hello-*; do
   libraries=$(ldd "$program")
-  [[ "$libraries" == *"$prefix/lib/libmesos-sched.so"* ]] ||
-    fail "$program does not load the installed libmesos-sched.so: $libraries"
+  [[ "$libraries" != *"not found"* ]] ||
+    fail "$program cannot start, libraries not found: $libraries"
+  # The folders its libmesos*.so come from, as the loader finds them.
+  loaded=$(awk '$1 ~ /^libmesos/ { print $3 }' <<< "$libraries" | xargs -r realpath |
+           xargs -r -n1 dirname | sort -u)
+  [ "$loaded" = "$(realpath "$prefix/lib")" ] ||
+    fail "$program does not load the installed libraries: $libraries"
 done
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$prefix/bin/mesos-local" --ip=127.0.0.1 --port="$port" --num_slaves=1 \
@@ -82,11 +119,17 @@ for _ in $(seq 200); do
   sleep 0.1
 done
 for build_kind in with-cmake with-pkg-config; do
-  out=$(timeout 120 "$tmp/$build_kind/hello-scheduler" "127.0.0.1:$port" 3 2>&1) ||
-    { echo "$out" >&2; fail "the $build_kind hello-scheduler failed"; }
-  for i in 1 2 3; do
-    [[ "$out" == *"hello-$i: TASK_FINISHED"* ]] ||
-      { echo "$out" >&2; fail "$build_kind: hello-$i did not finish"; }
+  # Command tasks, then tasks in the hello-executor of the same build: only
+  # it finishes a task with "hello from hello-executor".
+  for executor in "" "$tmp/$build_kind/hello-executor"; do
+    out=$(timeout 120 "$tmp/$build_kind/hello-scheduler" "127.0.0.1:$port" 3 \
+            ${executor:+"$executor"} 2>&1) ||
+      { echo "$out" >&2; fail "$build_kind: hello-scheduler ${executor:+with $executor }failed"; }
+    for i in 1 2 3; do
+      expected="hello-$i: TASK_FINISHED${executor:+ (hello from hello-executor)}"
+      [[ "$out" == *"$expected"* ]] ||
+        { echo "$out" >&2; fail "$build_kind: no '$expected'"; }
+    done
+    echo "$build_kind: 3 tasks finished${executor:+ in hello-executor}"
   done
-  echo "$build_kind: 3 tasks finished"
 done
