@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <iostream>
@@ -111,6 +112,7 @@ Result<std::unique_ptr<Runtime>> Runtime::create(Options options) {
 
   std::unique_ptr<Runtime> runtime(new Runtime(options));
   if (options.pauseClock) runtime->clock_.pause();
+  runtime->localIps_ = localAddresses();
   Transport::Options transportOptions;
   transportOptions.maxBodyBytes = options.maxBodyBytes;
   transportOptions.requestTimeout = options.requestTimeout;
@@ -305,6 +307,18 @@ Runtime::HostAddress Runtime::hostAddress() {
   }
   return {"127.0.0.1", "the loopback address: " + why + " and no interface has a non-loopback "
                        "one, so only this host can reach it"};
+}
+
+std::vector<uint32_t> Runtime::localAddresses() {
+  std::vector<uint32_t> ips;
+  ifaddrs* interfaces = nullptr;
+  if (getifaddrs(&interfaces) != 0) return ips;
+  for (ifaddrs* i = interfaces; i != nullptr; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+    ips.push_back(ntohl(reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr));
+  }
+  freeifaddrs(interfaces);
+  return ips;
 }
 
 Runtime::~Runtime() {
@@ -704,6 +718,17 @@ void Runtime::onMessage(http::Request&& request, const std::string& peer,
     responder.respond(http::Response::badRequest(from.error().message + "\n"));
     return;
   }
+  // The sender a message names counts only if the connection could have
+  // come from it (docs/runtime.md, "Who sent it").
+  auto peerAddress = Address::parse(peer);
+  if (!peerAddress || !vouches(peerAddress->ip, from->address.ip, name, *from, peer)) {
+    responder.respond(http::Response{403, "text/plain",
+                                     "the sender " + from->toString() +
+                                         " is not at the address this connection comes from (" +
+                                         peer + ")\n",
+                                     {}});
+    return;
+  }
   UPID to(std::string(path.substr(1, slash - 1)), address_);
   if (!find(to)) {
     dropForMissingActor(name, *from, peer, to.id);
@@ -712,6 +737,27 @@ void Runtime::onMessage(http::Request&& request, const std::string& peer,
   }
   deliver(MessageEvent{*from, std::move(to), std::move(name), nullptr, std::move(request.body), peer});
   responder.respond(http::Response::accepted());
+}
+
+bool Runtime::vouches(uint32_t peer, uint32_t claimed, const std::string& name, const UPID& from,
+                      const std::string& peerText) {
+  auto local = [this](uint32_t ip) {
+    return std::find(localIps_.begin(), localIps_.end(), ip) != localIps_.end();
+  };
+  if (peer == claimed || (local(peer) && local(claimed))) return true;
+  auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard<std::mutex> lock(spoofWarningsMutex_);
+    if (spoofWarnings_.size() > 4096) spoofWarnings_.clear();
+    auto [it, first] = spoofWarnings_.emplace(peer, now);
+    if (!first && now - it->second < std::chrono::minutes(1)) return false;
+    it->second = now;
+  }
+  LOG(WARNING) << "Dropping message " << name << " from peer " << peerText << ": it names "
+               << from << " as its sender, which is not at the connection's address (further "
+               << "such messages from " << Address{peer, 0}.ipString()
+               << " are dropped without a warning for a minute)";
+  return false;
 }
 
 void Runtime::onHttp(http::Request&& request, const std::string& peer,

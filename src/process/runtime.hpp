@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -103,6 +104,8 @@ class Runtime : public Transport::Handler {
     std::string source;
   };
   static HostAddress hostAddress();
+  // Every IPv4 address of this machine's interfaces, loopback included.
+  static std::vector<uint32_t> localAddresses();
 
   // Terminates any actor still running, closes every connection and joins
   // all threads. REQUIRES: every Spawned handle of this runtime is gone, and
@@ -202,11 +205,20 @@ class Runtime : public Transport::Handler {
   void onRequest(http::Request&& request, const std::string& peer, Responder responder) override;
   void onPeerDown(const Address& address) override;
   void onMessage(http::Request&& request, const std::string& peer, const Responder& responder);
+  // Whether a message naming a sender at `claimed` may have come over a
+  // connection from `peer` (both "ip" as numbers): the same address, or two
+  // addresses of this machine. Warns (at most once a minute per peer
+  // address) when not.
+  bool vouches(uint32_t peer, uint32_t claimed, const std::string& name, const UPID& from,
+               const std::string& peerText);
   void onHttp(http::Request&& request, const std::string& peer, const Responder& responder);
 
   Options options_;
   Address address_;        // advertised
   Address listenAddress_;  // bound
+  std::vector<uint32_t> localIps_;  // this machine's IPv4 addresses, at create()
+  std::mutex spoofWarningsMutex_;
+  std::unordered_map<uint32_t, std::chrono::steady_clock::time_point> spoofWarnings_;
   Clock clock_;
   Hooks hooks_;
   std::unique_ptr<Transport> transport_;

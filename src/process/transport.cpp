@@ -805,6 +805,18 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
 
   void start() {
     auto self = shared_from_this();
+    // Leave from the address this side listens on (see Transport::start()).
+    uint32_t local = transport_.localIp_;
+    bool loopback = [](uint32_t ip) { return (ip >> 24) == 127; }(local);
+    if (local != 0 && (!loopback || (to_.ip >> 24) == 127)) {
+      error_code ec;
+      socket_.open(tcp::v4(), ec);
+      if (!ec) socket_.bind(tcp::endpoint(asio::ip::address_v4(local), 0), ec);
+      if (ec) {
+        fail("could not bind to " + asio::ip::address_v4(local).to_string() + ": " + ec.message());
+        return;
+      }
+    }
     socket_.async_connect(endpointOf(to_), [self](const error_code& ec) {
       if (ec) {
         self->fail("could not connect: " + ec.message());
@@ -967,6 +979,7 @@ Result<Address> Transport::start(const std::string& ip, uint16_t port) {
     return Error{"cannot listen on " + ip + ":" + std::to_string(port) + ": " + ec.message()};
   }
   uint16_t bound = acceptor_.local_endpoint(ec).port();
+  localIp_ = *parsed;
   return Address{*parsed, bound};
 }
 

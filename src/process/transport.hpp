@@ -124,7 +124,10 @@ class Transport {
   ~Transport();
 
   // Binds and listens on ip:port (port 0: any free port). Returns the bound
-  // address. Nothing is accepted until run().
+  // address. Nothing is accepted until run(). With a specific ip (not
+  // 0.0.0.0), outbound connections leave from it too, so that peers see
+  // the address this side's pids name (see docs/runtime.md, "Who sent
+  // it"); a loopback ip is not used to reach a peer off loopback.
   Result<Address> start(const std::string& ip, uint16_t port);
   // Starts the I/O thread: accepting, reading, writing, timers.
   void run();
@@ -196,6 +199,8 @@ class Transport {
  private:
   friend class InboundConnection;
   friend class OutboundConnection;
+
+  uint32_t localIp_ = 0;  // the listening ip, when specific; set by start()
 
   void accept();
   std::shared_ptr<OutboundConnection> outbound(const Address& to);

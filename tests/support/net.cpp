@@ -16,9 +16,16 @@
 
 namespace mesos::test {
 
-TcpClient::TcpClient(const process::Address& address) {
+TcpClient::TcpClient(const process::Address& address, uint32_t sourceIp) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   PCHECK(fd_ >= 0) << "socket";
+  if (sourceIp != 0) {
+    sockaddr_in source{};
+    source.sin_family = AF_INET;
+    source.sin_addr.s_addr = htonl(sourceIp);
+    PCHECK(::bind(fd_, reinterpret_cast<sockaddr*>(&source), sizeof(source)) == 0)
+        << "bind to " << process::Address{sourceIp, 0}.ipString();
+  }
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   sa.sin_port = htons(address.port);
@@ -27,6 +34,17 @@ TcpClient::TcpClient(const process::Address& address) {
       << "connect to " << address;
   int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+bool loopbackAliasesWork() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in source{};
+  source.sin_family = AF_INET;
+  source.sin_addr.s_addr = htonl(0x7f000002);
+  bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&source), sizeof(source)) == 0;
+  ::close(fd);
+  return bound;
 }
 
 TcpClient::~TcpClient() {

@@ -11,8 +11,9 @@ namespace mesos::test {
 
 class TcpClient {
  public:
-  // Connects to `address`; CHECK-fails if it cannot.
-  explicit TcpClient(const process::Address& address);
+  // Connects to `address`, from `sourceIp` when given (e.g. 127.0.0.2, to
+  // stand for another host); CHECK-fails if it cannot.
+  explicit TcpClient(const process::Address& address, uint32_t sourceIp = 0);
   ~TcpClient();
   TcpClient(const TcpClient&) = delete;
   TcpClient& operator=(const TcpClient&) = delete;
@@ -38,6 +39,10 @@ class TcpClient {
 int httpGet(const process::Address& address, const std::string& path, std::string* body = nullptr);
 
 // A libprocess-framed message as an Apache Mesos peer sends it (chunked).
+// Whether a socket can be bound to 127.0.0.2 (the loopback addresses
+// beyond 127.0.0.1 stand for other hosts in tests).
+bool loopbackAliasesWork();
+
 std::string libprocessMessage(const std::string& from, const std::string& toId,
                               const std::string& name, const std::string& body);
 
