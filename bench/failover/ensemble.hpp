@@ -49,7 +49,8 @@ class Ensemble {
   std::vector<size_t> indices_;
 };
 
-// A loopback TCP port free when asked (bound and released).
+// A loopback TCP port free when asked, below the ephemeral range
+// (common/free_port.hpp).
 uint16_t freePort();
 
 // A four-letter-word command ("ruok", "srvr") to the server at 127.0.0.1

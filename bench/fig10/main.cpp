@@ -50,6 +50,7 @@
 #include "children.hpp"
 #include "http_get.hpp"
 #include "probe.hpp"
+#include "common/free_port.hpp"
 #include "process/runtime.hpp"
 
 #ifndef MESOS_MASTER_PATH
@@ -127,22 +128,6 @@ std::vector<std::string> splitWords(const std::string& text) {
   return words;
 }
 
-// A free TCP port on 127.0.0.1 (free when asked; the master binds it next).
-uint16_t freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t size = sizeof(addr);
-  uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &size) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
 
 struct SlavesReport {
   int64_t registered = 0, running = 0, slots = 0, removed = 0, resent = 0;
@@ -343,7 +328,7 @@ std::optional<std::string> Coordinator::metrics() {
 }
 
 bool Coordinator::startMaster() {
-  port_ = freePort();
+  port_ = mesos::freePort();
   if (port_ == 0) {
     progress("no free port for the master");
     return false;

@@ -145,9 +145,21 @@ Future<Response> Master::schedulerCallEndpoint(const Request& request) {
     }
   } else if (!f->active) {
     return answer(403, "Framework '" + f->id.value() + "' is not subscribed");
+  } else {
+    // A framework registered through the v0 protocol may send its Calls
+    // here too (mesos-go's v0 driver does, without naming itself): only
+    // from its scheduler's address, where Apache Mesos refuses them all.
+    auto peer = process::Address::parse(request.peer);
+    if (!peer || !runtime().speaksFor(peer->ip, f->pid.address.ip)) {
+      LOG(WARNING) << "Refusing a " << V1Call::Type_Name(call.type()) << " call for framework "
+                   << f->id.value() << " from " << request.peer
+                   << ": the framework is not subscribed over HTTP and its scheduler is at "
+                   << f->pid;
+      return answer(403, "Framework '" + f->id.value() +
+                             "' is not subscribed over HTTP, and this request does not come from "
+                             "its scheduler's address");
+    }
   }
-  // A framework registered through the v0 protocol may send its Calls here
-  // too (mesos-go's v0 driver does): no stream to check.
   schedulerCall(f->pid, devolve<scheduler::Call>(call));
   return Response::accepted();
 }

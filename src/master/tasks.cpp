@@ -97,6 +97,17 @@ void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) 
     return;
   }
   auto task = f->tasks.find(update.status().task_id().value());
+  if (task != f->tasks.end() && task->second->slave != nullptr && task->second->slave != sender) {
+    // Only the slave that runs a task speaks for it (a process on another
+    // slave's host could otherwise end any framework's task).
+    LOG(WARNING) << "Ignoring status update " << TaskState_Name(update.status().state())
+                 << " for task '" << update.status().task_id().value() << "' of framework "
+                 << f->id.value() << " from slave " << sender->id.value() << " at " << from
+                 << ": the task is on slave "
+                 << task->second->slave->id.value();
+    metrics_.invalidStatusUpdates++;
+    return;
+  }
   if (task != f->tasks.end()) {
     updateTask(*task->second, update.status());
     if (update.has_uuid()) {

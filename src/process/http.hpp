@@ -23,6 +23,8 @@ struct Request {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   bool keepAlive = true;
+  // "ip:port" of the connection it came over ("" when made in-process).
+  std::string peer;
 
   // The first header named `name` (lower case), or "" when absent.
   const std::string& header(std::string_view name) const;

@@ -112,7 +112,6 @@ Result<std::unique_ptr<Runtime>> Runtime::create(Options options) {
 
   std::unique_ptr<Runtime> runtime(new Runtime(options));
   if (options.pauseClock) runtime->clock_.pause();
-  runtime->localIps_ = localAddresses();
   Transport::Options transportOptions;
   transportOptions.maxBodyBytes = options.maxBodyBytes;
   transportOptions.requestTimeout = options.requestTimeout;
@@ -309,17 +308,7 @@ Runtime::HostAddress Runtime::hostAddress() {
                        "one, so only this host can reach it"};
 }
 
-std::vector<uint32_t> Runtime::localAddresses() {
-  std::vector<uint32_t> ips;
-  ifaddrs* interfaces = nullptr;
-  if (getifaddrs(&interfaces) != 0) return ips;
-  for (ifaddrs* i = interfaces; i != nullptr; i = i->ifa_next) {
-    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
-    ips.push_back(ntohl(reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr));
-  }
-  freeifaddrs(interfaces);
-  return ips;
-}
+std::vector<uint32_t> Runtime::localAddresses() { return Transport::localAddresses(); }
 
 Runtime::~Runtime() {
   {
@@ -739,12 +728,17 @@ void Runtime::onMessage(http::Request&& request, const std::string& peer,
   responder.respond(http::Response::accepted());
 }
 
+bool Runtime::speaksFor(uint32_t peer, uint32_t claimed) const {
+  const std::vector<uint32_t>& localIps = transport_->localIps();
+  auto local = [&localIps](uint32_t ip) {
+    return std::find(localIps.begin(), localIps.end(), ip) != localIps.end();
+  };
+  return peer == claimed || (local(peer) && local(claimed));
+}
+
 bool Runtime::vouches(uint32_t peer, uint32_t claimed, const std::string& name, const UPID& from,
                       const std::string& peerText) {
-  auto local = [this](uint32_t ip) {
-    return std::find(localIps_.begin(), localIps_.end(), ip) != localIps_.end();
-  };
-  if (peer == claimed || (local(peer) && local(claimed))) return true;
+  if (speaksFor(peer, claimed)) return true;
   auto now = std::chrono::steady_clock::now();
   {
     std::lock_guard<std::mutex> lock(spoofWarningsMutex_);
@@ -796,6 +790,7 @@ void Runtime::onHttp(http::Request&& request, const std::string& peer,
       responder.respond(std::shared_ptr<const http::Response>(kept, &kept->get()));
     });
   };
+  request.peer = peer;
   if (!enqueue(cell, HttpEvent{std::move(request), answer})) {
     answer(Future<http::Response>(http::Response{503, "text/plain", "actor terminating\n", {}}));
   }

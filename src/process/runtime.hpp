@@ -106,6 +106,10 @@ class Runtime : public Transport::Handler {
   static HostAddress hostAddress();
   // Every IPv4 address of this machine's interfaces, loopback included.
   static std::vector<uint32_t> localAddresses();
+  // Whether a connection from ip `peer` may speak for a pid at ip `claimed`:
+  // the same address, or two addresses of this machine (docs/runtime.md,
+  // "Who sent it"). Any thread.
+  bool speaksFor(uint32_t peer, uint32_t claimed) const;
 
   // Terminates any actor still running, closes every connection and joins
   // all threads. REQUIRES: every Spawned handle of this runtime is gone, and
@@ -205,10 +209,8 @@ class Runtime : public Transport::Handler {
   void onRequest(http::Request&& request, const std::string& peer, Responder responder) override;
   void onPeerDown(const Address& address) override;
   void onMessage(http::Request&& request, const std::string& peer, const Responder& responder);
-  // Whether a message naming a sender at `claimed` may have come over a
-  // connection from `peer` (both "ip" as numbers): the same address, or two
-  // addresses of this machine. Warns (at most once a minute per peer
-  // address) when not.
+  // As speaksFor(), warning (at most once a minute per peer address) when
+  // not.
   bool vouches(uint32_t peer, uint32_t claimed, const std::string& name, const UPID& from,
                const std::string& peerText);
   void onHttp(http::Request&& request, const std::string& peer, const Responder& responder);
@@ -216,7 +218,6 @@ class Runtime : public Transport::Handler {
   Options options_;
   Address address_;        // advertised
   Address listenAddress_;  // bound
-  std::vector<uint32_t> localIps_;  // this machine's IPv4 addresses, at create()
   std::mutex spoofWarningsMutex_;
   std::unordered_map<uint32_t, std::chrono::steady_clock::time_point> spoofWarnings_;
   Clock clock_;

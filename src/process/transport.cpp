@@ -1,6 +1,8 @@
 #include "process/transport.hpp"
 
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -807,10 +809,19 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
     auto self = shared_from_this();
     // Leave from the address this side listens on (see Transport::start()).
     uint32_t local = transport_.localIp_;
-    bool loopback = [](uint32_t ip) { return (ip >> 24) == 127; }(local);
-    if (local != 0 && (!loopback || (to_.ip >> 24) == 127)) {
+    auto loopback = [](uint32_t ip) { return (ip >> 24) == 127; };
+    const std::vector<uint32_t>& mine = transport_.localIps_;
+    bool here = loopback(to_.ip) || std::find(mine.begin(), mine.end(), to_.ip) != mine.end();
+    if (local != 0 && (!loopback(local) || here)) {
       error_code ec;
       socket_.open(tcp::v4(), ec);
+      // The port is chosen at connect(), per destination, as without the
+      // bind: binding does not take one of the ephemeral ports for itself.
+      if (!ec) {
+        socket_.set_option(asio::detail::socket_option::boolean<IPPROTO_IP,
+                                                                IP_BIND_ADDRESS_NO_PORT>(true),
+                           ec);
+      }
       if (!ec) socket_.bind(tcp::endpoint(asio::ip::address_v4(local), 0), ec);
       if (ec) {
         fail("could not bind to " + asio::ip::address_v4(local).to_string() + ": " + ec.message());
@@ -966,6 +977,18 @@ Transport::Transport(Handler& handler, Clock& clock, Options options)
 
 Transport::~Transport() { stop(); }
 
+std::vector<uint32_t> Transport::localAddresses() {
+  std::vector<uint32_t> ips;
+  ifaddrs* interfaces = nullptr;
+  if (getifaddrs(&interfaces) != 0) return ips;
+  for (ifaddrs* i = interfaces; i != nullptr; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+    ips.push_back(ntohl(reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr));
+  }
+  freeifaddrs(interfaces);
+  return ips;
+}
+
 Result<Address> Transport::start(const std::string& ip, uint16_t port) {
   auto parsed = Address::parseIp(ip);
   if (!parsed) return parsed.error();
@@ -980,6 +1003,7 @@ Result<Address> Transport::start(const std::string& ip, uint16_t port) {
   }
   uint16_t bound = acceptor_.local_endpoint(ec).port();
   localIp_ = *parsed;
+  localIps_ = localAddresses();
   return Address{*parsed, bound};
 }
 

@@ -127,8 +127,13 @@ class Transport {
   // address. Nothing is accepted until run(). With a specific ip (not
   // 0.0.0.0), outbound connections leave from it too, so that peers see
   // the address this side's pids name (see docs/runtime.md, "Who sent
-  // it"); a loopback ip is not used to reach a peer off loopback.
+  // it"); a loopback ip is not used to reach a peer off this machine.
   Result<Address> start(const std::string& ip, uint16_t port);
+  // Every IPv4 address of this machine's interfaces, loopback included.
+  static std::vector<uint32_t> localAddresses();
+  // The same, as start() found them.
+  const std::vector<uint32_t>& localIps() const { return localIps_; }
+
   // Starts the I/O thread: accepting, reading, writing, timers.
   void run();
   // Closes every socket and joins the I/O thread.
@@ -201,6 +206,7 @@ class Transport {
   friend class OutboundConnection;
 
   uint32_t localIp_ = 0;  // the listening ip, when specific; set by start()
+  std::vector<uint32_t> localIps_;  // localAddresses(), at start()
 
   void accept();
   std::shared_ptr<OutboundConnection> outbound(const Address& to);

@@ -28,7 +28,6 @@ void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
     metrics_.invalidStatusUpdates++;
     return;
   }
-  metrics_.validStatusUpdates++;
   if (!isValidUuid(update.uuid())) {
     LOG(WARNING) << "Status update for task " << taskId << " from " << from
                  << " has no valid uuid; giving it one";
@@ -50,10 +49,20 @@ void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
   if (executor == nullptr && update.has_executor_id()) {
     executor = fw->executor(update.executor_id().value());
   }
-  if (executor == nullptr) {
-    LOG(WARNING) << "Status update for task " << taskId << " of framework " << fw->id.value()
-                 << " comes from no executor known here; forwarding it anyway";
-  } else {
+  // Only a task's own executor speaks for it, not another executor (by its
+  // pid: a process on this host can still name that pid).
+  if (executor == nullptr || !executor->pid || executor->pid != from) {
+    LOG(WARNING) << "Dropping status update " << TaskState_Name(status->state()) << " for task "
+                 << taskId << " of framework " << fw->id.value() << " from " << from << ": "
+                 << (executor == nullptr ? std::string("no executor here runs it")
+                                         : "it is not the task's executor " +
+                                               (executor->pid ? executor->pid.toString()
+                                                              : std::string("(not registered)")));
+    metrics_.invalidStatusUpdates++;
+    return;
+  }
+  metrics_.validStatusUpdates++;
+  {
     // The kernel may act on a limit before the slave hears of it (cgroup
     // v2's OOM killer ends the task; its executor reports it failed): the
     // limit is then the reason.

@@ -227,12 +227,16 @@ TEST_F(RecoveryTest, ATaskOutlivesItsSlaveAndItsLastUpdateArrives) {
   executes_.clear();
   std::string output = readFile(log_);
   EXPECT_EQ(status, 0) << output;
-  // Each update once, in order.
-  size_t running = output.find("TASK_RUNNING");
+  // Every update, in order, the last one once. TASK_RUNNING may come twice:
+  // updates are delivered at least once, and the slave may have been killed
+  // after it forwarded TASK_RUNNING but before it wrote down the
+  // acknowledgement (a CI run under load saw that).
+  size_t running = output.rfind("TASK_RUNNING");
   size_t finished = output.find("TASK_FINISHED");
+  ASSERT_NE(running, std::string::npos) << output;
   ASSERT_NE(finished, std::string::npos) << output;
   EXPECT_LT(running, finished) << output;
-  EXPECT_EQ(count(output, "TASK_RUNNING"), 1u) << output;
+  EXPECT_LE(count(output, "TASK_RUNNING"), 2u) << output;
   EXPECT_EQ(count(output, "TASK_FINISHED"), 1u) << output;
   EXPECT_EQ(taskState("survivor"), "TASK_FINISHED");
   // The executor ends once its update is acknowledged.

@@ -217,6 +217,33 @@ TEST_F(MasterTest, UpdatesFromAPidThatIsNotTheSlaveAreIgnored) {
   EXPECT_TRUE(statuses(s, "t1").empty());
 }
 
+// A registered slave (or a task on its host speaking as it) may not end a
+// task that runs on another slave.
+TEST_F(MasterTest, AnotherRegisteredSlaveCannotUpdateATaskItDoesNotRun) {
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  Peer& b = slave("slave(2)");
+  FrameworkID frameworkId = registerFramework(s);
+  SlaveID onA = registerSlave(a, "cpus:1;mem:512");
+  launch(s, frameworkId, {lastOffer(s).id()}, {commandTask("t1", onA)});
+  SlaveID onB = registerSlave(b, "cpus:1;mem:512");
+  auto invalidUpdates = [&] { return get("/metrics/snapshot")["master/invalid_status_updates"].integer(); };
+  int64_t invalid = invalidUpdates();
+
+  b.post(master(), update(frameworkId, onB, "t1", TASK_FINISHED, b));
+  runtime_->settle();
+  EXPECT_TRUE(statuses(s, "t1").empty());
+  EXPECT_EQ(invalid + 1, invalidUpdates());
+  json::Value tasks = get("/master/tasks?task_id=t1")["tasks"];
+  ASSERT_EQ(1u, tasks.array().size());
+  EXPECT_EQ("TASK_STAGING", tasks.array()[0]["state"].string());
+
+  // Its own slave still can.
+  a.post(master(), update(frameworkId, onA, "t1", TASK_RUNNING, a));
+  runtime_->settle();
+  ASSERT_EQ(1u, statuses(s, "t1").size());
+}
+
 TEST_F(MasterTest, SlaveThatMissesPingsIsRemovedAndItsTasksLost) {
   flags_.slave_ping_timeout = std::chrono::seconds(15);
   flags_.max_slave_ping_timeouts = 5;

@@ -10,6 +10,7 @@
 #include "common/v1.hpp"
 #include "support/daemon.hpp"
 #include "support/master_fixture.hpp"
+#include "support/net.hpp"
 #include "support/raw_peer.hpp"
 #include "v1/scheduler.pb.h"
 
@@ -495,6 +496,38 @@ TEST_F(SchedulerApiTest, V0FrameworksCallsNeedNoStream) {
   ASSERT_EQ(202, call(decline, "", kJson, &body)) << body;
   settle();
   EXPECT_TRUE(get("/state")["frameworks"].array()[0]["offers"].array().empty());
+}
+
+// As Apache Mesos refuses any call for a framework not subscribed over
+// HTTP, a v0 framework's calls are refused from anywhere but its
+// scheduler's address: one curl from another host cannot tear it down.
+TEST_F(SchedulerApiTest, V0FrameworksCallsFromAnotherHostAreRefused) {
+  if (!loopbackAliasesWork()) GTEST_SKIP() << "cannot bind 127.0.0.2 here";
+  runtimeOptions_.ip = "127.0.0.1";
+  start();
+  Peer& v0 = scheduler("v0-scheduler");
+  FrameworkID frameworkId = registerFramework(v0);
+  V1Call teardown = frameworkCall(V1Call::TEARDOWN, evolve<v1::FrameworkID>(frameworkId));
+  std::string payload = encode(teardown, kProtobuf);
+
+  TcpClient attacker(runtime_->address(), 0x7f000002);  // 127.0.0.2
+  ASSERT_TRUE(attacker.write(post(payload, kProtobuf)));
+  int status = 0;
+  std::string body;
+  ASSERT_TRUE(attacker.readResponse(&status, &body));
+  EXPECT_EQ(403, status);
+  EXPECT_NE(std::string::npos, body.find("is not subscribed over HTTP")) << body;
+  settle();
+  ASSERT_EQ(1u, get("/state")["frameworks"].array().size());
+  EXPECT_TRUE(get("/state")["frameworks"].array()[0]["active"].boolean());
+
+  // From the scheduler's own address it is served.
+  TcpClient local(runtime_->address());
+  ASSERT_TRUE(local.write(post(payload, kProtobuf)));
+  ASSERT_TRUE(local.readResponse(&status, &body));
+  EXPECT_EQ(202, status) << body;
+  settle();
+  EXPECT_TRUE(get("/state")["frameworks"].array().empty());
 }
 
 }  // namespace

@@ -193,6 +193,35 @@ TEST_F(ExecutorTest, StatusUpdatesFlowToTheMasterInOrderAndAreAcknowledged) {
   EXPECT_EQ(executorState["completed_tasks"].array()[0]["state"].string(), "TASK_FINISHED");
 }
 
+// One executor (or anything else naming itself so) cannot end another's
+// task: the update is dropped and not acknowledged.
+TEST_F(ExecutorTest, UpdatesForATaskComeOnlyFromItsExecutor) {
+  startRegisteredSlave();
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  fromMaster(runTask(customTask("t2", "e2", "sleep 60")));
+  runtime_->settle();
+  auto* e1 = startExecutor("executor(e1)");
+  auto* e2 = startExecutor("executor(e2)");
+  registerExecutor(e1, "e1");
+  registerExecutor(e2, "e2");
+  auto* stranger = startExecutor("executor(stranger)");
+
+  // e2 names t1 (under its own executor id, then under e1's); a stranger too.
+  e2->post(slave_.pid(), executorUpdate(e2, "e2", "t1", TASK_FINISHED));
+  e2->post(slave_.pid(), executorUpdate(e2, "e1", "t1", TASK_FINISHED));
+  stranger->post(slave_.pid(), executorUpdate(stranger, "e1", "t1", TASK_FAILED));
+  runtime_->settle();
+  EXPECT_TRUE(master_->updates().empty());
+  EXPECT_TRUE(e2->received<StatusUpdateAcknowledgementMessage>().empty());
+  EXPECT_TRUE(stranger->received<StatusUpdateAcknowledgementMessage>().empty());
+
+  // Its own executor still can.
+  e1->post(slave_.pid(), executorUpdate(e1, "e1", "t1", TASK_RUNNING));
+  runtime_->settle();
+  ASSERT_EQ(1u, master_->updates().size());
+  EXPECT_EQ(TASK_RUNNING, master_->updates()[0].status().state());
+}
+
 TEST_F(ExecutorTest, NoUpdateIsLostWhileTheMasterIsAway) {
   startRegisteredSlave();
   fromMaster(runTask(customTask("t1", "e1", "sleep 60")));

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/free_port.hpp"
 #include "support/net.hpp"
 
 extern char** environ;
@@ -23,20 +24,7 @@ namespace mesos::test {
 
 using namespace std::chrono_literals;
 
-uint16_t freePort(const std::string& ip) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  uint16_t port = 0;
-  socklen_t length = sizeof(sa);
-  if (::inet_pton(AF_INET, ip.c_str(), &sa.sin_addr) == 1 &&
-      ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &length) == 0) {
-    port = ntohs(sa.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
+uint16_t freePort(const std::string& ip) { return mesos::freePort(ip); }
 
 uint16_t freePort() { return freePort("127.0.0.1"); }
 

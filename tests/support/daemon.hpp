@@ -18,7 +18,8 @@
 
 namespace mesos::test {
 
-// A loopback port free right now (bound and released).
+// A loopback port free right now, below the ephemeral range (see
+// common/free_port.hpp).
 uint16_t freePort();
 // A port free right now on the local address `ip` (e.g. "127.0.0.3"), or 0.
 uint16_t freePort(const std::string& ip);
