@@ -1,5 +1,6 @@
 // The actor runtime: UPIDs, messages, dispatch, futures, timers on the
-// paused clock, links, test hooks, HTTP routes, and TCP between runtimes.
+// paused clock, links, test hooks, HTTP routes, TCP between runtimes, and
+// who a message over TCP counts as from.
 #include <atomic>
 #include <functional>
 #include <thread>
@@ -26,9 +27,11 @@ using process::Promise;
 using process::Runtime;
 using process::UPID;
 
-std::unique_ptr<Runtime> makeRuntime(bool paused = true) {
+// A runtime on `ip` ("": this host's address).
+std::unique_ptr<Runtime> makeRuntime(bool paused = true, const std::string& ip = "") {
   Runtime::Options options;
   options.pauseClock = paused;
+  options.ip = ip;
   auto runtime = Runtime::create(options);
   CHECK(runtime.ok()) << runtime.error().message;
   return std::move(runtime).value();
@@ -49,6 +52,7 @@ class Echo : public Actor {
   explicit Echo(std::string id = "echo") : Actor(std::move(id)) {}
 
   std::vector<std::string> received;
+  std::vector<std::string> senders;  // who sent each of `received`
   std::vector<UPID> exits;
   // Optional observers, run on this actor; set them before spawning.
   std::function<void(const std::string&)> onReceived;
@@ -79,6 +83,7 @@ class Echo : public Actor {
  private:
   void onNote(const UPID& from, const FrameworkToExecutorMessage& message) {
     received.push_back(message.data());
+    senders.push_back(from.toString());
     if (onReceived) onReceived(message.data());
     ExecutorToFrameworkMessage reply;
     reply.mutable_slave_id()->CopyFrom(message.slave_id());
@@ -87,8 +92,9 @@ class Echo : public Actor {
     reply.set_data("echo:" + message.data());
     send(from, std::move(reply));
   }
-  void onReply(const UPID&, const ExecutorToFrameworkMessage& message) {
+  void onReply(const UPID& from, const ExecutorToFrameworkMessage& message) {
     received.push_back(message.data());
+    senders.push_back(from.toString());
   }
 };
 
@@ -593,6 +599,83 @@ TEST(HttpTest, LibprocessPeersGetNoAnswer) {
   int status = 0;
   std::string reply;
   EXPECT_FALSE(client.readResponse(&status, &reply, 200));
+}
+
+// Who sent a message (docs/runtime.md, "Who sent it"): the sender a
+// message names counts only when the connection it came over is from that
+// sender's address. 127.0.0.2, not one of this machine's interface
+// addresses, stands for another host.
+
+// A message as an HTTP client (not libprocess) posts it: it gets an answer.
+std::string posted(const std::string& from, const std::string& data) {
+  std::string body = note(data).SerializeAsString();
+  return "POST /echo/mesos.internal.FrameworkToExecutorMessage HTTP/1.1\r\nHost: x\r\n"
+         "User-Agent: curl/7.88\r\nLibprocess-From: " +
+         from + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+TEST(SenderIdentityTest, AMessageNamingASenderElsewhereIsRefusedAndNotDelivered) {
+  if (!loopbackAliasesWork()) GTEST_SKIP() << "cannot bind 127.0.0.2 here";
+  auto runtime = makeRuntime(true, "127.0.0.1");
+  auto echo = runtime->spawn<Echo>();
+  std::string master = "master@127.0.0.1:" + std::to_string(runtime->address().port);
+
+  TcpClient attacker(runtime->address(), 0x7f000002 /* 127.0.0.2 */);
+  ASSERT_TRUE(attacker.write(posted(master, "forged")));
+  int status = 0;
+  std::string answer;
+  ASSERT_TRUE(attacker.readResponse(&status, &answer));
+  EXPECT_EQ(403, status);
+  EXPECT_NE(std::string::npos, answer.find("the sender " + master + " is not at the address"))
+      << answer;
+
+  // As a libprocess peer (no answer): dropped too. Then the same connection
+  // naming its own address is believed; it arrives after nothing else.
+  auto honest = runtime->hooks().await<FrameworkToExecutorMessage>();
+  ASSERT_TRUE(attacker.write(libprocessMessage(master, "echo",
+                                               "mesos.internal.FrameworkToExecutorMessage",
+                                               note("forged quietly").SerializeAsString())));
+  ASSERT_TRUE(attacker.write(posted("peer@127.0.0.2:1", "honest")));
+  ASSERT_TRUE(attacker.readResponse(&status, &answer));
+  EXPECT_EQ(202, status);
+  ASSERT_TRUE(honest.await());
+  runtime->settle();
+  EXPECT_EQ(std::vector<std::string>{"honest"}, echo->received);
+  EXPECT_EQ(std::vector<std::string>{"peer@127.0.0.2:1"}, echo->senders);
+}
+
+TEST(SenderIdentityTest, RuntimesOnOtherLoopbackAddressesSendFromThem) {
+  if (!loopbackAliasesWork()) GTEST_SKIP() << "cannot bind 127.0.0.2 here";
+  // Without binding its connections to 127.0.0.2, `there` would reach
+  // 127.0.0.1 from 127.0.0.1, and its messages would be refused.
+  auto here = makeRuntime(true, "127.0.0.1");
+  auto there = makeRuntime(true, "127.0.0.2");
+  auto a = there->spawn<Echo>("a");
+  auto b = here->spawn<Echo>("b");
+  auto reply = there->hooks().await<ExecutorToFrameworkMessage>();
+  process::dispatch(a.pid(), &Echo::sendTo, UPID(b.pid()), std::string("hello"));
+  ASSERT_TRUE(reply.await());
+  here->settle();
+  there->settle();
+  EXPECT_EQ(std::vector<std::string>{a.pid().toString()}, b->senders);
+  EXPECT_EQ(std::vector<std::string>{"echo:hello"}, a->received);
+}
+
+TEST(SenderIdentityTest, ThisMachinesAddressesSpeakForEachOther) {
+  // A peer listening on every interface names this host's address but
+  // reaches a loopback listener from 127.0.0.1: the same machine.
+  auto runtime = makeRuntime(true, "127.0.0.1");
+  auto echo = runtime->spawn<Echo>();
+  std::vector<uint32_t> local = Runtime::localAddresses();
+  ASSERT_FALSE(local.empty());
+  auto arrived = runtime->hooks().await<FrameworkToExecutorMessage>();
+  TcpClient client(runtime->address());
+  std::string claimed = "peer@" + process::Address{local.back(), 1}.toString();
+  ASSERT_TRUE(client.write(posted(claimed, "local")));
+  int status = 0;
+  ASSERT_TRUE(client.readResponse(&status, nullptr));
+  EXPECT_EQ(202, status);
+  ASSERT_TRUE(arrived.await());
 }
 
 }  // namespace
