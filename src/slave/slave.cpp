@@ -250,10 +250,14 @@ void Slave::finalize() {
 
 bool Slave::fromMaster(const UPID& from, const char* what) {
   if (master_ && from == *master_) return true;
-  // A master reached by name answers from the address it advertises: adopt
-  // it when the actor and port match.
+  // A master reached at one of this machine's addresses (say 127.0.0.1)
+  // answers from the one it advertises (say the host's): adopt it when the
+  // actor and port match and both addresses are this machine's. A master
+  // elsewhere is followed only at the address the detector gave: anyone
+  // can listen on the master's port on another host.
   if (master_ && from.id == master_->id && from.address.port == master_->address.port &&
-      state_ == State::kDisconnected) {
+      state_ == State::kDisconnected &&
+      runtime().speaksFor(master_->address.ip, from.address.ip)) {
     LOG(INFO) << "Master " << *master_ << " answers as " << from << "; using that address";
     master_ = plainPid(from);
     link(*master_);

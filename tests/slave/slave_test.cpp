@@ -1,6 +1,8 @@
 // The slave against a fake master: registration with backoff,
 // re-registration after the master goes away, health checks, bad input,
 // and /state.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "common/json.hpp"
@@ -156,6 +158,44 @@ TEST_F(SlaveTest, IgnoresRegistrationFromAnyoneButTheMaster) {
   runtime_->send(stranger.pid(), slave_.pid(), reply);
   runtime_->settle();
   EXPECT_FALSE(slaveInfo().has_id());
+}
+
+// A disconnected slave takes "master" at another address and the master's
+// port for its master only when both addresses are this machine's (a master
+// reached at 127.0.0.1 answering from the host's address); from another
+// host (127.0.0.2 stands for one) anyone could listen on that port.
+TEST_F(SlaveTest, FollowsAMasterAnsweringFromAnotherAddressOnlyOnThisMachine) {
+  if (!mesos::test::loopbackAliasesWork()) GTEST_SKIP() << "cannot bind 127.0.0.2 here";
+  master_->autoRegister = false;
+  startSlave(flags());
+  runtime_->settle();
+  uint16_t port = runtime_->address().port;
+  auto registerFrom = [&](const std::string& ip, const std::string& slaveId) {
+    process::Runtime::Options options;
+    options.ip = ip;
+    options.port = port;
+    auto there = process::Runtime::create(options);
+    if (!there.ok()) return std::string("cannot listen on " + ip + ": " + there.error().message);
+    auto impostor = (*there)->spawn<mesos::test::Peer>("master");
+    SlaveRegisteredMessage reply;
+    reply.mutable_slave_id()->set_value(slaveId);
+    auto arrived = runtime_->hooks().await<SlaveRegisteredMessage>(impostor.pid(), slave_.pid());
+    (*there)->send(impostor.pid(), slave_.pid(), reply);
+    if (!arrived.await()) return std::string("the message did not arrive");
+    runtime_->settle();
+    return std::string();
+  };
+  ASSERT_EQ("", registerFrom("127.0.0.2", "S666"));
+  EXPECT_FALSE(slaveInfo().has_id()) << "followed a master on another host";
+
+  // Another address of this machine's interfaces than the master's.
+  uint32_t other = 0;
+  for (uint32_t ip : process::Runtime::localAddresses()) {
+    if (ip != runtime_->address().ip) other = ip;
+  }
+  if (other == 0) GTEST_SKIP() << "this machine has one address only";
+  ASSERT_EQ("", registerFrom(process::Address{other, 0}.ipString(), "S1"));
+  EXPECT_EQ("S1", slaveInfo().id().value());
 }
 
 TEST_F(SlaveTest, SurvivesMessagesAboutUnknownThings) {
