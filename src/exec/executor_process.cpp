@@ -140,6 +140,13 @@ void ExecutorProcess::initialize() {
 
 void ExecutorProcess::finalize() { driver_->actorDone(); }
 
+bool ExecutorProcess::fromSlave(const UPID& from, const char* what) const {
+  if (from == slave_) return true;
+  LOG(WARNING) << "Ignoring " << what << " from " << from << ": it is not this executor's slave "
+               << slave_;
+  return false;
+}
+
 bool ExecutorProcess::delivering(const char* what) const {
   if (aborted_.load(std::memory_order_acquire)) {
     VLOG(1) << "Ignoring " << what << " because the driver is aborted";
@@ -153,7 +160,10 @@ bool ExecutorProcess::delivering(const char* what) const {
 }
 
 void ExecutorProcess::registered(const UPID& from, const ExecutorRegisteredMessage& message) {
-  if (!wellFormed(from, message) || !delivering("ExecutorRegisteredMessage")) return;
+  if (!wellFormed(from, message) || !fromSlave(from, "ExecutorRegisteredMessage") ||
+      !delivering("ExecutorRegisteredMessage")) {
+    return;
+  }
   LOG(INFO) << "Executor registered on slave " << message.slave_id().value();
   connected_ = true;
   ++connection_;
@@ -163,7 +173,10 @@ void ExecutorProcess::registered(const UPID& from, const ExecutorRegisteredMessa
 }
 
 void ExecutorProcess::reregistered(const UPID& from, const ExecutorReregisteredMessage& message) {
-  if (!wellFormed(from, message) || !delivering("ExecutorReregisteredMessage")) return;
+  if (!wellFormed(from, message) || !fromSlave(from, "ExecutorReregisteredMessage") ||
+      !delivering("ExecutorReregisteredMessage")) {
+    return;
+  }
   LOG(INFO) << "Executor re-registered on slave " << message.slave_id().value();
   connected_ = true;
   ++connection_;
@@ -175,6 +188,12 @@ void ExecutorProcess::reconnect(const UPID& from, const ReconnectExecutorMessage
   if (!wellFormed(from, message) || !delivering("ReconnectExecutorMessage")) return;
   if (!from) {
     LOG(WARNING) << "Ignoring ReconnectExecutorMessage without a sender address";
+    return;
+  }
+  // A slave that restarted comes back on its host (its port may change).
+  if (from.id != slave_.id || from.address.ip != slave_.address.ip) {
+    LOG(WARNING) << "Ignoring ReconnectExecutorMessage from " << from
+                 << ": it is not this executor's slave " << slave_ << " or its host";
     return;
   }
   LOG(INFO) << "Slave " << message.slave_id().value() << " at " << from
@@ -191,7 +210,10 @@ void ExecutorProcess::reconnect(const UPID& from, const ReconnectExecutorMessage
 }
 
 void ExecutorProcess::runTask(const UPID& from, const RunTaskMessage& message) {
-  if (!wellFormed(from, message) || !delivering("RunTaskMessage")) return;
+  if (!wellFormed(from, message) || !fromSlave(from, "RunTaskMessage") ||
+      !delivering("RunTaskMessage")) {
+    return;
+  }
   const TaskInfo& task = message.task();
   if (!connected_) {
     LOG(WARNING) << "Ignoring task " << task.task_id().value()
@@ -208,7 +230,10 @@ void ExecutorProcess::runTask(const UPID& from, const RunTaskMessage& message) {
 }
 
 void ExecutorProcess::killTask(const UPID& from, const KillTaskMessage& message) {
-  if (!wellFormed(from, message) || !delivering("KillTaskMessage")) return;
+  if (!wellFormed(from, message) || !fromSlave(from, "KillTaskMessage") ||
+      !delivering("KillTaskMessage")) {
+    return;
+  }
   // Delivered even before registration: the executor may still want to act.
   if (!connected_) {
     LOG(WARNING) << "Kill for task " << message.task_id().value()
@@ -221,7 +246,9 @@ void ExecutorProcess::statusUpdateAcknowledgement(
     const UPID& from, const StatusUpdateAcknowledgementMessage& message) {
   // Acknowledgements still count while shutting down: the executor may be
   // waiting for its last update to be safe.
-  if (!wellFormed(from, message)) return;
+  if (!wellFormed(from, message) || !fromSlave(from, "StatusUpdateAcknowledgementMessage")) {
+    return;
+  }
   if (aborted_.load(std::memory_order_acquire)) return;
   if (!connected_) {
     LOG(WARNING) << "Ignoring an acknowledgement for task " << message.task_id().value()
@@ -246,7 +273,10 @@ void ExecutorProcess::statusUpdateAcknowledgement(
 
 void ExecutorProcess::frameworkMessage(const UPID& from,
                                        const FrameworkToExecutorMessage& message) {
-  if (!wellFormed(from, message) || !delivering("FrameworkToExecutorMessage")) return;
+  if (!wellFormed(from, message) || !fromSlave(from, "FrameworkToExecutorMessage") ||
+      !delivering("FrameworkToExecutorMessage")) {
+    return;
+  }
   if (!connected_) {
     LOG(WARNING) << "Ignoring a framework message while not registered with the slave";
     return;
@@ -255,7 +285,9 @@ void ExecutorProcess::frameworkMessage(const UPID& from,
 }
 
 void ExecutorProcess::shutdownExecutor(const UPID& from, const ShutdownExecutorMessage&) {
-  if (!delivering("ShutdownExecutorMessage")) return;
+  if (!fromSlave(from, "ShutdownExecutorMessage") || !delivering("ShutdownExecutorMessage")) {
+    return;
+  }
   shutdown("the slave at " + from.toString() + " asked");
 }
 

@@ -130,6 +130,9 @@ class ExecutorProcess : public process::Actor {
   void recoveryTimedOut(uint64_t connection);
   // False (and logs why) when messages from the slave must be ignored.
   bool delivering(const char* what) const;
+  // Whether `from` is this executor's slave; warns when not. Only the slave
+  // that launched it (or took it over on recovery) gives it orders.
+  bool fromSlave(const process::UPID& from, const char* what) const;
 
   MesosExecutorDriver* const driver_;
   Executor* const executor_;

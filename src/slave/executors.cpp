@@ -449,6 +449,18 @@ void Slave::reregisterExecutor(const UPID& from, const ReregisterExecutorMessage
   const std::string& executorId = message.executor_id().value();
   Framework* fw = framework(frameworkId);
   Executor* executor = fw == nullptr ? nullptr : fw->executor(executorId);
+  // Only an executor this slave took over on recovery, and was waiting for,
+  // re-registers: a running executor's pid is not up for grabs.
+  if (executor != nullptr && !fw->terminating &&
+      !(executor->recovered && executor->state == Executor::State::kRegistering) &&
+      executor->state != Executor::State::kTerminating &&
+      executor->state != Executor::State::kTerminated) {
+    LOG(WARNING) << "Ignoring re-registration of executor " << executorId << " of framework "
+                 << frameworkId << " from " << from << ": it is "
+                 << (executor->recovered ? "already re-registered" : "not being recovered")
+                 << " (its pid is " << executor->pid << ")";
+    return;
+  }
   if (executor == nullptr || fw->terminating ||
       executor->state == Executor::State::kTerminating ||
       executor->state == Executor::State::kTerminated) {

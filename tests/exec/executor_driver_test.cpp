@@ -44,7 +44,7 @@ using process::UPID;
 // Records what an executor sends to its slave. Read it only after settle().
 class FakeSlave : public Actor {
  public:
-  FakeSlave() : Actor("slave(1)") {}
+  explicit FakeSlave(std::string id = "slave(1)") : Actor(std::move(id)) {}
 
   std::vector<std::pair<UPID, RegisterExecutorMessage>> registrations;
   std::vector<ReregisterExecutorMessage> reregistrations;
@@ -376,6 +376,43 @@ TEST_F(ExecutorDriverTest, DeliversTasksKillsAndFrameworkMessages) {
   EXPECT_EQ("slave-1", slave_->frameworkMessages[0].slave_id().value());
   EXPECT_EQ("framework-1", slave_->frameworkMessages[0].framework_id().value());
   EXPECT_EQ("executor-1", slave_->frameworkMessages[0].executor_id().value());
+}
+
+// Only its slave gives the executor orders: tasks, kills, messages,
+// acknowledgements, shutdowns and reconnects from anyone else are ignored.
+TEST_F(ExecutorDriverTest, OrdersFromAnyoneButItsSlaveAreIgnored) {
+  UPID executor = startRegistered();
+  auto stranger = runtime_->spawn<FakeSlave>("slave(2)");
+  auto fromStranger = [&](const google::protobuf::Message& message) {
+    runtime_->send(stranger.pid(), executor, message);
+    runtime_->settle();
+  };
+  RunTaskMessage run;
+  run.mutable_framework()->set_user("alice");
+  run.mutable_framework()->set_name("my framework");
+  *run.mutable_task() = task("forged");
+  fromStranger(run);
+  KillTaskMessage kill;
+  kill.mutable_framework_id()->set_value("framework-1");
+  kill.mutable_task_id()->set_value("t1");
+  fromStranger(kill);
+  FrameworkToExecutorMessage data;
+  data.mutable_slave_id()->set_value("slave-1");
+  data.mutable_framework_id()->set_value("framework-1");
+  data.mutable_executor_id()->set_value("executor-1");
+  data.set_data("forged");
+  fromStranger(data);
+  ReconnectExecutorMessage reconnect;
+  reconnect.mutable_slave_id()->set_value("slave-1");
+  fromStranger(reconnect);
+  fromStranger(ShutdownExecutorMessage());
+  EXPECT_EQ(std::vector<std::string>{"registered"}, executor_.events());
+  EXPECT_TRUE(stranger->reregistrations.empty());
+  EXPECT_TRUE(slave_->reregistrations.empty());
+
+  // Its slave still gives them.
+  runTask(executor, task("t1"));
+  EXPECT_EQ((std::vector<std::string>{"registered", "launchTask:t1"}), executor_.events());
 }
 
 TEST_F(ExecutorDriverTest, TasksBeforeRegistrationAndMalformedRegistrationsAreDropped) {

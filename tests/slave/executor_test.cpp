@@ -222,6 +222,31 @@ TEST_F(ExecutorTest, UpdatesForATaskComeOnlyFromItsExecutor) {
   EXPECT_EQ(TASK_RUNNING, master_->updates()[0].status().state());
 }
 
+// A running executor's pid is not up for grabs: a re-registration in its
+// name (outside recovery) is ignored, and its tasks stay with it.
+TEST_F(ExecutorTest, ARunningExecutorCannotBeReregisteredBySomeoneElse) {
+  startRegisteredSlave();
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  runtime_->settle();
+  auto* e1 = startExecutor("executor(e1)");
+  registerExecutor(e1, "e1");
+  auto* thief = startExecutor("executor(thief)");
+  ReregisterExecutorMessage reregister;
+  reregister.mutable_framework_id()->set_value("F1");
+  reregister.mutable_executor_id()->set_value("e1");
+  thief->post(slave_.pid(), reregister);
+  runtime_->settle();
+  EXPECT_TRUE(thief->received<ExecutorReregisteredMessage>().empty());
+  EXPECT_EQ(e1->self().toString(), findExecutor("e1")["pid"].string());
+
+  // The thief's updates for the task are not taken; the executor's are.
+  thief->post(slave_.pid(), executorUpdate(thief, "e1", "t1", TASK_FINISHED));
+  e1->post(slave_.pid(), executorUpdate(e1, "e1", "t1", TASK_RUNNING));
+  runtime_->settle();
+  ASSERT_EQ(1u, master_->updates().size());
+  EXPECT_EQ(TASK_RUNNING, master_->updates()[0].status().state());
+}
+
 TEST_F(ExecutorTest, NoUpdateIsLostWhileTheMasterIsAway) {
   startRegisteredSlave();
   fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
