@@ -198,7 +198,8 @@ void FlagSet::addFlag(Flag flag) {
 Result<void> FlagSet::setFlag(const Flag& flag, const std::string& value, const std::string& source) {
   auto set = flag.set(fieldOf(flag), value);
   if (!set) {
-    return Error{"invalid value '" + value + "' for --" + flag.name + source + ": " + set.error().message};
+    return Error{"invalid value '" + maskSecret(flag.secrecy, value) + "' for --" + flag.name +
+                 source + ": " + set.error().message};
   }
   return {};
 }
@@ -297,11 +298,17 @@ std::string FlagSet::usage(const std::string& program) const {
   return out;
 }
 
+void FlagSet::secret(const std::string& name, Secrecy secrecy) {
+  auto it = flags_.find(name);
+  CHECK(it != flags_.end()) << "secret(): no flag --" << name;
+  it->second.secrecy = secrecy;
+}
+
 std::map<std::string, std::string> FlagSet::values() const {
   std::map<std::string, std::string> out;
   for (const auto& [name, flag] : flags_) {
     auto value = flag.get(fieldOf(flag));
-    if (value) out[name] = *value;
+    if (value) out[name] = maskSecret(flag.secrecy, *value);
   }
   return out;
 }

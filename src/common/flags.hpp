@@ -28,6 +28,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/secrets.hpp"
 #include "mesos/result.hpp"
 
 namespace mesos::flags {
@@ -65,6 +66,12 @@ class FlagSet {
   template <typename T>
   void add(std::optional<T>* field, const std::string& name, const std::string& help);
 
+  // Declares flag `name` (registered already) as holding a secret: values()
+  // and whatever shows flags (/flags, /state) mask it as `secrecy` says
+  // (common/secrets.hpp), e.g. secret("credentials", Secrecy::kUnlessPath).
+  // An unknown name CHECK-fails.
+  void secret(const std::string& name, Secrecy secrecy = Secrecy::kWhole);
+
   // Reads `<envPrefix>NAME` variables, then argv (argv wins). Returns the
   // arguments that are not flags (after a lone "--", everything). Fails, with
   // one line naming the flag and the problem, on an unknown flag, a value
@@ -79,8 +86,8 @@ class FlagSet {
   bool help() const { return help_; }
   // "Usage: <program> [options]" and one line per flag with its default.
   std::string usage(const std::string& program) const;
-  // Every flag's current value as text (for /state "flags"); optional flags
-  // that are unset are left out.
+  // Every flag's current value as text (for /state "flags"), secrets
+  // masked (secret()); optional flags that are unset are left out.
   std::map<std::string, std::string> values() const;
 
  private:
@@ -97,6 +104,7 @@ class FlagSet {
     Result<void> (*set)(void* field, const std::string& text) = nullptr;
     // The field's value as text; nullopt for an optional flag that is unset.
     std::optional<std::string> (*get)(const void* field) = nullptr;
+    Secrecy secrecy = Secrecy::kNone;
   };
   void addFlag(Flag flag);
   std::ptrdiff_t offsetOf(const void* field) const;

@@ -53,6 +53,7 @@ MasterFlags::MasterFlags() {
       "ZooKeeper URL of the masters' group, for leader election among several masters: "
       "zk://host:port[,host:port...]/path, optionally with user:password@ before the hosts, or "
       "file:///path naming a file that holds it (default: no election; this master leads)");
+  secret("zk", Secrecy::kUrlPassword);
   add(&zk_session_timeout, "zk_session_timeout",
       "ZooKeeper session timeout: a leader not heard from for this long is replaced, and stops "
       "acting a little sooner",
@@ -108,6 +109,10 @@ MasterFlags::MasterFlags() {
   add(&short_task_max_duration, "short_task_max_duration",
       "Time after its launch at which a task not labelled long=true and still running is "
       "revoked (default: no limit)");
+  add(&http_allowed_origins, "http_allowed_origins",
+      "Origins (scheme://host:port, comma-separated; '*' for any) whose web pages may read "
+      "this master's endpoints from a browser (CORS); the master's own web UI needs none "
+      "(default: none)");
 }
 
 Result<allocator::Config> MasterFlags::allocatorConfig() const {
@@ -136,6 +141,10 @@ Result<void> MasterFlags::validate() const {
   }
   if (allocation_interval <= flags::Duration::zero()) {
     return Error{"--allocation_interval must be positive"};
+  }
+  if (http_allowed_origins) {
+    auto origins = process::http::AllowedOrigins::parse(*http_allowed_origins);
+    if (!origins) return Error{"--http_allowed_origins: " + origins.error().message};
   }
   if (slave_ping_timeout <= flags::Duration::zero()) {
     return Error{"--slave_ping_timeout must be positive"};

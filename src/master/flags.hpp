@@ -54,6 +54,8 @@ struct MasterFlags : flags::FlagSet {
   // Long-task slots (docs/allocation.md, "Long tasks").
   double long_task_share;
   std::optional<flags::Duration> short_task_max_duration;
+  // Hardening (docs/security.md).
+  std::optional<std::string> http_allowed_origins;
 
   // The allocation flags as the allocator's configuration.
   Result<allocator::Config> allocatorConfig() const;

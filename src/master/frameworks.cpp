@@ -4,6 +4,7 @@
 
 #include <glog/logging.h>
 
+#include "common/ids.hpp"
 #include "master/master.hpp"
 #include "process/dispatch.hpp"
 
@@ -28,6 +29,11 @@ std::optional<std::string> Master::validateFrameworkInfo(const FrameworkInfo& in
     return "FrameworkInfo is missing required fields: " + info.InitializationErrorString();
   }
   if (info.name().empty()) return "FrameworkInfo.name is empty";
+  if (info.has_id() && !info.id().value().empty()) {
+    if (auto valid = validateId("framework id", info.id().value()); !valid) {
+      return valid.error().message;
+    }
+  }
   if (info.has_failover_timeout() && !(info.failover_timeout() >= 0)) {
     return "FrameworkInfo.failover_timeout must be a non-negative number of seconds";
   }

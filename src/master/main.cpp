@@ -70,6 +70,9 @@ int main(int argc, char** argv) {
   std::unique_ptr<process::Runtime> runtime = std::move(created).value();
   auto master = runtime->spawn<Master>(flags, std::move(policy).value());
   runtime->setDelegate("master");
+  // Pages of other origins read nothing unless --http_allowed_origins says.
+  runtime->setCorsPolicy(std::make_shared<process::http::AllowedOrigins>(
+      process::http::AllowedOrigins::parse(flags.http_allowed_origins.value_or("")).value()));
   int signal = process::awaitStopSignal();
   LOG(INFO) << "Received signal " << signal << "; stopping";
   // The master's state is soft (slaves and frameworks re-register with the

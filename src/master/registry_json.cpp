@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/secrets.hpp"
 #include "common/state_json.hpp"
 #include "master/registry.hpp"
 
@@ -208,7 +209,8 @@ Fragment Registry::executorsJson(const Framework& f) const {
       executor["framework_id"] = f.id.value();
       executor["slave_id"] = slaveId;
       executor["name"] = info.name();
-      if (info.has_command()) executor["command"] = json::fromProto(info.command());
+      // Variables named like secrets show masked (common/secrets.hpp).
+      if (info.has_command()) executor["command"] = json::fromProto(maskEnvironment(info.command()));
       executor["resources"] = json::fromResources(Resources(info.resources()));
       if (!out.empty()) out += ',';
       out += json::stringify(executor);

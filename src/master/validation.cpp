@@ -1,5 +1,6 @@
 #include "master/validation.hpp"
 
+#include "common/ids.hpp"
 #include "exec/health_check.hpp"
 
 namespace mesos::internal::master {
@@ -32,7 +33,12 @@ Result<Resources> validateTask(const TaskInfo& task, const TaskContext& context)
   if (!task.IsInitialized()) {
     return Error{"TaskInfo is missing required fields: " + task.InitializationErrorString()};
   }
-  if (id.empty()) return Error{"the task id is empty"};
+  if (auto valid = validateId("task id", id); !valid) return valid.error();
+  if (task.has_executor()) {
+    if (auto valid = validateId("executor id", task.executor().executor_id().value()); !valid) {
+      return valid.error();
+    }
+  }
   if (context.framework.tasks.count(id) || context.launched.count(id)) {
     return Error{"task id '" + id + "' is already in use by this framework"};
   }

@@ -754,6 +754,11 @@ bool Runtime::vouches(uint32_t peer, uint32_t claimed, const std::string& name, 
   return false;
 }
 
+void Runtime::setCorsPolicy(std::shared_ptr<const http::CorsPolicy> policy) {
+  std::lock_guard<std::mutex> lock(corsMutex_);
+  cors_ = std::move(policy);
+}
+
 void Runtime::onHttp(http::Request&& request, const std::string& peer,
                      const Responder& responder) {
   if (request.path == "/health") {
@@ -777,10 +782,32 @@ void Runtime::onHttp(http::Request&& request, const std::string& peer,
     responder.respond(http::Response::notFound("no route " + request.path + "\n"));
     return;
   }
-  auto answer = [responder](const Future<http::Response>& future) {
-    future.onAny([future, responder] {
+  // A page of another origin reads the answer only if the policy lets it.
+  std::string origin;
+  std::shared_ptr<const http::CorsPolicy> cors;
+  {
+    std::lock_guard<std::mutex> lock(corsMutex_);
+    cors = cors_;
+  }
+  if (const std::string& claimed = request.header("origin"); cors && !claimed.empty()) {
+    if (http::isPreflight(request)) {
+      responder.respond(cors->allows(claimed)
+                            ? http::preflightAnswer(request, claimed)
+                            : http::Response{403, "text/plain", "origin not allowed\n", {}});
+      return;
+    }
+    if (cors->allows(claimed)) origin = claimed;
+  }
+  auto answer = [responder, origin](const Future<http::Response>& future) {
+    future.onAny([future, responder, origin] {
       if (!future.isReady()) {
         responder.respond(http::Response::internalError(future.failure() + "\n"));
+        return;
+      }
+      if (!origin.empty()) {
+        http::Response allowed = future.get();
+        http::allowOrigin(&allowed, origin);
+        responder.respond(std::move(allowed));
         return;
       }
       // The route's response itself, shared rather than copied (a /state

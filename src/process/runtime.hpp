@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "process/actor.hpp"
+#include "process/cors.hpp"
 #include "process/clock.hpp"
 #include "process/hooks.hpp"
 #include "process/transport.hpp"
@@ -143,6 +144,11 @@ class Runtime : public Transport::Handler {
   // Routes bare HTTP paths ("/state") to this actor's routes.
   void setDelegate(const std::string& actorId);
 
+  // Which other web pages may read this runtime's HTTP answers from a
+  // browser (process/cors.hpp). Without a policy, no CORS header is added.
+  // Any thread.
+  void setCorsPolicy(std::shared_ptr<const http::CorsPolicy> policy);
+
   Clock& clock() { return clock_; }
   // Returns once no actor has queued or running work. Meant for tests with a
   // paused clock (then no timer can fall due meanwhile); work arriving from
@@ -232,6 +238,8 @@ class Runtime : public Transport::Handler {
   std::unordered_set<std::string> terminatedIds_;
   std::deque<std::string> terminatedOrder_;
   std::string delegate_;
+  std::mutex corsMutex_;
+  std::shared_ptr<const http::CorsPolicy> cors_;
 
   std::mutex runMutex_;
   std::condition_variable runnable_;

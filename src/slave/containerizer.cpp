@@ -6,6 +6,8 @@
 
 #include <glog/logging.h>
 
+#include "slave/environment.hpp"
+
 namespace mesos::internal::slave {
 
 Containerizer::Containerizer(std::unique_ptr<Launcher> launcher,
@@ -60,10 +62,16 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
   }
   // The isolators' wrappers run outermost, around any the caller gave.
   prefix.insert(prefix.end(), spec.prefix.begin(), spec.prefix.end());
-  if (!spec.user.empty()) {
+  if (!spec.user.empty() || !prefix.empty()) {
     // Innermost: the wrappers (lxc-execute) need root; the executor not.
+    // The wrappers start with the slave's inherited environment only; the
+    // helper reads the executor's own once it runs as the task's user.
     if (launchHelper_.empty()) return undo("launch", Error{"no launch helper to switch user"});
-    prefix.insert(prefix.end(), {launchHelper_, "--user=" + spec.user, "--"});
+    prefix.push_back(launchHelper_);
+    if (!spec.user.empty()) prefix.push_back("--user=" + spec.user);
+    prefix.push_back("--environment_fd=" + std::to_string(kEnvironmentFd));
+    prefix.push_back("--");
+    spec.helperEnvironment = inheritedEnvironment();
   }
   spec.prefix = std::move(prefix);
   auto pid = launcher_->launch(spec);

@@ -17,17 +17,17 @@
 
 #include <glog/logging.h>
 
+#include "common/ids.hpp"
 #include "common/uuid.hpp"
 #include "process/dispatch.hpp"
 #include "process/transport.hpp"
 #include "slave/constants.hpp"
+#include "slave/environment.hpp"
 #include "slave/files.hpp"
 #include "slave/paths.hpp"
 #include "slave/protobufs.hpp"
 #include "slave/reaper.hpp"
 #include "slave/slave.hpp"
-
-extern char** environ;
 
 namespace mesos::internal::slave {
 
@@ -35,10 +35,13 @@ using process::UPID;
 
 namespace {
 
-// Gives `directory` and everything below it to `user` (its uid and
-// primary group), creating the executor's stdout and stderr first so that
-// they are the user's too. Fails naming the user when no such user exists.
-Result<void> chownSandbox(const std::string& directory, const std::string& user) {
+// Gives the sandbox `directory` and its stdout and stderr (created if
+// missing) to `user` (its uid and primary group). Nothing else: whatever
+// else is in the sandbox was put there by the fetcher as that user, and a
+// walk by root through a directory the user can change could be led
+// anywhere by a symbolic link. Fails naming the user when no such user
+// exists, or the file that cannot be given.
+Result<void> giveSandbox(const std::string& directory, const std::string& user) {
   std::vector<char> buffer(16384);
   passwd entry{};
   passwd* found = nullptr;
@@ -48,24 +51,40 @@ Result<void> chownSandbox(const std::string& directory, const std::string& user)
     return Error{"user '" + user + "' does not exist on this slave (tasks run as their "
                  "CommandInfo.user, else FrameworkInfo.user; see --switch_user)"};
   }
+  // Its parent is the slave's: the user cannot put anything in its place.
+  if (::lchown(directory.c_str(), found->pw_uid, found->pw_gid) != 0) {
+    return Error{"cannot give " + directory + " to user '" + user + "': " + std::strerror(errno)};
+  }
   for (const char* name : {"/stdout", "/stderr"}) {
-    int fd = ::open((directory + name).c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd >= 0) ::close(fd);
-  }
-  auto own = [&](const std::string& path) -> Result<void> {
-    if (::lchown(path.c_str(), found->pw_uid, found->pw_gid) != 0) {
-      return Error{"cannot give " + path + " to user '" + user + "': " + std::strerror(errno)};
+    auto fd = openOutputFile(directory + name);
+    if (!fd) return fd.error();
+    int given = ::fchown(*fd, found->pw_uid, found->pw_gid);
+    int cause = errno;
+    ::close(*fd);
+    if (given != 0) {
+      return Error{"cannot give " + directory + name + " to user '" + user + "': " +
+                   std::strerror(cause)};
     }
-    return {};
-  };
-  if (auto owned = own(directory); !owned) return owned;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(directory, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    if (auto owned = own(it->path().string()); !owned) return owned;
   }
-  if (ec) return Error{"cannot walk " + directory + ": " + ec.message()};
   return {};
+}
+
+// The first id of `task` (or its framework's) that cannot name a
+// directory (common/ids.hpp).
+std::optional<Error> invalidIds(const FrameworkID& frameworkId, const TaskInfo& task) {
+  if (auto valid = validateId("framework id", frameworkId.value()); !valid) return valid.error();
+  if (auto valid = validateId("task id", task.task_id().value()); !valid) return valid.error();
+  if (task.has_executor()) {
+    const ExecutorInfo& executor = task.executor();
+    if (auto valid = validateId("executor id", executor.executor_id().value()); !valid) {
+      return valid.error();
+    }
+    if (executor.has_framework_id() && executor.framework_id().value() != frameworkId.value()) {
+      return Error{"the executor's framework id '" + executor.framework_id().value() +
+                   "' is not the task's"};
+    }
+  }
+  return std::nullopt;
 }
 
 std::string describeExecutor(const Executor& executor) {
@@ -124,6 +143,14 @@ void Slave::runTask(const UPID& from, const RunTaskMessage& message) {
                  << task.slave_id().value() << ", this is " << info_.id().value();
     sendSlaveUpdate(frameworkId, nullptr, task.task_id(), TASK_LOST,
                     TaskStatus::REASON_SLAVE_UNKNOWN, "Task was sent to the wrong slave");
+    return;
+  }
+  // The master checked them; they name directories here, so again.
+  if (auto invalid = invalidIds(frameworkId, task)) {
+    LOG(WARNING) << "Refusing a task of framework " << frameworkId.value() << ": "
+                 << invalid->message;
+    sendSlaveUpdate(frameworkId, nullptr, task.task_id(), TASK_ERROR,
+                    TaskStatus::REASON_TASK_INVALID, invalid->message);
     return;
   }
   if (task.has_executor() == task.has_command()) {
@@ -248,11 +275,22 @@ Result<Executor*> Slave::launchExecutor(Framework* framework, const ExecutorInfo
     std::string user = info.command().has_user() ? info.command().user() : framework->info.user();
     auto timeout =
         std::chrono::duration_cast<process::Duration>(flags_.executor_registration_timeout);
+    FetchPlan plan = fetchPlan(flags_, info_.id(), info.command(), executor->directory, user);
+    // The fetch runs as the executor will: into a sandbox that is already
+    // the user's, with the user's rights.
+    plan.runAs = executorUser(*framework, info);
+    if (!plan.runAs.empty()) {
+      if (auto given = giveSandbox(executor->directory, plan.runAs); !given) {
+        LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": "
+                   << given.error().message;
+        return given.error();
+      }
+    }
     LOG(INFO) << "Fetching " << info.command().uris_size() << " URI(s) for "
-              << describeExecutor(*executor) << " into " << executor->directory;
+              << describeExecutor(*executor) << " into " << executor->directory
+              << (plan.runAs.empty() ? "" : " as user " + plan.runAs);
     fetcher_
-        ->fetch(containerId.value(),
-                fetchPlan(flags_, info_.id(), info.command(), executor->directory, user), timeout)
+        ->fetch(containerId.value(), plan, timeout)
         .then(self(), [this, frameworkId, executorId,
                        containerId](const Result<process::Nothing>& result) {
           fetched(frameworkId, executorId, containerId, result);
@@ -293,8 +331,8 @@ Result<void> Slave::startExecutor(Executor* executor, const Framework& framework
   spec.stderrPath = executor->directory + "/stderr";
   spec.user = executorUser(framework, info);
   if (!spec.user.empty()) {
-    // The sandbox is the user's, and so is whatever was fetched into it.
-    if (auto owned = chownSandbox(executor->directory, spec.user); !owned) return owned.error();
+    // The sandbox is the user's (whatever was fetched into it is already).
+    if (auto owned = giveSandbox(executor->directory, spec.user); !owned) return owned.error();
   }
   mesos::isolation::ContainerConfig container;
   container.containerId = executor->containerId;
@@ -349,16 +387,7 @@ void Slave::fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID 
 
 std::map<std::string, std::string> Slave::executorEnvironment(const Framework& framework,
                                                               const Executor& executor) const {
-  std::map<std::string, std::string> env;
-  // The slave's environment, less its own configuration.
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string text(*entry);
-    size_t eq = text.find('=');
-    if (eq == std::string::npos) continue;
-    std::string name = text.substr(0, eq);
-    if (name.rfind("MESOS_", 0) == 0 || name.rfind("LIBPROCESS_", 0) == 0) continue;
-    env[name] = text.substr(eq + 1);
-  }
+  std::map<std::string, std::string> env = baseEnvironment_;
   // The executor listens where the slave does and, when that is not what
   // the slave advertises, advertises the slave's address too.
   env["LIBPROCESS_IP"] = runtime().listenAddress().ipString();
@@ -381,6 +410,12 @@ std::map<std::string, std::string> Slave::executorEnvironment(const Framework& f
       mesos::flags::formatDuration(flags_.executor_shutdown_grace_period);
   if (executor.info.command().has_environment()) {
     for (const auto& variable : executor.info.command().environment().variables()) {
+      if (!validVariable(variable.name(), variable.value())) {
+        LOG(WARNING) << "Leaving variable '" << variable.name() << "' out of the environment of "
+                     << describeExecutor(executor)
+                     << ": a name must be non-empty without '=', a value without NUL bytes";
+        continue;
+      }
       env[variable.name()] = variable.value();
     }
   }

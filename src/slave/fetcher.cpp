@@ -18,6 +18,7 @@
 #include <glog/logging.h>
 
 #include "common/fd.hpp"
+#include "slave/launcher.hpp"
 #include "slave/reaper.hpp"
 #include "slave/spawn.hpp"
 
@@ -159,14 +160,14 @@ process::Future<Result<process::Nothing>> Fetcher::fetch(const std::string& id,
   ::lseek(planFile.get(), 0, SEEK_SET);
   Fd status(memoryFile("mesos-fetcher-status"));
   if (status.get() < 0) return abandon(systemError("cannot make the helper's status file", errno));
-  Fd out(
-      ::open((plan.sandbox + "/stdout").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-  if (out.get() < 0)
-    return abandon(systemError("cannot open '" + plan.sandbox + "/stdout'", errno));
-  Fd err(
-      ::open((plan.sandbox + "/stderr").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-  if (err.get() < 0)
-    return abandon(systemError("cannot open '" + plan.sandbox + "/stderr'", errno));
+  // The sandbox may be the task's user's already: opened so that nothing
+  // the user put there is followed.
+  auto outFd = openOutputFile(plan.sandbox + "/stdout");
+  if (!outFd) return abandon(outFd.error().message);
+  Fd out(*outFd);
+  auto errFd = openOutputFile(plan.sandbox + "/stderr");
+  if (!errFd) return abandon(errFd.error().message);
+  Fd err(*errFd);
 
   SpawnState spawn;
   posix_spawnattr_setflags(&spawn.attr,

@@ -9,6 +9,8 @@
 // With --status_fd, the open file N (the slave's) holds, while a URI is
 // fetched, "uri:" and that URI, and after a failure "error:" and the one
 // line that says which URI failed and why ("Failed to fetch 'URI': cause").
+// When the plan names a user to run as ("run_as"), everything but the use
+// of the cache is done with that user's rights (fetcher_identity.hpp).
 // Exits 0 when every URI is in place, 1 after a failure, 2 on bad usage.
 #include <fcntl.h>
 #include <unistd.h>
@@ -23,6 +25,7 @@
 #include "slave/fetcher_archive.hpp"
 #include "slave/fetcher_cache.hpp"
 #include "slave/fetcher_download.hpp"
+#include "slave/fetcher_identity.hpp"
 #include "slave/fetcher_io.hpp"
 #include "slave/fetcher_plan.hpp"
 
@@ -51,6 +54,14 @@ class Helper {
 
   // Fetches every URI; the error is the first failure's whole message.
   Result<void> run(const StatusChannel& status) {
+    if (!plan_.runAs.empty()) {
+      auto identity = Identity::of(plan_.runAs);
+      if (!identity) return Error{"Failed to fetch: " + identity.error().message};
+      identity_ = std::move(identity).value();
+      if (auto user = identity_.asUser(); !user) {
+        return Error{"Failed to fetch: " + user.error().message};
+      }
+    }
     sandbox_ = UniqueFd(::open(plan_.sandbox.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (sandbox_.get() < 0) {
       return Error{"Failed to fetch: cannot open the sandbox '" + plan_.sandbox +
@@ -109,15 +120,22 @@ class Helper {
   Result<void> fetchThroughCache(const CommandInfo::URI& uri, const FetchSource& source, int dir,
                                  const std::string& name, mode_t mode,
                                  const std::string& destination, uint64_t* size) {
-    if (!cache_) {
-      auto opened = Cache::open(plan_.cacheDirectory, plan_.cacheSize);
-      if (!opened) return opened.error();
-      cache_.emplace(std::move(opened).value());
-    }
-    auto entry = cache_->get(cacheKey(plan_.user, uri.value()), [&](int fd) -> Result<void> {
-      auto downloaded = download(source, fd, cache_->directory(), plan_.hadoopHome.value_or(""));
-      if (!downloaded) return downloaded.error();
-      return {};
+    // The cache is the slave's: used as root. What goes into it is read
+    // with the user's rights, and what comes out is copied as the user.
+    auto entry = identity_.rooted([&]() -> Result<Cache::Entry> {
+      if (!cache_) {
+        auto opened = Cache::open(plan_.cacheDirectory, plan_.cacheSize);
+        if (!opened) return opened.error();
+        cache_.emplace(std::move(opened).value());
+      }
+      return cache_->get(cacheKey(plan_.user, uri.value()), [&](int fd) -> Result<void> {
+        return identity_.unrooted([&]() -> Result<void> {
+          auto downloaded =
+              download(source, fd, cache_->directory(), plan_.hadoopHome.value_or(""));
+          if (!downloaded) return downloaded.error();
+          return {};
+        });
+      });
     });
     if (!entry) return entry.error();
     if (entry->hit) {
@@ -135,6 +153,7 @@ class Helper {
   }
 
   FetchPlan plan_;
+  Identity identity_;  // as whom it fetches (fetcher_identity.hpp)
   UniqueFd sandbox_;
   std::optional<Cache> cache_;
 };

@@ -69,6 +69,7 @@ std::string encodePlan(const FetchPlan& plan) {
                       {"user", plan.user},
                       {"cache_directory", plan.cacheDirectory},
                       {"cache_size", plan.cacheSize}};
+  if (!plan.runAs.empty()) object["run_as"] = plan.runAs;
   if (plan.frameworksHome) object["frameworks_home"] = *plan.frameworksHome;
   if (plan.hadoopHome) object["hadoop_home"] = *plan.hadoopHome;
   return json::stringify(object);
@@ -87,6 +88,9 @@ Result<FetchPlan> decodePlan(std::string_view text) {
   auto user = getString(object, "user", false);
   if (!user) return user.error();
   plan.user = *user;
+  auto runAs = getString(object, "run_as", false);
+  if (!runAs) return runAs.error();
+  plan.runAs = *runAs;
   auto cacheDirectory = getString(object, "cache_directory", false);
   if (!cacheDirectory) return cacheDirectory.error();
   plan.cacheDirectory = *cacheDirectory;

@@ -22,6 +22,11 @@ struct FetchPlan {
   // Whose files these are: half of the cache key (entries are shared only
   // between fetches of the same user). May be empty.
   std::string user;
+  // When not empty, the helper (started as root) fetches as this user:
+  // it reads local files, runs hadoop and writes and extracts into the
+  // sandbox (which must be the user's) with the user's rights, and uses
+  // only the cache as root (fetcher_identity.hpp).
+  std::string runAs;
   // The cache (--fetcher_cache_dir, one directory per slave) and its bound
   // in bytes (--fetcher_cache_size). URIs with `cache` set bypass the cache
   // when the directory is empty or the size is 0.

@@ -16,7 +16,6 @@
 #include <glog/logging.h>
 
 #include "process/sendfile.hpp"
-#include "slave/cors.hpp"
 
 #include "common/json.hpp"
 
@@ -121,16 +120,15 @@ json::Value fileInfo(const std::string& virtualPath, const struct stat& s) {
 
 }  // namespace
 
-// Every answer allows any origin (cors.hpp).
 void Files::initialize() {
-  route("/browse", anyOrigin(this, &Files::browse));
-  route("/browse.json", anyOrigin(this, &Files::browse));
-  route("/read", anyOrigin(this, &Files::read));
-  route("/read.json", anyOrigin(this, &Files::read));
-  route("/download", anyOrigin(this, &Files::download));
-  route("/download.json", anyOrigin(this, &Files::download));
-  route("/debug", anyOrigin(this, &Files::debug));
-  route("/debug.json", anyOrigin(this, &Files::debug));
+  route("/browse", &Files::browse);
+  route("/browse.json", &Files::browse);
+  route("/read", &Files::read);
+  route("/read.json", &Files::read);
+  route("/download", &Files::download);
+  route("/download.json", &Files::download);
+  route("/debug", &Files::debug);
+  route("/debug.json", &Files::debug);
 }
 
 Result<void> Files::attach(std::string path, std::string name) {

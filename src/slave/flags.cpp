@@ -10,6 +10,7 @@
 
 #include "isolation/isolators.hpp"
 #include "process/runtime.hpp"
+#include "slave/environment.hpp"
 
 namespace mesos::internal::slave {
 
@@ -73,6 +74,7 @@ Flags::Flags() {
       "The master to register with: host:port or master@ip:port, or the masters' group in "
       "ZooKeeper: zk://host:port[,host:port...]/path, or file:///path naming a file that holds "
       "either (required)");
+  secret("master", Secrecy::kUrlPassword);
   add(&ip, "ip",
       "IP address to listen on; 0.0.0.0 listens on every interface (default: $LIBPROCESS_IP, "
       "else this host's address)");
@@ -178,6 +180,15 @@ Flags::Flags() {
   add(&frameworks_home, "frameworks_home",
       "Directory that relative paths among a task's URIs are resolved against; unset, such URIs "
       "fail");
+  add(&executor_environment_variables, "executor_environment_variables",
+      "The environment executors start from, as a JSON object of names and string values "
+      "('{\"PATH\":\"/bin:/usr/bin\"}'), inline or file:///PATH; the slave's MESOS_* "
+      "variables and the executor's CommandInfo.environment are added to it. Unset: PATH, HOME, "
+      "USER, LOGNAME, LANG, LANGUAGE, LC_*, TZ and TMPDIR of the slave's own environment");
+  add(&http_allowed_origins, "http_allowed_origins",
+      "Origins (scheme://host:port, comma-separated; '*' for any) whose web pages may read this "
+      "slave's endpoints from a browser (CORS). The master the slave is registered with is "
+      "always allowed, so that its web UI can show sandboxes");
 }
 
 Result<void> Flags::validate() const {
@@ -225,6 +236,14 @@ Result<void> Flags::validate() const {
   if (fetcher_cache_dir.empty() || fetcher_cache_dir[0] != '/') {
     return Error{"--fetcher_cache_dir: '" + fetcher_cache_dir +
                  "' is not an absolute path (e.g. --fetcher_cache_dir=/tmp/mesos/fetch)"};
+  }
+  if (http_allowed_origins) {
+    auto origins = process::http::AllowedOrigins::parse(*http_allowed_origins);
+    if (!origins) return Error{"--http_allowed_origins: " + origins.error().message};
+  }
+  if (executor_environment_variables) {
+    auto parsed = parseExecutorEnvironmentVariables(*executor_environment_variables);
+    if (!parsed) return parsed.error();
   }
   for (const auto& [name, value] : {std::pair{"hadoop_home", &hadoop_home},
                                     std::pair{"frameworks_home", &frameworks_home}}) {

@@ -53,6 +53,9 @@ struct Flags : mesos::flags::FlagSet {
   std::string fetcher_cache_dir;
   std::optional<std::string> hadoop_home;
   std::optional<std::string> frameworks_home;
+  // Hardening (docs/security.md).
+  std::optional<std::string> executor_environment_variables;
+  std::optional<std::string> http_allowed_origins;
 };
 
 // The master's UPID from --master: "master@ip:port", "host:port" or

@@ -5,7 +5,6 @@
 
 #include "common/state_json.hpp"
 #include "process/dispatch.hpp"
-#include "slave/cors.hpp"
 #include "slave/machine.hpp"
 #include "slave/protobufs.hpp"
 #include "slave/slave.hpp"
@@ -91,16 +90,15 @@ json::Value frameworkModel(const Framework& framework, const std::string& isolat
 
 }  // namespace
 
-// Every answer allows any origin (cors.hpp).
 void Slave::installRoutes() {
-  route("/state", anyOrigin(this, &Slave::stateEndpoint));
-  route("/state.json", anyOrigin(this, &Slave::stateEndpoint));
-  route("/flags", anyOrigin(this, &Slave::flagsEndpoint));
-  route("/version", anyOrigin(this, &Slave::versionEndpoint));
-  route("/metrics/snapshot", anyOrigin(this, &Slave::metricsEndpoint));
-  route("/health", anyOrigin(this, &Slave::healthEndpoint));
-  route("/monitor/statistics", anyOrigin(this, &Slave::monitorEndpoint));
-  route("/monitor/statistics.json", anyOrigin(this, &Slave::monitorEndpoint));
+  route("/state", &Slave::stateEndpoint);
+  route("/state.json", &Slave::stateEndpoint);
+  route("/flags", &Slave::flagsEndpoint);
+  route("/version", &Slave::versionEndpoint);
+  route("/metrics/snapshot", &Slave::metricsEndpoint);
+  route("/health", &Slave::healthEndpoint);
+  route("/monitor/statistics", &Slave::monitorEndpoint);
+  route("/monitor/statistics.json", &Slave::monitorEndpoint);
 }
 
 json::Value Slave::state() const {

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,6 +22,7 @@
 
 #include "common/fd.hpp"
 #include "common/processes.hpp"
+#include "slave/environment.hpp"
 #include "slave/spawn.hpp"
 
 namespace mesos::internal::slave {
@@ -30,13 +33,57 @@ Error spawnError(const std::string& what, int error) {
   return Error{what + ": " + std::strerror(error)};
 }
 
+// An anonymous file holding `environment` (encodeEnvironment()), read from
+// its start; never at kEnvironmentFd or below, so that dup2 onto
+// kEnvironmentFd always copies it. The caller closes it.
+Result<int> environmentFileOf(const std::map<std::string, std::string>& environment) {
+  int fd = ::memfd_create("mesos-executor-environment", MFD_CLOEXEC);
+  if (fd < 0) return spawnError("cannot create the environment file", errno);
+  if (fd <= kEnvironmentFd) {
+    int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, kEnvironmentFd + 1);
+    int error = errno;
+    ::close(fd);
+    if (moved < 0) return spawnError("cannot move the environment file", error);
+    fd = moved;
+  }
+  auto fail = [fd](const std::string& what, int error) {
+    ::close(fd);
+    return spawnError(what, error);
+  };
+  std::string text = encodeEnvironment(environment);
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail("cannot write the environment file", n < 0 ? errno : EIO);
+    done += static_cast<size_t>(n);
+  }
+  if (::lseek(fd, 0, SEEK_SET) != 0) return fail("cannot rewind the environment file", errno);
+  return fd;
+}
+
 }  // namespace
 
+Result<int> openOutputFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+                  0644);
+  if (fd < 0) return spawnError("cannot open '" + path + "'", errno);
+  struct stat s {};
+  if (::fstat(fd, &s) != 0 || !S_ISREG(s.st_mode) || s.st_nlink != 1 ||
+      ::fcntl(fd, F_SETFL, O_APPEND) != 0) {
+    ::close(fd);
+    return Error{"cannot open '" + path + "': not a regular file of its own"};
+  }
+  return fd;
+}
+
 Result<pid_t> PosixLauncher::launch(const LaunchSpec& spec) {
-  Fd out(::open(spec.stdoutPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-  if (out.get() < 0) return spawnError("cannot open '" + spec.stdoutPath + "'", errno);
-  Fd err(::open(spec.stderrPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-  if (err.get() < 0) return spawnError("cannot open '" + spec.stderrPath + "'", errno);
+  auto outFd = openOutputFile(spec.stdoutPath);
+  if (!outFd) return outFd.error();
+  Fd out(*outFd);
+  auto errFd = openOutputFile(spec.stderrPath);
+  if (!errFd) return errFd.error();
+  Fd err(*errFd);
   Fd in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (in.get() < 0) return spawnError("cannot open /dev/null", errno);
 
@@ -67,8 +114,18 @@ Result<pid_t> PosixLauncher::launch(const LaunchSpec& spec) {
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
+  // The command's environment goes through a file the helper reads, and
+  // the process starts with the helper's.
+  std::optional<Fd> environmentFile;
+  if (spec.helperEnvironment) {
+    auto written = environmentFileOf(spec.environment);
+    if (!written) return written.error();
+    environmentFile.emplace(*written);
+  }
   std::vector<std::string> envStrings;
-  for (const auto& [name, value] : spec.environment) envStrings.push_back(name + "=" + value);
+  for (const auto& [name, value] : spec.helperEnvironment.value_or(spec.environment)) {
+    envStrings.push_back(name + "=" + value);
+  }
   std::vector<char*> envp;
   for (std::string& entry : envStrings) envp.push_back(entry.data());
   envp.push_back(nullptr);
@@ -88,8 +145,12 @@ Result<pid_t> PosixLauncher::launch(const LaunchSpec& spec) {
   posix_spawn_file_actions_adddup2(&state.actions, in.get(), STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&state.actions, out.get(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&state.actions, err.get(), STDERR_FILENO);
+  if (environmentFile) {
+    posix_spawn_file_actions_adddup2(&state.actions, environmentFile->get(), kEnvironmentFd);
+  }
   // Nothing else of ours (listening sockets, peers) leaks into the executor.
-  posix_spawn_file_actions_addclosefrom_np(&state.actions, STDERR_FILENO + 1);
+  posix_spawn_file_actions_addclosefrom_np(&state.actions,
+                                           environmentFile ? kEnvironmentFd + 1 : STDERR_FILENO + 1);
   posix_spawn_file_actions_addchdir_np(&state.actions, spec.directory.c_str());
 
   pid_t pid = -1;

@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,17 @@ namespace mesos::internal::slave {
 struct LaunchSpec {
   mesos::CommandInfo command;  // shell (sh -c value) or value + arguments
   std::string directory;       // working directory; must exist
-  std::map<std::string, std::string> environment;  // the child's whole environment
+  // The command's whole environment. Without `helperEnvironment`, the
+  // process's.
+  std::map<std::string, std::string> environment;
+  // When set, the process (prefix[0]) starts with this environment instead,
+  // and `environment` is written to an anonymous file the process finds
+  // open as descriptor kEnvironmentFd: the last wrapper of `prefix`, the
+  // launch helper (mesos-containerizer --environment_fd), reads it there
+  // once it runs as the task's user and starts the command with it. So
+  // what the framework put in the environment (LD_PRELOAD...) never
+  // reaches a wrapper that runs as root.
+  std::optional<std::map<std::string, std::string>> helperEnvironment;
   std::string stdoutPath;      // the child's stdout: created, or appended to
   std::string stderrPath;
   // When not empty, the command runs under this wrapper: the process runs
@@ -34,6 +45,10 @@ struct LaunchSpec {
   // the command; the launcher itself ignores it.
   std::string user;
 };
+
+// The descriptor the launch helper reads the command's environment from
+// (LaunchSpec::helperEnvironment).
+constexpr int kEnvironmentFd = 3;
 
 class Launcher {
  public:
@@ -58,6 +73,14 @@ class Launcher {
   // still runs; zombies do not count.
   virtual bool running(pid_t pid) = 0;
 };
+
+// Opens `path` to append a child's output to, so that a file the task's
+// user may have put in its place (the sandbox is theirs) cannot be abused by
+// the slave, which runs as root: no symbolic link is followed, a FIFO does
+// not block, and only a regular file with one link is taken. Returns the
+// descriptor (close-on-exec; the caller closes it), or an error naming the
+// path.
+Result<int> openOutputFile(const std::string& path);
 
 class PosixLauncher : public Launcher {
  public:

@@ -103,6 +103,12 @@ int main(int argc, char** argv) {
         std::chrono::duration_cast<std::chrono::milliseconds>(flags.zk_session_timeout));
   }
   slaveOptions.files = files.pid();
+  // Pages of other origins read nothing unless --http_allowed_origins says,
+  // but the web UI of the master this slave registers with (slave/cors.hpp).
+  auto origins = std::make_shared<process::http::AllowedOrigins>(
+      process::http::AllowedOrigins::parse(flags.http_allowed_origins.value_or("")).value());
+  (*runtime)->setCorsPolicy(origins);
+  slaveOptions.allowedOrigins = origins;
   auto slave = Slave::create(flags, std::move(slaveOptions));
   if (!slave) {
     std::cerr << program << ": " << slave.error().message << std::endl;

@@ -6,19 +6,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/ids.hpp"
 #include "slave/constants.hpp"
 
 namespace mesos::internal::slave {
 
 namespace {
-
-Result<void> checkId(const char* kind, const std::string& id) {
-  if (id.empty() || id == "." || id == ".." || id.find('/') != std::string::npos ||
-      id.find('\0') != std::string::npos) {
-    return Error{std::string(kind) + " id '" + id + "' cannot name a directory"};
-  }
-  return {};
-}
 
 Result<void> makeDirectories(const std::string& path) {
   std::string partial;
@@ -61,7 +54,7 @@ Result<std::string> createSandbox(const std::string& workDir, const SlaveID& sla
                           std::pair{"framework", &frameworkId.value()},
                           std::pair{"executor", &executorId.value()},
                           std::pair{"container", &containerId.value()}}) {
-    if (auto ok = checkId(kind, *id); !ok) return ok.error();
+    if (auto ok = validateId(std::string(kind) + " id", *id); !ok) return ok.error();
   }
   std::string path = executorRunPath(workDir, slaveId, frameworkId, executorId, containerId);
   if (auto made = makeDirectories(path); !made) return made.error();

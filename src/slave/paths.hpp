@@ -16,8 +16,9 @@ std::string executorRunPath(const std::string& workDir, const SlaveID& slaveId,
                             const ContainerID& containerId);
 
 // Creates the run's sandbox (and its parents) and points runs/latest at it.
-// Fails naming the directory that cannot be made, or an id that would escape
-// the work directory (empty, ".", "..", or containing '/').
+// Fails naming the directory that cannot be made, or an id that breaks the
+// rule of ids (common/ids.hpp: empty, ".", "..", '/', a control character,
+// too long).
 Result<std::string> createSandbox(const std::string& workDir, const SlaveID& slaveId,
                                   const FrameworkID& frameworkId, const ExecutorID& executorId,
                                   const ContainerID& containerId);

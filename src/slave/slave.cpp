@@ -13,6 +13,7 @@
 #include "isolation/isolators.hpp"
 #include "process/dispatch.hpp"
 #include "slave/constants.hpp"
+#include "slave/environment.hpp"
 #include "slave/paths.hpp"
 #include "slave/protobufs.hpp"
 
@@ -104,8 +105,10 @@ Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
              std::optional<Recovered> recovered)
     : Actor(process::generateId("slave")),
       flags_(flags),
+      baseEnvironment_(baseEnvironment(flags.executor_environment_variables)),
       master_(plainPid(options.master)),
       detector_(std::move(options.detector)),
+      allowedOrigins_(std::move(options.allowedOrigins)),
       files_(std::move(options.files)),
       containerizer_(std::move(containerizer)),
       limitationTarget_(std::move(limitationTarget)),
@@ -335,6 +338,7 @@ void Slave::registered(const UPID& from, const SlaveRegisteredMessage& message) 
             message.connection().total_ping_timeout_seconds()));
       }
       armPingTimer();
+      allowMasterOrigins();
       process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::resume);
       break;
     case State::kRunning:
@@ -373,6 +377,7 @@ void Slave::reregistered(const UPID& from, const SlaveReregisteredMessage& messa
         std::chrono::duration<double>(message.connection().total_ping_timeout_seconds()));
   }
   armPingTimer();
+  allowMasterOrigins();
 
   // Tasks the master believes are here but this slave does not know are lost.
   for (const ReconcileTasksMessage& reconcile : message.reconciliations()) {

@@ -61,6 +61,11 @@ struct SlaveOptions {
   // and every executor ends with the slave (mesos-local, whose slaves
   // share one work directory and end with it).
   bool recovery = true;
+  // The runtime's CORS policy, when the caller installed one
+  // (Runtime::setCorsPolicy()): the slave adds to it the origins of the
+  // master it registers with (slave/cors.hpp). None: nothing is added (in
+  // mesos-local the web UI and the slaves share one origin).
+  std::shared_ptr<process::http::AllowedOrigins> allowedOrigins;
 };
 
 class Slave : public process::Actor {
@@ -217,6 +222,9 @@ class Slave : public process::Actor {
   // and /health, at /slave(N)/<name> and, when the runtime delegates to this
   // slave (mesos-slave), at /<name>.
   void installRoutes();
+  // Lets the web UI of the master this slave is registered with read its
+  // endpoints (SlaveOptions::allowedOrigins).
+  void allowMasterOrigins();
   process::Future<process::http::Response> stateEndpoint(const process::http::Request& request);
   process::Future<process::http::Response> flagsEndpoint(const process::http::Request& request);
   process::Future<process::http::Response> versionEndpoint(const process::http::Request& request);
@@ -225,9 +233,12 @@ class Slave : public process::Actor {
   process::Future<process::http::Response> monitorEndpoint(const process::http::Request& request);
 
   Flags flags_;
+  // What every executor's environment starts from (environment.hpp).
+  const std::map<std::string, std::string> baseEnvironment_;
   std::optional<process::UPID> master_;
   std::shared_ptr<zk::MasterDetector> detector_;
   std::optional<MasterInfo> detected_;  // the leader as last detected
+  std::shared_ptr<process::http::AllowedOrigins> allowedOrigins_;
   process::UPID files_;
   // Shared with the monitor, which measures containers off this actor.
   std::shared_ptr<Containerizer> containerizer_;

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <vector>
 
+#include "common/secrets.hpp"
+
 #include "common/strings.hpp"
 
 namespace mesos::internal::zk {
@@ -26,8 +28,9 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return strings::split(text, separator);
 }
 
+// The URL is shown with its password masked: errors reach logs.
 Error bad(const std::string& text, const std::string& why) {
-  return Error{"ZooKeeper URL '" + text + "': " + why};
+  return Error{"ZooKeeper URL '" + maskUrlPasswords(text) + "': " + why};
 }
 
 // host:port, port 1..65535; the host a name or an IPv4 address.
@@ -86,7 +89,7 @@ Result<Url> parseZk(const std::string& text) {
 
 std::string Url::toString() const {
   std::string out = kZk;
-  if (credentials) out += credentials->user + ":***@";
+  if (credentials) out += credentials->user + ":" + kMasked + "@";
   out += servers;
   out += path == "/" ? "" : path;
   return out;
@@ -110,7 +113,8 @@ Result<Url> parseUrl(const std::string& given) {
     return parseZk(inner);
   }
   if (text.rfind(kZk, 0) != 0) {
-    return Error{"'" + text + "' is not a ZooKeeper URL (zk://host:port/path or file:///path)"};
+    return Error{"'" + maskUrlPasswords(text) +
+                 "' is not a ZooKeeper URL (zk://host:port/path or file:///path)"};
   }
   return parseZk(text);
 }

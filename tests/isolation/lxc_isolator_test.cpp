@@ -27,6 +27,7 @@
 #include "isolation/lxc/lxc_isolator.hpp"
 #include "process/future.hpp"
 #include "slave/containerizer.hpp"
+#include "slave/paths.hpp"
 #include "slave/reaper.hpp"
 
 namespace mesos::internal::isolation {
@@ -165,8 +166,11 @@ class LxcIsolatorTest : public ::testing::Test {
     auto isolators = createIsolators(options());
     EXPECT_TRUE(isolators.ok()) << isolators.error().message;
     if (!isolators) return nullptr;
+    // The launch helper runs innermost: it gives the command its environment.
+    std::string helper =
+        slave::launcherBinaryPath(MESOS_BINARY_DIR "/src/slave", "mesos-containerizer");
     return std::make_unique<Containerizer>(std::make_unique<PosixLauncher>(),
-                                           std::move(isolators).value());
+                                           std::move(isolators).value(), helper);
   }
 
   // Runs `sh -c command` in container `id` holding `resources`, with

@@ -46,15 +46,19 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# GETs `url` (or sends `method`): the body on stdout; with `head`, the status
-# and the headers (names in lower case) into that file. Fails unless 2xx.
-#   get <url> [head] [method]
+# GETs `url` (or sends `method`, from a page of `origin`): the body on
+# stdout; with `head`, the status and the headers (names in lower case) into
+# that file. Fails unless 2xx.
+#   get <url> [head] [method] [origin]
 get() {
   python3 - "$@" <<'PY'
 import sys, urllib.request
 url, head = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
 method = sys.argv[3] if len(sys.argv) > 3 else "GET"
-headers = {"Origin": "http://elsewhere", "Access-Control-Request-Method": "GET"} if method == "OPTIONS" else {}
+origin = sys.argv[4] if len(sys.argv) > 4 else ""
+headers = {"Origin": origin} if origin else {}
+if method == "OPTIONS":
+    headers["Access-Control-Request-Method"] = "GET"
 try:
     with urllib.request.urlopen(urllib.request.Request(url, method=method, headers=headers), timeout=10) as r:
         body = r.read()
@@ -107,21 +111,26 @@ task_running() {
 wait_for 30 task_running || fail "the task was not TASK_RUNNING within 30 s"
 framework=$(get "http://$master/tasks?task_id=webui-task" | json_get 'd["tasks"][0]["framework_id"]')
 
-# The slave answers CORS, so that the page (the master's origin) can read it.
-slave_state=$(get "http://127.0.0.1:$slave_port/slave(1)/state" "$tmp/slave-state.head") ||
+# The slave answers CORS to the page (the master's origin), and to no other.
+origin="http://$master"
+slave_state=$(get "http://127.0.0.1:$slave_port/slave(1)/state" "$tmp/slave-state.head" GET "$origin") ||
   fail "the slave's /state did not answer"
-grep -qi '^access-control-allow-origin: \*' "$tmp/slave-state.head" ||
-  fail "the slave's /state does not allow other origins: $(cat "$tmp/slave-state.head")"
+grep -qi "^access-control-allow-origin: $origin\$" "$tmp/slave-state.head" ||
+  fail "the slave's /state does not allow the master's origin: $(cat "$tmp/slave-state.head")"
+get "http://127.0.0.1:$slave_port/slave(1)/state" "$tmp/elsewhere.head" GET http://elsewhere > /dev/null ||
+  fail "the slave's /state did not answer another origin"
+! grep -qi '^access-control-allow-origin' "$tmp/elsewhere.head" ||
+  fail "the slave's /state allows another origin: $(cat "$tmp/elsewhere.head")"
 directory=$(echo "$slave_state" | json_get '[e["directory"] for f in d["frameworks"] for e in f["executors"]][0]')
 marker_written() { grep -q 4242-webui "$directory/marker.txt"; }
 wait_for 30 marker_written || fail "the task did not write $directory/marker.txt"
 get "http://127.0.0.1:$slave_port/files/read?path=$directory/marker.txt&offset=0" "$tmp/read.head" \
-  > /dev/null ||
+  GET "$origin" > /dev/null ||
   fail "the slave's /files/read did not answer"
-grep -qi '^access-control-allow-origin: \*' "$tmp/read.head" ||
-  fail "the slave's /files/read does not allow other origins"
+grep -qi "^access-control-allow-origin: $origin\$" "$tmp/read.head" ||
+  fail "the slave's /files/read does not allow the master's origin"
 get "http://127.0.0.1:$slave_port/files/browse?path=$directory" "$tmp/preflight.head" OPTIONS \
-  > /dev/null || fail "the slave's /files/browse refused a preflight"
+  "$origin" > /dev/null || fail "the slave's /files/browse refused a preflight"
 preflight=$(sed -n 1p "$tmp/preflight.head")
 [ "$preflight" = 204 ] || fail "the slave's preflight answer was $preflight, not 204"
 

@@ -30,7 +30,7 @@ TEST(ZkUrlTest, ServersPathAndCredentials) {
   ASSERT_TRUE(three->credentials.has_value());
   EXPECT_EQ("jo", three->credentials->user);
   EXPECT_EQ("s3cr:et", three->credentials->password);
-  EXPECT_EQ("zk://jo:***@zk1:2181,zk2.example:2182,10.0.0.3:2183/a/b", three->toString());
+  EXPECT_EQ("zk://jo:********@zk1:2181,zk2.example:2182,10.0.0.3:2183/a/b", three->toString());
 
   auto root = parseUrl("zk://localhost:2181");
   ASSERT_TRUE(root.ok()) << root.error().message;
