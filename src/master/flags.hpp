@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "authentication/http/security_flags.hpp"
 #include "common/flags.hpp"
 #include "mesos/allocator.hpp"
 
@@ -54,6 +55,9 @@ struct MasterFlags : flags::FlagSet {
   // Long-task slots (docs/allocation.md, "Long tasks").
   double long_task_share;
   std::optional<flags::Duration> short_task_max_duration;
+
+  // HTTP authentication and authorization (docs/security.md).
+  authentication::HttpSecurityFlags security;
 
   // The allocation flags as the allocator's configuration.
   Result<allocator::Config> allocatorConfig() const;

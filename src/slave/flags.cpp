@@ -178,6 +178,7 @@ Flags::Flags() {
   add(&frameworks_home, "frameworks_home",
       "Directory that relative paths among a task's URIs are resolved against; unset, such URIs "
       "fail");
+  security.addTo(*this, authentication::Daemon::kAgent);
 }
 
 Result<void> Flags::validate() const {
@@ -233,6 +234,7 @@ Result<void> Flags::validate() const {
                    "' is not an absolute path to a directory"};
     }
   }
+  if (auto guard = security.guard(authentication::Daemon::kAgent); !guard) return guard.error();
   return {};
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "authentication/http/security_flags.hpp"
 #include "common/flags.hpp"
 #include "process/upid.hpp"
 
@@ -53,6 +54,8 @@ struct Flags : mesos::flags::FlagSet {
   std::string fetcher_cache_dir;
   std::optional<std::string> hadoop_home;
   std::optional<std::string> frameworks_home;
+  // HTTP authentication and authorization (docs/security.md).
+  authentication::HttpSecurityFlags security;
 };
 
 // The master's UPID from --master: "master@ip:port", "host:port" or
