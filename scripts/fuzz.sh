@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds the RequestDecoder libFuzzer target with clang (in build-fuzz/, or
-# $MESOS_FUZZ_BUILD_DIR) and fuzzes it for SECONDS (default 20), starting
-# from a copy of the seed corpus in tests/fuzz/corpus/. Exits non-zero when
+# Builds the libFuzzer targets with clang (in build-fuzz/, or
+# $MESOS_FUZZ_BUILD_DIR) and fuzzes each for SECONDS (default 20), starting
+# from a copy of its seed corpus: the RequestDecoder's in tests/fuzz/corpus/,
+# the ACL parser's in tests/fuzz/acls_corpus/. Exits non-zero when
 # the build fails or the fuzzer finds a crash, a leak, a sanitizer report or
 # a broken invariant; the input that did it is saved in
-# <build dir>/fuzz-artifacts/ (add it to tests/fuzz/corpus/ once fixed, so
+# <build dir>/fuzz-artifacts/ (add it to the target's corpus once fixed, so
 # the normal test suite replays it).
 #
 # Usage: scripts/fuzz.sh [SECONDS]
@@ -35,21 +36,29 @@ cmake -S "$root" -B "$build" \
   exit 1
 }
 
-echo "== building decoder_fuzzer"
-cmake --build "$build" --target decoder_fuzzer -j "$(nproc)"
+echo "== building decoder_fuzzer and acls_fuzzer"
+cmake --build "$build" --target decoder_fuzzer acls_fuzzer -j "$(nproc)"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/corpus" "$build/fuzz-artifacts"
-cp "$root"/tests/fuzz/corpus/* "$work/corpus/"
+mkdir -p "$build/fuzz-artifacts"
 
-echo "== fuzzing for ${seconds}s"
-# -timeout: an input that takes 10 s is a hang, and a failure.
-"$build/tests/fuzz/decoder_fuzzer" \
-  -max_total_time="$seconds" \
-  -timeout=10 \
-  -max_len=4096 \
-  -print_final_stats=1 \
-  -artifact_prefix="$build/fuzz-artifacts/" \
-  "$work/corpus"
-echo "== no crash in ${seconds}s"
+# fuzz TARGET CORPUS_DIR MAX_LEN
+fuzz() {
+  local target="$1" corpus="$2" max_len="$3"
+  mkdir -p "$work/$target"
+  cp "$root/tests/fuzz/$corpus"/* "$work/$target/"
+  echo "== fuzzing $target for ${seconds}s"
+  # -timeout: an input that takes 10 s is a hang, and a failure.
+  "$build/tests/fuzz/$target" \
+    -max_total_time="$seconds" \
+    -timeout=10 \
+    -max_len="$max_len" \
+    -print_final_stats=1 \
+    -artifact_prefix="$build/fuzz-artifacts/$target-" \
+    "$work/$target"
+}
+
+fuzz decoder_fuzzer corpus 4096
+fuzz acls_fuzzer acls_corpus 4096
+echo "== no crash in ${seconds}s per target"

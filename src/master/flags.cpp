@@ -113,6 +113,7 @@ MasterFlags::MasterFlags() {
       "Origins (scheme://host:port, comma-separated; '*' for any) whose web pages may read "
       "this master's endpoints from a browser (CORS); the master's own web UI needs none "
       "(default: none)");
+  security.addTo(*this, authentication::Daemon::kMaster);
 }
 
 Result<allocator::Config> MasterFlags::allocatorConfig() const {
@@ -181,6 +182,7 @@ Result<void> MasterFlags::validate() const {
     return Error{"--allocation_settle_delay must not be negative"};
   }
   if (auto config = allocatorConfig(); !config) return config.error();
+  if (auto guard = security.guard(authentication::Daemon::kMaster); !guard) return guard.error();
   return {};
 }
 

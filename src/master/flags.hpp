@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "authentication/http/security_flags.hpp"
 #include "common/flags.hpp"
 #include "mesos/allocator.hpp"
 
@@ -56,6 +57,9 @@ struct MasterFlags : flags::FlagSet {
   std::optional<flags::Duration> short_task_max_duration;
   // Hardening (docs/security.md).
   std::optional<std::string> http_allowed_origins;
+
+  // HTTP authentication and authorization (docs/security.md).
+  authentication::HttpSecurityFlags security;
 
   // The allocation flags as the allocator's configuration.
   Result<allocator::Config> allocatorConfig() const;

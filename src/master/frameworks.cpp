@@ -78,6 +78,12 @@ void Master::registerFramework(const UPID& from, const RegisterFrameworkMessage&
     send(from, std::move(reply));
     return;
   }
+  if (auto denied = authorizeFramework(info)) {
+    FrameworkErrorMessage reply;
+    reply.set_message(*denied);
+    send(from, std::move(reply));
+    return;
+  }
   // A retry from a scheduler whose registration we answered already (the
   // answer was lost): answer again with the same id.
   if (auto it = frameworkPids_.find(from); it != frameworkPids_.end()) {
@@ -115,6 +121,12 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
   if (!info.has_id() || info.id().value().empty()) {
     FrameworkErrorMessage reply;
     reply.set_message("Re-registering needs FrameworkInfo.id; register instead");
+    send(from, std::move(reply));
+    return;
+  }
+  if (auto denied = authorizeFramework(info)) {
+    FrameworkErrorMessage reply;
+    reply.set_message(*denied);
     send(from, std::move(reply));
     return;
   }

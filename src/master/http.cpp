@@ -28,18 +28,23 @@ void Master::installRoutes() {
   route("/health", &Master::healthEndpoint);
   route("/redirect", &Master::redirectEndpoint);
   route("/version", &Master::versionEndpoint);
-  route("/flags", &Master::flagsEndpoint);
-  route("/roles", &Master::rolesEndpoint);
-  route("/roles.json", &Master::rolesEndpoint);
-  route("/state", &Master::stateEndpoint);
-  route("/state.json", &Master::stateEndpoint);
-  route("/state-summary", &Master::stateSummaryEndpoint);
-  route("/slaves", &Master::slavesEndpoint);
-  route("/frameworks", &Master::frameworksEndpoint);
-  route("/tasks", &Master::tasksEndpoint);
-  route("/tasks.json", &Master::tasksEndpoint);
-  route("/api/v1/scheduler", &Master::schedulerCallEndpoint);
-  route("/metrics/snapshot", &Master::metricsEndpoint);
+  // Each in Apache's authentication realm (authorization.cpp).
+  using authentication::Realm;
+  route("/flags", guarded(Realm::kReadonly, "/flags", &Master::flagsEndpoint));
+  route("/roles", guarded(Realm::kReadonly, "/roles", &Master::rolesEndpoint));
+  route("/roles.json", guarded(Realm::kReadonly, "/roles.json", &Master::rolesEndpoint));
+  route("/state", viewed("/state", &Master::stateEndpoint));
+  route("/state.json", viewed("/state.json", &Master::stateEndpoint));
+  route("/state-summary", viewed("/state-summary", &Master::stateSummaryEndpoint));
+  route("/slaves", guarded(Realm::kReadonly, "/slaves", &Master::slavesEndpoint));
+  route("/frameworks", viewed("/frameworks", &Master::frameworksEndpoint));
+  route("/tasks", viewed("/tasks", &Master::tasksEndpoint));
+  route("/tasks.json", viewed("/tasks.json", &Master::tasksEndpoint));
+  route("/teardown", guarded(Realm::kReadwrite, "/teardown", &Master::teardownEndpoint));
+  route("/api/v1/scheduler",
+        guarded(Realm::kFramework, "/api/v1/scheduler", &Master::schedulerCallEndpoint));
+  route("/metrics/snapshot",
+        guarded(Realm::kReadonly, "/metrics/snapshot", &Master::metricsEndpoint));
   installWebUi();
 }
 
@@ -68,7 +73,10 @@ Future<Response> Master::versionEndpoint(const Request&) {
   return Response::ok(json::stringify(json::versionInfo()));
 }
 
-Future<Response> Master::flagsEndpoint(const Request&) {
+Future<Response> Master::flagsEndpoint(const Request& request) {
+  if (!guard_->authorized(authorizer::Action::kViewFlags, request.principal, std::nullopt)) {
+    return authentication::EndpointGuard::forbidden("Not authorized to view the flags (ACL view_flags)");
+  }
   Object body;
   body["flags"] = json::fromFlags(flags_);
   return Response::ok(json::stringify(body));

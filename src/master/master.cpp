@@ -30,6 +30,9 @@ Master::Master(const MasterFlags& flags, std::unique_ptr<allocator::Allocator> a
   CHECK(config) << config.error().message;
   config_ = std::move(config).value();
   for (const auto& [role, guarantee] : config_.guarantees) guaranteed_ += guarantee;
+  auto guard = flags_.security.guard(authentication::Daemon::kMaster);
+  CHECK(guard) << guard.error().message;
+  guard_ = std::move(guard).value();
 }
 
 Master::~Master() = default;
@@ -105,7 +108,7 @@ void Master::initialize() {
         process::dispatch(master, &Master::revoke, revocation);
       }));
 
-  metricsActor_ = runtime().spawn<MetricsActor>(master, allocator_.pid());
+  metricsActor_ = runtime().spawn<MetricsActor>(master, allocator_.pid(), guard_);
 
   if (leading_) {
     delay(flags_.slave_ping_timeout, [this] { pingSlaves(); });

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "allocator/allocator_actor.hpp"
+#include "authentication/http/endpoint_guard.hpp"
 #include "common/json.hpp"
 #include "mesos/resources.hpp"
 #include "common/task_states.hpp"
@@ -263,6 +264,35 @@ class Master : public process::Actor {
     process::Spawned<SchedulerStream> stream;
   };
   std::unordered_map<std::string, HttpScheduler> httpSchedulers_;  // by stream actor id
+  // authorization.cpp: HTTP authentication and the ACLs (docs/security.md).
+  // Built from the flags; shared with the metrics actor.
+  std::shared_ptr<authentication::EndpointGuard> guard_;
+  // `handler` behind the guard, in `realm`.
+  authentication::RouteHandler guarded(
+      authentication::Realm realm, const std::string& path,
+      process::Future<process::http::Response> (Master::*handler)(const process::http::Request&));
+  // A readonly route whose JSON shows the request's principal only the
+  // frameworks, tasks and executors view_* rules let it see, and flags only
+  // with view_flags.
+  authentication::RouteHandler viewed(
+      const std::string& path,
+      process::Future<process::http::Response> (Master::*handler)(const process::http::Request&));
+  process::http::Response filterView(const process::http::Response& response,
+                                     const std::optional<std::string>& principal);
+  // Why the framework may not register (register_frameworks) with its
+  // FrameworkInfo.principal and role; nullopt when it may.
+  std::optional<std::string> authorizeFramework(const FrameworkInfo& info) const;
+  // Why `framework` may not run `task` as its user (run_tasks, and the root
+  // rule); an error naming the ACL and the user.
+  Result<void> authorizeTask(const Framework& framework, const TaskInfo& task) const;
+  // The v1 scheduler API with --authenticate_http_frameworks: why `request`
+  // may not make `call` (its principal is not the framework's); for
+  // SUBSCRIBE, FrameworkInfo.principal is set to the principal when unset.
+  std::optional<process::http::Response> checkSchedulerPrincipal(
+      const process::http::Request& request, v1::scheduler::Call& call);
+  // POST /master/teardown (frameworkId=<id>): teardown_frameworks.
+  process::Future<process::http::Response> teardownEndpoint(
+      const process::http::Request& request);
   // webui.cpp: the web UI's routes ("/" and its static files).
   void installWebUi();
   // /master/metrics/snapshot: the same answer as /metrics/snapshot, asked of

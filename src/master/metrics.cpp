@@ -69,10 +69,21 @@ std::string Master::metricsJson() {
 }
 
 MetricsActor::MetricsActor(process::Pid<Master> master,
-                           process::Pid<allocator::AllocatorActor> allocator)
-    : Actor(idFor(master.id)), master_(std::move(master)), allocator_(std::move(allocator)) {}
+                           process::Pid<allocator::AllocatorActor> allocator,
+                           std::shared_ptr<const authentication::EndpointGuard> guard)
+    : Actor(idFor(master.id)),
+      master_(std::move(master)),
+      allocator_(std::move(allocator)),
+      guard_(std::move(guard)) {}
 
-void MetricsActor::initialize() { route("/snapshot", &MetricsActor::snapshot); }
+void MetricsActor::initialize() {
+  if (!guard_) {
+    route("/snapshot", &MetricsActor::snapshot);
+    return;
+  }
+  route("/snapshot", guard_->guard(authentication::Realm::kReadonly, "/metrics/snapshot",
+                                   [this](const Request& request) { return snapshot(request); }));
+}
 
 Future<Response> MetricsActor::snapshot(const Request&) {
   auto allocator = allocator_;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "allocator/allocator_actor.hpp"
+#include "authentication/http/endpoint_guard.hpp"
 #include "process/actor.hpp"
 
 namespace mesos::internal::master {
@@ -16,7 +17,10 @@ class Master;
 
 class MetricsActor : public process::Actor {
  public:
-  MetricsActor(process::Pid<Master> master, process::Pid<allocator::AllocatorActor> allocator);
+  // `guard`: the master's, which /metrics/snapshot answers behind (none:
+  // open).
+  MetricsActor(process::Pid<Master> master, process::Pid<allocator::AllocatorActor> allocator,
+               std::shared_ptr<const authentication::EndpointGuard> guard = nullptr);
 
   // The snapshot's JSON: the master's counters and the allocator's. Also
   // reached through the master's own /master/metrics/snapshot route.
@@ -31,6 +35,7 @@ class MetricsActor : public process::Actor {
  private:
   process::Pid<Master> master_;
   process::Pid<allocator::AllocatorActor> allocator_;
+  std::shared_ptr<const authentication::EndpointGuard> guard_;
 };
 
 }  // namespace mesos::internal::master

@@ -151,6 +151,14 @@ void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
   size_t executorsOnSlave = s->executorCount;
 
   for (const TaskInfo& task : message.tasks()) {
+    if (auto allowed = authorizeTask(*f, task); !allowed) {
+      LOG(WARNING) << "Framework " << f->id.value() << ": " << allowed.error().message;
+      sendMasterUpdate(*f, s->id, task.task_id(), TASK_ERROR,
+                       TaskStatus::REASON_TASK_UNAUTHORIZED, allowed.error().message);
+      metrics_.tasksInvalid++;
+      registry_.countRefused(TASK_ERROR);
+      continue;
+    }
     TaskContext context{*f, *s, available, launched, newExecutors, executorsOnSlave,
                         flags_.max_executors_per_slave};
     auto used = validateTask(task, context);

@@ -305,6 +305,11 @@ TaskRecord& Registry::addTask(Framework& framework, Slave& slave, const TaskInfo
   *task.mutable_resources() = info.resources();
   if (info.has_labels()) task.mutable_labels()->CopyFrom(info.labels());
   if (info.has_discovery()) task.mutable_discovery()->CopyFrom(info.discovery());
+  if (info.has_command() && info.command().has_user()) {
+    task.set_user(info.command().user());
+  } else if (info.has_executor() && info.executor().command().has_user()) {
+    task.set_user(info.executor().command().user());
+  }
   if (info.has_executor()) task.mutable_executor_id()->CopyFrom(info.executor().executor_id());
   record->resources = Resources(info.resources());
   record->launchOrder = launchOrder;

@@ -127,6 +127,7 @@ Future<Response> Master::schedulerCallEndpoint(const Request& request) {
   if (auto error = validate(call)) {
     return answer(400, "Failed to validate scheduler::Call: " + *error);
   }
+  if (auto refused = checkSchedulerPrincipal(request, call)) return *refused;
   metrics_.messages["Call"]++;
   if (call.type() == V1Call::SUBSCRIBE) return subscribe(request, call);
 
@@ -178,6 +179,7 @@ Future<Response> Master::subscribe(const Request& request, const V1Call& call) {
   if (auto error = validateFrameworkInfo(info)) {
     return answer(400, "Failed to validate scheduler::Call: " + *error);
   }
+  if (auto denied = authorizeFramework(info)) return answer(403, *denied);
   bool resubscribing = info.has_id() && !info.id().value().empty();
   if (resubscribing && registry_.completedFramework(info.id().value()) != nullptr) {
     return answer(403, "Framework " + info.id().value() +

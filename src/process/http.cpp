@@ -43,6 +43,7 @@ const char* reasonPhrase(int status) {
     case 204: return "No Content";
     case 307: return "Temporary Redirect";
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
     case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";

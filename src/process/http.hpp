@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,10 @@ struct Request {
   bool keepAlive = true;
   // "ip:port" of the connection it came over ("" when made in-process).
   std::string peer;
+  // The principal whose credentials the request carried, set by the
+  // daemon's endpoint guard (authentication/http/endpoint_guard.hpp) when
+  // the route's realm authenticates; nullopt otherwise.
+  std::optional<std::string> principal;
 
   // The first header named `name` (lower case), or "" when absent.
   const std::string& header(std::string_view name) const;

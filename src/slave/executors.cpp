@@ -301,8 +301,10 @@ Result<Executor*> Slave::launchExecutor(Framework* framework, const ExecutorInfo
     return started.error();
   }
   if (files_) {
+    std::optional<std::string> user =
+        info.command().has_user() ? info.command().user() : framework->info.user();
     process::dispatch(process::Pid<Files>(files_), &Files::attach, executor->directory,
-                      executor->directory);
+                      executor->directory, user);
   }
 
   executor->registrationTimer =

@@ -121,22 +121,37 @@ json::Value fileInfo(const std::string& virtualPath, const struct stat& s) {
 }  // namespace
 
 void Files::initialize() {
-  route("/browse", &Files::browse);
-  route("/browse.json", &Files::browse);
-  route("/read", &Files::read);
-  route("/read.json", &Files::read);
-  route("/download", &Files::download);
-  route("/download.json", &Files::download);
-  route("/debug", &Files::debug);
-  route("/debug.json", &Files::debug);
+  route("/browse", guarded("/files/browse", &Files::browse));
+  route("/browse.json", guarded("/files/browse", &Files::browse));
+  route("/read", guarded("/files/read", &Files::read));
+  route("/read.json", guarded("/files/read", &Files::read));
+  route("/download", guarded("/files/download", &Files::download));
+  route("/download.json", guarded("/files/download", &Files::download));
+  route("/debug", guarded("/files/debug", &Files::debug));
+  route("/debug.json", guarded("/files/debug", &Files::debug));
 }
 
-Result<void> Files::attach(std::string path, std::string name) {
+authentication::RouteHandler Files::guarded(std::string path,
+                                            Future<Response> (Files::*handler)(const Request&)) {
+  authentication::RouteHandler open = [this, handler](const Request& request) {
+    return (this->*handler)(request);
+  };
+  return [this, path = std::move(path), open](const Request& request) -> Future<Response> {
+    if (!guard_) return open(request);
+    return guard_->guard(authentication::Realm::kReadonly, path, open)(request);
+  };
+}
+
+void Files::setGuard(std::shared_ptr<const authentication::EndpointGuard> guard) {
+  guard_ = std::move(guard);
+}
+
+Result<void> Files::attach(std::string path, std::string name, std::optional<std::string> user) {
   auto real = realPath(path);
   if (!real) return Error{"cannot attach '" + path + "': " + std::strerror(errno)};
   auto parts = components(name);
   if (!parts) return Error{"cannot attach as '" + name + "': the name may not contain '..'"};
-  paths_[join(*parts)] = *real;
+  paths_[join(*parts)] = Attached{*real, std::move(user)};
   return {};
 }
 
@@ -145,7 +160,8 @@ void Files::detach(std::string name) {
   if (parts) paths_.erase(join(*parts));
 }
 
-Files::Resolved Files::resolve(const std::string& virtualPath) const {
+Files::Resolved Files::resolve(const std::string& virtualPath,
+                              const std::optional<std::string>& principal) const {
   auto parts = components(virtualPath);
   if (!parts) return {400, "path '" + virtualPath + "' may not contain '..'", ""};
 
@@ -154,7 +170,14 @@ Files::Resolved Files::resolve(const std::string& virtualPath) const {
     std::vector<std::string> prefix(parts->begin(), parts->begin() + static_cast<std::ptrdiff_t>(n));
     auto it = paths_.find(join(prefix));
     if (it == paths_.end()) continue;
-    const std::string& root = it->second;
+    if (guard_ && !guard_->authorized(authorizer::Action::kAccessSandbox, principal,
+                                      it->second.user)) {
+      return {403,
+              "Not authorized to access the sandbox of user '" + it->second.user.value_or("") +
+                  "' (ACL access_sandboxes)",
+              ""};
+    }
+    const std::string& root = it->second.path;
     std::string candidate = root;
     for (size_t i = n; i < parts->size(); ++i) candidate += "/" + (*parts)[i];
     auto real = realPath(candidate);
@@ -174,7 +197,7 @@ Future<Response> Files::browse(const Request& request) {
   if (path == query.end() || path->second.empty()) {
     return status(400, "Expecting 'path=value' in query.");
   }
-  Resolved resolved = resolve(path->second);
+  Resolved resolved = resolve(path->second, request.principal);
   if (resolved.status != 200) return status(resolved.status, resolved.message);
 
   struct stat s {};
@@ -226,7 +249,7 @@ Future<Response> Files::read(const Request& request) {
     length = *parsed;
   }
 
-  Resolved resolved = resolve(path->second);
+  Resolved resolved = resolve(path->second, request.principal);
   if (resolved.status != 200) return status(resolved.status, resolved.message);
 
   int fd = ::open(resolved.path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -265,7 +288,7 @@ Future<Response> Files::download(const Request& request) {
   if (path == query.end() || path->second.empty()) {
     return status(400, "Expecting 'path=value' in query.");
   }
-  Resolved resolved = resolve(path->second);
+  Resolved resolved = resolve(path->second, request.principal);
   if (resolved.status != 200) return status(resolved.status, resolved.message);
 
   int fd = ::open(resolved.path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -287,7 +310,7 @@ Future<Response> Files::download(const Request& request) {
 
 Future<Response> Files::debug(const Request&) {
   json::Object object;
-  for (const auto& [name, path] : paths_) object[name] = path;
+  for (const auto& [name, attached] : paths_) object[name] = attached.path;
   return Response::ok(json::stringify(json::Value(std::move(object))));
 }
 

@@ -12,13 +12,20 @@
 // not below an attached name are not found (404), and paths that resolve
 // (through symbolic links) outside their attached directory are forbidden
 // (403). One Files actor serves a whole runtime; slaves attach each
-// executor's sandbox under its real path.
+// executor's sandbox under its real path, naming the user it runs as.
+//
+// With a guard (setGuard(): the slave's --authenticate_http_readonly and
+// --acls), every route is in the readonly realm, /files/debug is subject to
+// get_endpoints rules, and a path inside a sandbox is served only to a
+// principal that access_sandboxes rules let reach its user's sandboxes
+// (403 otherwise).
 #pragma once
 
 #include <map>
 #include <optional>
 #include <string>
 
+#include "authentication/http/endpoint_guard.hpp"
 #include "mesos/result.hpp"
 #include "process/actor.hpp"
 
@@ -29,9 +36,13 @@ class Files : public process::Actor {
   Files() : Actor("files") {}
 
   // Serves `path` (a file or directory) as `name` (a virtual path, e.g. the
-  // real path itself). Fails when `path` does not exist.
-  Result<void> attach(std::string path, std::string name);
+  // real path itself); `user`: whose sandbox it is (access_sandboxes rules
+  // name users), nullopt for no one's. Fails when `path` does not exist.
+  Result<void> attach(std::string path, std::string name, std::optional<std::string> user);
   void detach(std::string name);
+  // Puts the routes behind `guard` (none: open). The first slave of a
+  // runtime sets it.
+  void setGuard(std::shared_ptr<const authentication::EndpointGuard> guard);
 
  protected:
   void initialize() override;
@@ -42,14 +53,25 @@ class Files : public process::Actor {
     std::string message;
     std::string path;  // the real path, when status is 200
   };
-  Resolved resolve(const std::string& virtualPath) const;
+  // `principal`: who asks (403 when access_sandboxes refuses it).
+  Resolved resolve(const std::string& virtualPath,
+                   const std::optional<std::string>& principal) const;
+  // `handler` behind the guard, when there is one, as `path`.
+  authentication::RouteHandler guarded(std::string path,
+                                       process::Future<process::http::Response> (
+                                           Files::*handler)(const process::http::Request&));
 
   process::Future<process::http::Response> browse(const process::http::Request& request);
   process::Future<process::http::Response> read(const process::http::Request& request);
   process::Future<process::http::Response> download(const process::http::Request& request);
   process::Future<process::http::Response> debug(const process::http::Request& request);
 
-  std::map<std::string, std::string> paths_;  // normalized virtual name -> real path
+  struct Attached {
+    std::string path;                 // the real path
+    std::optional<std::string> user;  // whose sandbox
+  };
+  std::map<std::string, Attached> paths_;  // by normalized virtual name
+  std::shared_ptr<const authentication::EndpointGuard> guard_;
 };
 
 }  // namespace mesos::internal::slave

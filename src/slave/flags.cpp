@@ -189,6 +189,7 @@ Flags::Flags() {
       "Origins (scheme://host:port, comma-separated; '*' for any) whose web pages may read this "
       "slave's endpoints from a browser (CORS). The master the slave is registered with is "
       "always allowed, so that its web UI can show sandboxes");
+  security.addTo(*this, authentication::Daemon::kAgent);
 }
 
 Result<void> Flags::validate() const {
@@ -252,6 +253,7 @@ Result<void> Flags::validate() const {
                    "' is not an absolute path to a directory"};
     }
   }
+  if (auto guard = security.guard(authentication::Daemon::kAgent); !guard) return guard.error();
   return {};
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "authentication/http/security_flags.hpp"
 #include "common/flags.hpp"
 #include "process/upid.hpp"
 
@@ -56,6 +57,8 @@ struct Flags : mesos::flags::FlagSet {
   // Hardening (docs/security.md).
   std::optional<std::string> executor_environment_variables;
   std::optional<std::string> http_allowed_origins;
+  // HTTP authentication and authorization (docs/security.md).
+  authentication::HttpSecurityFlags security;
 };
 
 // The master's UPID from --master: "master@ip:port", "host:port" or

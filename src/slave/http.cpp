@@ -17,6 +17,25 @@ using process::http::Response;
 
 namespace {
 
+using authorizer::Action;
+
+// What a principal may see of the slave's frameworks, executors and tasks.
+struct Viewer {
+  const authentication::EndpointGuard& guard;
+  const std::optional<std::string>& principal;
+  bool sees(Action action, const std::string& user) const {
+    return guard.authorized(action, principal, user);
+  }
+};
+
+std::string userOf(const TaskInfo& task, const std::string& fallback) {
+  if (task.has_command() && task.command().has_user()) return task.command().user();
+  if (task.has_executor() && task.executor().command().has_user()) {
+    return task.executor().command().user();
+  }
+  return fallback;
+}
+
 json::Value queuedTaskModel(const TaskInfo& task, const FrameworkID& frameworkId) {
   json::Object object;
   object["id"] = task.task_id().value();
@@ -39,7 +58,9 @@ const char* executorStateName(Executor::State state) {
   return "UNKNOWN";
 }
 
-json::Value executorModel(const Executor& executor, const std::string& isolation) {
+json::Value executorModel(const Executor& executor, const std::string& isolation,
+                          const std::string& user, const Viewer& viewer) {
+  auto taskUser = [&](const Task& task) { return task.has_user() ? task.user() : user; };
   json::Object object;
   object["id"] = executor.info.executor_id().value();
   object["name"] = executor.info.name();
@@ -51,21 +72,35 @@ json::Value executorModel(const Executor& executor, const std::string& isolation
   object["pid"] = executor.pid ? executor.pid.toString() : "";
   object["resources"] = json::fromResources(executor.resources());
   json::Array tasks;
-  for (const auto& [id, task] : executor.launchedTasks) tasks.push_back(json::fromTask(task));
+  for (const auto& [id, task] : executor.launchedTasks) {
+    if (viewer.sees(Action::kViewTask, taskUser(task))) tasks.push_back(json::fromTask(task));
+  }
   object["tasks"] = std::move(tasks);
   json::Array queued;
   for (const TaskInfo& task : executor.queuedTasks) {
-    queued.push_back(queuedTaskModel(task, executor.frameworkId));
+    if (viewer.sees(Action::kViewTask, userOf(task, user))) {
+      queued.push_back(queuedTaskModel(task, executor.frameworkId));
+    }
   }
   object["queued_tasks"] = std::move(queued);
   json::Array completed;
-  for (const auto& [id, task] : executor.terminatedTasks) completed.push_back(json::fromTask(task));
-  for (const Task& task : executor.completedTasks) completed.push_back(json::fromTask(task));
+  for (const auto& [id, task] : executor.terminatedTasks) {
+    if (viewer.sees(Action::kViewTask, taskUser(task))) completed.push_back(json::fromTask(task));
+  }
+  for (const Task& task : executor.completedTasks) {
+    if (viewer.sees(Action::kViewTask, taskUser(task))) completed.push_back(json::fromTask(task));
+  }
   object["completed_tasks"] = std::move(completed);
   return object;
 }
 
-json::Value frameworkModel(const Framework& framework, const std::string& isolation) {
+json::Value frameworkModel(const Framework& framework, const std::string& isolation,
+                           const Viewer& viewer) {
+  const std::string& user = framework.info.user();
+  auto visible = [&](const Executor& executor) {
+    const CommandInfo& command = executor.info.command();
+    return viewer.sees(Action::kViewExecutor, command.has_user() ? command.user() : user);
+  };
   json::Object object;
   object["id"] = framework.id.value();
   object["name"] = framework.info.name();
@@ -77,12 +112,12 @@ json::Value frameworkModel(const Framework& framework, const std::string& isolat
   object["pid"] = framework.pid ? framework.pid.toString() : "";
   json::Array executors;
   for (const auto& [id, executor] : framework.executors) {
-    executors.push_back(executorModel(*executor, isolation));
+    if (visible(*executor)) executors.push_back(executorModel(*executor, isolation, user, viewer));
   }
   object["executors"] = std::move(executors);
   json::Array completed;
   for (const auto& executor : framework.completedExecutors) {
-    completed.push_back(executorModel(*executor, isolation));
+    if (visible(*executor)) completed.push_back(executorModel(*executor, isolation, user, viewer));
   }
   object["completed_executors"] = std::move(completed);
   return object;
@@ -90,18 +125,29 @@ json::Value frameworkModel(const Framework& framework, const std::string& isolat
 
 }  // namespace
 
+// The guard puts each route in Apache's realm (mesos-agent-readonly;
+// /health and /version in none). Which origins may read the answers is the
+// runtime's business (process/cors.hpp).
 void Slave::installRoutes() {
-  route("/state", &Slave::stateEndpoint);
-  route("/state.json", &Slave::stateEndpoint);
-  route("/flags", &Slave::flagsEndpoint);
+  using authentication::Realm;
+  auto readonly = [this](const std::string& path,
+                         Future<Response> (Slave::*handler)(const Request&)) {
+    return guard_->guard(Realm::kReadonly, path, [this, handler](const Request& request) {
+      return (this->*handler)(request);
+    });
+  };
+  route("/state", readonly("/state", &Slave::stateEndpoint));
+  route("/state.json", readonly("/state.json", &Slave::stateEndpoint));
+  route("/flags", readonly("/flags", &Slave::flagsEndpoint));
   route("/version", &Slave::versionEndpoint);
-  route("/metrics/snapshot", &Slave::metricsEndpoint);
+  route("/metrics/snapshot", readonly("/metrics/snapshot", &Slave::metricsEndpoint));
   route("/health", &Slave::healthEndpoint);
-  route("/monitor/statistics", &Slave::monitorEndpoint);
-  route("/monitor/statistics.json", &Slave::monitorEndpoint);
+  route("/monitor/statistics", readonly("/monitor/statistics", &Slave::monitorEndpoint));
+  route("/monitor/statistics.json", readonly("/monitor/statistics", &Slave::monitorEndpoint));
 }
 
-json::Value Slave::state() const {
+json::Value Slave::stateFor(const std::optional<std::string>& principal) const {
+  Viewer viewer{*guard_, principal};
   json::Object object = json::versionInfo();
   object["version"] = kVersion;
   object["id"] = info_.has_id() ? info_.id().value() : "";
@@ -116,27 +162,37 @@ json::Value Slave::state() const {
   object["master_hostname"] = master_ ? master_->address.ipString() : "";
   object["registered"] = state_ == State::kRunning;
 
-  object["flags"] = json::fromFlags(flags_);
+  if (guard_->authorized(Action::kViewFlags, principal, std::nullopt)) {
+    object["flags"] = json::fromFlags(flags_);
+  }
 
   json::Array frameworks;
   const std::string isolation = containerizer_->isolation();
   for (const auto& [id, framework] : frameworks_) {
-    frameworks.push_back(frameworkModel(*framework, isolation));
+    if (viewer.sees(Action::kViewFramework, framework->info.user())) {
+      frameworks.push_back(frameworkModel(*framework, isolation, viewer));
+    }
   }
   object["frameworks"] = std::move(frameworks);
   json::Array completed;
   for (const auto& framework : completedFrameworks_) {
-    completed.push_back(frameworkModel(*framework, isolation));
+    if (viewer.sees(Action::kViewFramework, framework->info.user())) {
+      completed.push_back(frameworkModel(*framework, isolation, viewer));
+    }
   }
   object["completed_frameworks"] = std::move(completed);
   return object;
 }
 
-Future<Response> Slave::stateEndpoint(const Request&) {
-  return Response::ok(json::stringify(state()));
+Future<Response> Slave::stateEndpoint(const Request& request) {
+  return Response::ok(json::stringify(stateFor(request.principal)));
 }
 
-Future<Response> Slave::flagsEndpoint(const Request&) {
+Future<Response> Slave::flagsEndpoint(const Request& request) {
+  if (!guard_->authorized(Action::kViewFlags, request.principal, std::nullopt)) {
+    return authentication::EndpointGuard::forbidden(
+        "Not authorized to view the flags (ACL view_flags)");
+  }
   json::Object body;
   body["flags"] = json::fromFlags(flags_);
   return Response::ok(json::stringify(body));

@@ -31,6 +31,11 @@ Task createTask(const TaskInfo& task, TaskState state, const FrameworkID& framew
   if (task.has_executor()) *out.mutable_executor_id() = task.executor().executor_id();
   if (task.has_labels()) *out.mutable_labels() = task.labels();
   if (task.has_discovery()) *out.mutable_discovery() = task.discovery();
+  if (task.has_command() && task.command().has_user()) {
+    out.set_user(task.command().user());
+  } else if (task.has_executor() && task.executor().command().has_user()) {
+    out.set_user(task.executor().command().user());
+  }
   return out;
 }
 

@@ -282,8 +282,11 @@ void Slave::recoverExecutor(Framework* fw, const meta::ExecutorState& state,
     }
 
     if (files_) {
+      const CommandInfo& command = executor->info.command();
+      std::optional<std::string> user =
+          command.has_user() ? command.user() : fw->info.user();
       process::dispatch(process::Pid<Files>(files_), &Files::attach, executor->directory,
-                        executor->directory);
+                        executor->directory, user);
     }
     Executor* raw = executor.get();
     fw->executors[state.id.value()] = std::move(executor);

@@ -14,6 +14,7 @@
 #include "process/dispatch.hpp"
 #include "slave/constants.hpp"
 #include "slave/environment.hpp"
+#include "slave/files.hpp"
 #include "slave/paths.hpp"
 #include "slave/protobufs.hpp"
 
@@ -114,7 +115,11 @@ Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
       limitationTarget_(std::move(limitationTarget)),
       info_(std::move(info)),
       recovery_(options.recovery),
-      recovered_(std::move(recovered)) {}
+      recovered_(std::move(recovered)) {
+  auto guard = flags_.security.guard(authentication::Daemon::kAgent);
+  CHECK(guard) << guard.error().message;
+  guard_ = std::move(guard).value();
+}
 
 Slave::~Slave() = default;
 
@@ -139,6 +144,10 @@ void Slave::initialize() {
   on(&Slave::statusUpdateAcknowledgement);
 
   installRoutes();
+  if (files_) {
+    process::dispatch(process::Pid<Files>(files_), &Files::setGuard,
+                      std::shared_ptr<const authentication::EndpointGuard>(guard_));
+  }
 
   startTime_ = wallTime();
   info_.set_port(self().address.port);

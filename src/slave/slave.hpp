@@ -78,7 +78,7 @@ class Slave : public process::Actor {
   ~Slave() override;
 
   // The slave's /state document (see http.cpp). Call through dispatch().
-  json::Value state() const;
+  json::Value state() const { return stateFor(std::nullopt); }
   // The slave's /metrics/snapshot (see http.cpp). Call through dispatch().
   json::Object metrics() const;
   // This slave's SlaveInfo (id set once registered). Call through dispatch().
@@ -225,6 +225,12 @@ class Slave : public process::Actor {
   // Lets the web UI of the master this slave is registered with read its
   // endpoints (SlaveOptions::allowedOrigins).
   void allowMasterOrigins();
+  // The /state document as `principal` may see it: the frameworks,
+  // executors and tasks view_* rules show it, and the flags with
+  // view_flags (everything without --acls).
+  json::Value stateFor(const std::optional<std::string>& principal) const;
+  // --authenticate_http_* and --acls (authentication/http/endpoint_guard.hpp).
+  std::shared_ptr<authentication::EndpointGuard> guard_;
   process::Future<process::http::Response> stateEndpoint(const process::http::Request& request);
   process::Future<process::http::Response> flagsEndpoint(const process::http::Request& request);
   process::Future<process::http::Response> versionEndpoint(const process::http::Request& request);

@@ -38,7 +38,8 @@ class FilesTest : public ::testing::Test {
     write(sandbox_ + "/sub/nested", "deep");
     write(root_ + "/secret", "TOP-SECRET");
     ASSERT_EQ(::symlink((root_ + "/secret").c_str(), (sandbox_ + "/escape").c_str()), 0);
-    auto attached = process::dispatch(files_.pid(), &Files::attach, sandbox_, sandbox_);
+    auto attached = process::dispatch(files_.pid(), &Files::attach, sandbox_, sandbox_,
+                                      std::optional<std::string>());
     ASSERT_TRUE(attached.await());
     ASSERT_TRUE(attached.get().ok()) << attached.get().error().message;
   }
