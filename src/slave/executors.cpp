@@ -356,7 +356,9 @@ std::map<std::string, std::string> Slave::executorEnvironment(const Framework& f
     size_t eq = text.find('=');
     if (eq == std::string::npos) continue;
     std::string name = text.substr(0, eq);
-    if (name.rfind("MESOS_", 0) == 0 || name.rfind("LIBPROCESS_", 0) == 0) continue;
+    // But its TLS settings: the executor talks to it over TLS too.
+    bool tls = name.rfind("LIBPROCESS_SSL_", 0) == 0;
+    if (name.rfind("MESOS_", 0) == 0 || (name.rfind("LIBPROCESS_", 0) == 0 && !tls)) continue;
     env[name] = text.substr(eq + 1);
   }
   // The executor listens where the slave does and, when that is not what
