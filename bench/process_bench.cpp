@@ -38,6 +38,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -50,6 +51,7 @@
 #include <glog/logging.h>
 
 #include "messages.pb.h"
+#include "tls_env.hpp"
 #include "process/actor.hpp"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
@@ -69,6 +71,11 @@ DEFINE_uint32(workers, 0, "Worker threads per runtime (0: one per core).");
 DEFINE_string(role, "bench",
               "bench: run the measurements. sink: serve as the remote peer (bench starts it).");
 DEFINE_string(parent, "", "With --role=sink: the UPID of the bench actor to greet.");
+DEFINE_bool(tls, false,
+            "TLS between the runtimes: makes a throw-away CA and certificate with the openssl "
+            "tool and sets LIBPROCESS_SSL_* for this process and the sink (client certificates "
+            "required; the HTTP measurements' plain clients are served by downgrade). Without "
+            "it, LIBPROCESS_SSL_* from the environment apply.");
 DEFINE_int32(cpu, -1, "Pin this process (all its threads) to this CPU; -1: no pinning.");
 DEFINE_uint32(http_pieces, 100000, "Pieces of the body the HTTP measurements fetch.");
 DEFINE_uint32(http_piece_bytes, 200, "Bytes of each piece of that body.");
@@ -314,6 +321,10 @@ bool pinTo(int cpu) {
 std::unique_ptr<Runtime> makeRuntime() {
   Runtime::Options options;
   options.workers = FLAGS_workers;
+  // TLS as every program takes it: LIBPROCESS_SSL_* (docs/benchmarks.md).
+  auto tls = process::TlsOptions::fromEnvironment();
+  CHECK(tls.ok()) << tls.error().message;
+  options.tls = std::move(tls).value();
   auto runtime = Runtime::create(options);
   CHECK(runtime.ok()) << "cannot start a runtime: " << runtime.error().message;
   return std::move(runtime).value();
@@ -733,6 +744,16 @@ int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
 
   if (FLAGS_role == "sink") return runSink();
+  std::string tlsDir;
+  if (FLAGS_tls) {
+    char dir[] = "/tmp/process-bench-tls-XXXXXX";
+    std::string error;
+    if (::mkdtemp(dir) == nullptr || !bench::setUpTls(dir, &error)) {
+      std::fprintf(stderr, "--tls: %s\n", error.empty() ? "cannot make a directory" : error.c_str());
+      return 2;
+    }
+    tlsDir = dir;
+  }
   if (FLAGS_cpu >= 0 && !pinTo(FLAGS_cpu)) {
     std::fprintf(stderr, "--cpu=%d: no such CPU here\n", FLAGS_cpu);
     return 2;
@@ -771,5 +792,9 @@ int main(int argc, char** argv) {
   bool flat = selected("http_flat");
   bool concurrent = selected("http_concurrent");
   if (pieced || flat || concurrent) http(pieced, flat, concurrent);
+  if (!tlsDir.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(tlsDir, ignored);
+  }
   return 0;
 }

@@ -39,7 +39,7 @@ mesos_sdk_objects(mesos ${MESOS_SDK_CORE})
 target_include_directories(mesos INTERFACE ${MESOS_SDK_INCLUDES})
 target_link_libraries(mesos
   PUBLIC protobuf::libprotobuf
-  PRIVATE Boost::system glog::glog Threads::Threads ${ZOOKEEPER_LIBRARY})
+  PRIVATE Boost::system OpenSSL::SSL OpenSSL::Crypto glog::glog Threads::Threads ${ZOOKEEPER_LIBRARY})
 
 add_library(mesos-sched SHARED)
 mesos_sdk_objects(mesos-sched mesos_sched)

@@ -11,6 +11,7 @@ packages=(
   libzookeeper-mt-dev zookeeper default-jre-headless
   libjemalloc-dev
   libcurl4-openssl-dev libarchive-dev ca-certificates
+  libssl-dev openssl
   tar gzip bzip2 xz-utils zip
   lxc
   googletest libgtest-dev libgmock-dev libbenchmark-dev
@@ -18,7 +19,7 @@ packages=(
   golang-go golang-github-mesos-mesos-go-dev golang-goprotobuf-dev
   mpich libmpich-dev libcpp-httplib-dev nlohmann-json3-dev
   python3
-  libjs-bootstrap5 libjs-chart.js chromium
+  libjs-bootstrap5 libjs-chart.js chromium libnss3-tools
 )
 
 missing=()

@@ -41,6 +41,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <cstdlib>
 #include <vector>
 
 #include <gflags/gflags.h>
@@ -49,6 +50,7 @@
 #include "basics.hpp"
 #include "children.hpp"
 #include "http_get.hpp"
+#include "../tls_env.hpp"
 #include "probe.hpp"
 #include "common/free_port.hpp"
 #include "process/runtime.hpp"
@@ -91,6 +93,11 @@ DEFINE_string(work_dir, "",
               "Directory for the children's logs (default: a new /tmp/fig10-XXXXXX, removed "
               "after a clean run unless --keep_logs).");
 DEFINE_bool(keep_logs, false, "Keep the logs of a clean run too.");
+DEFINE_bool(tls, false,
+            "Run every process with TLS: makes a CA and a certificate for 127.0.0.1 with the "
+            "openssl tool in the work directory and sets LIBPROCESS_SSL_* for itself and its "
+            "children (client certificates required and verified; downgrade on, for the "
+            "harness's plain HTTP polls). Without it, LIBPROCESS_SSL_* from the environment apply.");
 DEFINE_uint64(seed, 1, "Seed of the task durations.");
 
 namespace {
@@ -188,6 +195,9 @@ class Coordinator {
   void progress(const std::string& text);
 
   std::string workDir_;
+  // --tls: makes the certificates and sets LIBPROCESS_SSL_*; false (said
+  // on stderr) when openssl fails.
+  bool setUpTls();
   Children children_;
   size_t master_ = 0;
   std::string masterUpid_;
@@ -389,6 +399,16 @@ bool Coordinator::startHelpers(const std::string& binary, const std::string& kin
   return true;
 }
 
+bool Coordinator::setUpTls() {
+  std::string error;
+  if (!bench::setUpTls(workDir_ + "/tls", &error)) {
+    std::cerr << "fig10: --tls: " << error << std::endl;
+    return false;
+  }
+  progress("TLS on: certificates in " + workDir_ + "/tls");
+  return true;
+}
+
 int Coordinator::run() {
   if (FLAGS_work_dir.empty()) {
     char dir[] = "/tmp/fig10-XXXXXX";
@@ -401,8 +421,13 @@ int Coordinator::run() {
     workDir_ = FLAGS_work_dir;
     std::filesystem::create_directories(workDir_);
   }
+  if (FLAGS_tls && !setUpTls()) return 1;
   process::Runtime::Options options;
   options.ip = "127.0.0.1";
+  // TLS as every program takes it: LIBPROCESS_SSL_* (docs/benchmarks.md).
+  auto tls = process::TlsOptions::fromEnvironment();
+  CHECK(tls.ok()) << tls.error().message;
+  options.tls = std::move(tls).value();
   auto runtime = process::Runtime::create(options);
   if (!runtime) {
     std::cerr << "fig10: " << runtime.error().message << std::endl;

@@ -746,6 +746,10 @@ int main(int argc, char** argv) {
   process::Runtime::Options options;
   options.ip = FLAGS_ip;
   options.workers = FLAGS_workers;
+  // TLS as every program takes it: LIBPROCESS_SSL_* (docs/benchmarks.md).
+  auto tls = process::TlsOptions::fromEnvironment();
+  CHECK(tls.ok()) << tls.error().message;
+  options.tls = std::move(tls).value();
   auto runtime = process::Runtime::create(options);
   if (!runtime) {
     std::cerr << "fig10-slaves: " << runtime.error().message << std::endl;

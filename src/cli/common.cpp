@@ -237,7 +237,19 @@ void quietLogging(const char* argv0) {
 
 Result<HttpAnswer> httpGet(const process::Address& address, const std::string& target,
                            flags::Duration timeout) {
-  httplib::Client client(address.ipString(), address.port);
+  // With LIBPROCESS_SSL_ENABLED the masters and slaves speak HTTPS: so do
+  // we, presenting the certificate they may require and checking theirs
+  // as the runtime does (docs/security.md, "TLS").
+  static const Result<process::TlsOptions> tls = process::TlsOptions::fromEnvironment();
+  if (!tls) return Error{tls.error().message};
+  std::string scheme = tls->enabled ? "https://" : "http://";
+  httplib::Client client(scheme + address.toString(), tls->certFile, tls->keyFile);
+  if (tls->enabled) {
+    client.enable_server_certificate_verification(tls->verifyServerCert);
+    if (!tls->caFile.empty() || !tls->caDir.empty()) {
+      client.set_ca_cert_path(tls->caFile, tls->caDir);
+    }
+  }
   auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(timeout - seconds);
   client.set_connection_timeout(seconds.count(), micros.count());

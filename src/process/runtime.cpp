@@ -110,6 +110,13 @@ Result<std::unique_ptr<Runtime>> Runtime::create(Options options) {
     return Error{"advertise port: 0 is not a port peers can reach; give the port they connect to"};
   }
 
+  std::shared_ptr<TlsContext> tls;
+  if (options.tls.enabled) {
+    auto created = TlsContext::create(options.tls);
+    if (!created) return created.error();
+    tls = std::move(created).value();
+  }
+
   std::unique_ptr<Runtime> runtime(new Runtime(options));
   if (options.pauseClock) runtime->clock_.pause();
   Transport::Options transportOptions;
@@ -118,6 +125,7 @@ Result<std::unique_ptr<Runtime>> Runtime::create(Options options) {
   transportOptions.maxQueuedBytesPerConnection = options.maxQueuedResponseBytesPerConnection;
   transportOptions.maxQueuedBytes = options.maxQueuedResponseBytes;
   transportOptions.writeTimeout = options.httpWriteTimeout;
+  transportOptions.tls = std::move(tls);
   runtime->transport_ = std::make_unique<Transport>(*runtime, runtime->clock_, transportOptions);
   auto bound = runtime->transport_->start(options.ip, options.port);
   if (!bound) return bound.error();
@@ -152,6 +160,14 @@ Result<std::unique_ptr<Runtime>> Runtime::create(Options options) {
               << (advertiseSource.empty() ? " (as configured)" : ", " + advertiseSource);
   }
 
+  if (options.tls.enabled) {
+    const TlsOptions& t = options.tls;
+    LOG(INFO) << "TLS on every connection of " << *bound << ": servers' certificates "
+              << (t.verifyServerCert ? "verified" : "not verified") << ", clients' "
+              << (t.requireClientCert ? "required" : t.verifyServerCert ? "verified if sent"
+                                                                       : "not asked for")
+              << ", plain connections " << (t.supportDowngrade ? "served too" : "refused");
+  }
   runtime->transport_->run();
   unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
   for (unsigned i = 0; i < workers; ++i) {
@@ -233,6 +249,9 @@ Result<Runtime::Options> Runtime::withEnvironment(Options options) {
     }
     options.workers = workers;
   }
+  auto tls = TlsOptions::fromEnvironment();
+  if (!tls) return tls.error();
+  options.tls = std::move(tls).value();
   return options;
 }
 
@@ -244,6 +263,12 @@ Runtime& Runtime::global() {
     if (!options) {
       std::cerr << options.error().message << std::endl;
       std::exit(1);
+    }
+    if (options->tls.enabled) {
+      if (auto tls = TlsContext::create(options->tls); !tls) {
+        std::cerr << tls.error().message << std::endl;
+        std::exit(1);
+      }
     }
     auto created = create(*options);
     if (!created) {
@@ -673,18 +698,19 @@ void Runtime::onPeerDown(const Address& address) {
   }
 }
 
-void Runtime::onRequest(http::Request&& request, const std::string& peer, Responder responder) {
+void Runtime::onRequest(http::Request&& request, const std::string& peer, Responder responder,
+                        const TlsPeer* tls) {
   bool message = !responder.wanted() ||
                  (request.method == "POST" && request.hasHeader("libprocess-from"));
   if (message) {
-    onMessage(std::move(request), peer, responder);
+    onMessage(std::move(request), peer, responder, tls);
   } else {
     onHttp(std::move(request), peer, responder);
   }
 }
 
 void Runtime::onMessage(http::Request&& request, const std::string& peer,
-                        const Responder& responder) {
+                        const Responder& responder, const TlsPeer* tls) {
   // Path: /<receiver id>/<message name>.
   std::string_view path = request.path;
   size_t slash = path.find('/', 1);
@@ -708,13 +734,14 @@ void Runtime::onMessage(http::Request&& request, const std::string& peer,
     return;
   }
   // The sender a message names counts only if the connection could have
-  // come from it (docs/runtime.md, "Who sent it").
+  // come from it, and, over TLS, if the peer's certificate names its
+  // address (docs/runtime.md, "Who sent it").
   auto peerAddress = Address::parse(peer);
-  if (!peerAddress || !vouches(peerAddress->ip, from->address.ip, name, *from, peer)) {
+  if (!peerAddress || !vouches(peerAddress->ip, from->address.ip, name, *from, peer, tls)) {
     responder.respond(http::Response{403, "text/plain",
                                      "the sender " + from->toString() +
                                          " is not at the address this connection comes from (" +
-                                         peer + ")\n",
+                                         peer + ") or its certificate does not name it\n",
                                      {}});
     return;
   }
@@ -737,8 +764,10 @@ bool Runtime::speaksFor(uint32_t peer, uint32_t claimed) const {
 }
 
 bool Runtime::vouches(uint32_t peer, uint32_t claimed, const std::string& name, const UPID& from,
-                      const std::string& peerText) {
-  if (speaksFor(peer, claimed)) return true;
+                      const std::string& peerText, const TlsPeer* tls) {
+  bool address = speaksFor(peer, claimed);
+  bool certificate = tls == nullptr || !tls->verified || tls->names(claimed);
+  if (address && certificate) return true;
   auto now = std::chrono::steady_clock::now();
   {
     std::lock_guard<std::mutex> lock(spoofWarningsMutex_);
@@ -748,8 +777,10 @@ bool Runtime::vouches(uint32_t peer, uint32_t claimed, const std::string& name, 
     it->second = now;
   }
   LOG(WARNING) << "Dropping message " << name << " from peer " << peerText << ": it names "
-               << from << " as its sender, which is not at the connection's address (further "
-               << "such messages from " << Address{peer, 0}.ipString()
+               << from << " as its sender, "
+               << (address ? "whose address the peer's " + tls->describe() + " does not name"
+                           : std::string("which is not at the connection's address"))
+               << " (further such messages from " << Address{peer, 0}.ipString()
                << " are dropped without a warning for a minute)";
   return false;
 }

@@ -23,6 +23,7 @@
 #include "process/cors.hpp"
 #include "process/clock.hpp"
 #include "process/hooks.hpp"
+#include "process/tls.hpp"
 #include "process/transport.hpp"
 #include "process/upid.hpp"
 
@@ -59,6 +60,9 @@ class Runtime : public Transport::Handler {
     size_t maxQueuedResponseBytes = 512 * 1024 * 1024;
     Duration httpWriteTimeout = std::chrono::seconds(60);
     bool pauseClock = false;  // start with the clock paused (tests)
+    // TLS for every connection (docs/security.md, "TLS"); off unless
+    // tls.enabled. withEnvironment() reads it from LIBPROCESS_SSL_*.
+    TlsOptions tls = {};
   };
 
   // Starts a runtime listening on options.ip:options.port and advertising
@@ -72,8 +76,8 @@ class Runtime : public Transport::Handler {
   // `options` with the address fields set from the environment the way
   // libprocess reads it: LIBPROCESS_IP, LIBPROCESS_PORT,
   // LIBPROCESS_ADVERTISE_IP and LIBPROCESS_ADVERTISE_PORT, and the worker
-  // threads from LIBPROCESS_NUM_WORKER_THREADS (unset or empty variables
-  // change nothing). Fails with one line naming the variable and
+  // threads from LIBPROCESS_NUM_WORKER_THREADS, TLS from LIBPROCESS_SSL_*
+  // (unset or empty variables change nothing). Fails with one line naming the variable and
   // what to write instead.
   static Result<Options> withEnvironment(Options options);
 
@@ -212,13 +216,16 @@ class Runtime : public Transport::Handler {
 
   // Transport::Handler, on the I/O thread (public base: the transport calls
   // it; nothing else should).
-  void onRequest(http::Request&& request, const std::string& peer, Responder responder) override;
+  void onRequest(http::Request&& request, const std::string& peer, Responder responder,
+                 const TlsPeer* tls) override;
   void onPeerDown(const Address& address) override;
-  void onMessage(http::Request&& request, const std::string& peer, const Responder& responder);
-  // As speaksFor(), warning (at most once a minute per peer address) when
-  // not.
+  void onMessage(http::Request&& request, const std::string& peer, const Responder& responder,
+                 const TlsPeer* tls);
+  // As speaksFor(), and, for a peer with a verified certificate (`tls`),
+  // that the certificate names the claimed address; warning (at most once
+  // a minute per peer address) when not.
   bool vouches(uint32_t peer, uint32_t claimed, const std::string& name, const UPID& from,
-               const std::string& peerText);
+               const std::string& peerText, const TlsPeer* tls);
   void onHttp(http::Request&& request, const std::string& peer, const Responder& responder);
 
   Options options_;

@@ -18,7 +18,9 @@
 #include <optional>
 #include <utility>
 
+#include <boost/asio/ssl/stream.hpp>
 #include <glog/logging.h>
+#include <openssl/ssl.h>
 
 #include "process/sendfile.hpp"
 
@@ -40,6 +42,14 @@ constexpr size_t kMaxIovecs = 1024;
 constexpr size_t kKeptWriteBufferBytes = 1024 * 1024;
 // Bytes one connection writes before the I/O thread turns to the others.
 constexpr size_t kWriteTurnBytes = 1024 * 1024;
+// A TLS connection's own read buffer (a record carries at most 16 KiB) and
+// the most it encrypts in one write.
+constexpr size_t kTlsReadBytes = 17 * 1024;
+constexpr size_t kTlsWriteBytes = 64 * 1024;
+// The first byte of a TLS connection: a handshake record.
+constexpr unsigned char kTlsHandshakeByte = 0x16;
+
+using TlsStream = asio::ssl::stream<tcp::socket&>;
 
 std::string describe(const tcp::endpoint& endpoint) {
   return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
@@ -160,7 +170,13 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     transport_.statsChanged();
   }
 
-  void start() { read(); }
+  void start() {
+    if (transport_.options_.tls) {
+      sniff();
+    } else {
+      read();
+    }
+  }
 
   // Runs on the I/O thread: puts the answer in `slot`, moves every answer
   // that is now next in order to the write queue and writes.
@@ -334,6 +350,17 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     if (closed_ || readStopped_ || reading_) return;
     reading_ = true;
     auto self = shared_from_this();
+    if (tls_) {
+      // Records already decrypted may be waiting in the TLS stream: it is
+      // read, not waited on.
+      tls_->async_read_some(asio::buffer(tlsBuffer_.get(), kTlsReadBytes),
+                            [self](const error_code& ec, size_t n) {
+                              self->reading_ = false;
+                              if (self->closed_) return;
+                              self->onRead(ec, self->tlsBuffer_.get(), n);
+                            });
+      return;
+    }
     socket_.async_wait(tcp::socket::wait_read, [self](const error_code& waited) {
       self->reading_ = false;
       if (self->closed_) return;
@@ -455,7 +482,7 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
       uint64_t slot = reserveSlot(isMessage(request) || head ? nullptr : &request);
       responder = Responder(shared_from_this(), slot, request.keepAlive, head);
     }
-    transport_.handler_.onRequest(std::move(request), peer_, std::move(responder));
+    transport_.handler_.onRequest(std::move(request), peer_, std::move(responder), tlsPeer_.get());
   }
 
   // Unwritten bytes of the oldest answer queued here (in request order).
@@ -484,6 +511,10 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
   // REQUIRES: writing_.
   void writeSome() {
     if (closed_) return;
+    if (tls_) {
+      writeSomeTls();
+      return;
+    }
     size_t turn = 0;
     iovec iov[kMaxIovecs];
     while (!ready_.empty()) {
@@ -548,6 +579,129 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
       return;
     }
     pump();
+  }
+
+  // TLS: the first byte tells a handshake (encrypted from here on) from
+  // a plain request (served as such with downgrade, refused otherwise).
+  void sniff() {
+    handshaking_ = true;
+    armStallTimer();
+    auto self = shared_from_this();
+    socket_.async_wait(tcp::socket::wait_read, [self](const error_code& waited) {
+      if (self->closed_) return;
+      unsigned char first = 0;
+      ssize_t n = waited ? -1 : ::recv(self->socket_.native_handle(), &first, 1, MSG_PEEK);
+      if (n < 0 && !waited && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        self->sniff();
+        return;
+      }
+      if (n <= 0) {
+        self->close();
+        return;
+      }
+      if (first == kTlsHandshakeByte) {
+        self->handshake();
+        return;
+      }
+      if (!self->transport_.options_.tls->options().supportDowngrade) {
+        LOG(WARNING) << "Closing connection from " << self->peer_
+                     << ": it does not start a TLS handshake, and plain connections are "
+                        "refused (LIBPROCESS_SSL_SUPPORT_DOWNGRADE is off)";
+        self->close();
+        return;
+      }
+      self->handshaking_ = false;
+      self->cancelStallTimer();
+      self->read();
+    });
+  }
+
+  void handshake() {
+    TlsContext& tls = *transport_.options_.tls;
+    tls_ = std::make_unique<TlsStream>(socket_, tls.context());
+    tls_->set_verify_mode(tls.serverVerifyMode());
+    tlsBuffer_.reset(new char[kTlsReadBytes]);
+    auto self = shared_from_this();
+    tls_->async_handshake(asio::ssl::stream_base::server, [self](const error_code& ec) {
+      if (self->closed_) return;
+      if (ec) {
+        LOG(WARNING) << "Closing connection from " << self->peer_
+                     << ": TLS handshake failed: " << ec.message();
+        self->close();
+        return;
+      }
+      self->transport_.options_.tls->identify(
+          self->transport_.io_, self->tls_->native_handle(),
+          [self](std::shared_ptr<const TlsPeer> peer) {
+            if (self->closed_) return;
+            self->tlsPeer_ = std::move(peer);
+            self->handshaking_ = false;
+            self->cancelStallTimer();
+            self->read();
+          });
+    });
+  }
+
+  // TLS: writes the front of the write queue (up to kTlsWriteBytes of its
+  // buffers, or of a file's bytes, copied once to be encrypted) and goes
+  // on when that is written, until the queue is empty. The write timeout
+  // runs while anything is queued. REQUIRES: writing_.
+  void writeSomeTls() {
+    if (closed_) return;
+    if (ready_.empty()) {
+      writing_ = false;
+      cancelWriteTimer();
+      if (closeAfterWrite_) {
+        close();
+        return;
+      }
+      pump();
+      return;
+    }
+    if (!writeTimer_) armWriteTimer();
+    tlsOut_.clear();
+    Outgoing& front = ready_.front();
+    std::shared_ptr<FileBody> file;
+    if (index_ == front.buffers() && front.file && front.file->remaining > 0) {
+      file = front.file;
+      tlsOut_.resize(std::min(file->remaining, kTlsWriteBytes));
+      ssize_t n = ::pread(file->fd, tlsOut_.data(), tlsOut_.size(), file->offset);
+      if (n <= 0) {
+        VLOG(1) << "Sending a file to " << peer_ << " failed: "
+                << (n < 0 ? std::strerror(errno) : "the file got shorter");
+        close();
+        return;
+      }
+      tlsOut_.resize(static_cast<size_t>(n));
+    } else {
+      iovec iov[64];
+      size_t count = gather(iov);
+      for (size_t i = 0; i < count && i < 64 && tlsOut_.size() < kTlsWriteBytes; ++i) {
+        size_t take = std::min(iov[i].iov_len, kTlsWriteBytes - tlsOut_.size());
+        tlsOut_.append(static_cast<const char*>(iov[i].iov_base), take);
+      }
+    }
+    auto self = shared_from_this();
+    asio::async_write(*tls_, asio::buffer(tlsOut_),
+                      [self, file](const error_code& ec, size_t n) {
+                        if (self->closed_) return;
+                        if (ec) {
+                          VLOG(1) << "Writing to " << self->peer_ << " failed: " << ec.message();
+                          self->close();
+                          return;
+                        }
+                        self->lastProgress_ = self->transport_.clock_.now();
+                        if (file) {
+                          file->offset += static_cast<off_t>(n);
+                          file->remaining -= n;
+                          self->transport_.writtenBytes_.fetch_add(n);
+                          if (file->remaining == 0) self->consume(0);
+                        } else {
+                          self->consume(n);
+                        }
+                        self->pump();
+                        self->writeSomeTls();
+                      });
   }
 
   // Fills `iov` with the unwritten buffers at the front of the write queue
@@ -667,11 +821,17 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
         transport_.clock_.now() + transport_.options().requestTimeout, [weak, &io] {
           asio::post(io, [weak] {
             auto self = weak.lock();
-            if (!self || self->closed_ || self->paused_ || self->decoder_.idle() ||
-                !self->stallTimer_) {
+            if (!self || self->closed_ || self->paused_ ||
+                (self->decoder_.idle() && !self->handshaking_) || !self->stallTimer_) {
               return;
             }
             self->stallTimer_.reset();
+            if (self->handshaking_) {
+              LOG(WARNING) << "Closing connection from " << self->peer_
+                           << ": its TLS handshake did not finish within the request timeout";
+              self->close();
+              return;
+            }
             LOG(WARNING) << "Closing connection from " << self->peer_
                          << ": a request was left incomplete for longer than the request timeout";
             self->close();
@@ -688,6 +848,12 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
 
   Transport& transport_;
   tcp::socket socket_;
+  // TLS, once a handshake started (it refers to socket_).
+  std::unique_ptr<TlsStream> tls_;
+  std::unique_ptr<char[]> tlsBuffer_;
+  std::string tlsOut_;  // being encrypted and written
+  std::shared_ptr<const TlsPeer> tlsPeer_;
+  bool handshaking_ = false;  // deciding plain or TLS, or in the handshake
   std::string peer_;
   http::RequestDecoder decoder_;
   bool reading_ = false;       // a read is in flight
@@ -835,17 +1001,11 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
       }
       error_code ignored;
       self->socket_.set_option(tcp::no_delay(true), ignored);
-      {
-        std::lock_guard<std::mutex> lock(self->mutex_);
-        self->connected_ = true;
-        if (self->pending_.empty() || self->writing_) {
-          self->read();
-          return;
-        }
-        self->writing_ = true;
+      if (self->transport_.options_.tls) {
+        self->handshake();
+      } else {
+        self->connected();
       }
-      self->read();
-      self->write();
     });
   }
 
@@ -906,6 +1066,71 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
  private:
   friend class Transport::WriteBatch;
 
+  // TLS: the handshake, then (with LIBPROCESS_SSL_VERIFY_CERT) the check
+  // that the server's certificate names the address connected to.
+  void handshake() {
+    TlsContext& tls = *transport_.options_.tls;
+    tls_ = std::make_unique<TlsStream>(socket_, tls.context());
+    tls_->set_verify_mode(tls.clientVerifyMode());
+    auto self = shared_from_this();
+    // A server that never answers the handshake must not hold the queue.
+    handshakeTimer_ = std::make_unique<asio::steady_timer>(transport_.io_);
+    handshakeTimer_->expires_after(transport_.options_.requestTimeout);
+    handshakeTimer_->async_wait([self](const error_code& ec) {
+      if (ec) return;  // cancelled: the handshake ended
+      self->fail("no TLS handshake within the request timeout");
+    });
+    tls_->async_handshake(asio::ssl::stream_base::client, [self](const error_code& ec) {
+      self->handshakeTimer_->cancel();
+      if (ec) {
+        bool failed;
+        {
+          std::lock_guard<std::mutex> lock(self->mutex_);
+          failed = self->failed_;
+        }
+        // Not when it was cut short here (stopping, the timeout).
+        if (!failed) {
+          LOG(WARNING) << "TLS handshake with " << self->to_ << " failed: " << ec.message();
+        }
+        self->fail("TLS handshake failed: " + ec.message());
+        return;
+      }
+      const TlsContext& tls = *self->transport_.options_.tls;
+      if (!tls.options().verifyServerCert) {
+        self->connected();
+        return;
+      }
+      tls.identify(self->transport_.io_, self->tls_->native_handle(),
+                   [self](std::shared_ptr<const TlsPeer> peer) {
+                     if (!peer->names(self->to_.ip)) {
+                       LOG(WARNING) << "Refusing the TLS connection to " << self->to_
+                                    << ": its " << peer->describe() << " does not name "
+                                    << self->to_.ipString();
+                       self->fail("the server's certificate does not name " +
+                                  self->to_.ipString());
+                       return;
+                     }
+                     self->connected();
+                   });
+    });
+  }
+
+  // Connected (and through the handshake): what was queued meanwhile goes.
+  void connected() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (failed_) return;
+      connected_ = true;
+      if (pending_.empty() || writing_) {
+        read();
+        return;
+      }
+      writing_ = true;
+    }
+    read();
+    write();
+  }
+
   // I/O thread; REQUIRES: writing_ was set by the caller.
   void write() {
     {
@@ -921,7 +1146,7 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
       inflight_.swap(pending_);
     }
     auto self = shared_from_this();
-    asio::async_write(socket_, asio::buffer(inflight_), [self](const error_code& ec, size_t) {
+    auto written = [self](const error_code& ec, size_t) {
       if (ec) {
         self->fail("write failed: " + ec.message());
         return;
@@ -937,27 +1162,37 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
       } else {
         self->transport_.outboundIdle();
       }
-    });
+    };
+    if (tls_) {
+      asio::async_write(*tls_, asio::buffer(inflight_), std::move(written));
+    } else {
+      asio::async_write(socket_, asio::buffer(inflight_), std::move(written));
+    }
   }
 
   // Peers may answer (HTTP servers send 202); the answers carry nothing we
   // need. Reading tells us when the peer goes away.
   void read() {
     auto self = shared_from_this();
-    socket_.async_read_some(asio::buffer(readBuffer_.get(), 4096),
-                            [self](const error_code& ec, size_t) {
-                              if (ec) {
-                                self->fail(ec == asio::error::eof ? "closed by peer"
-                                                                  : ec.message());
-                                return;
-                              }
-                              self->read();
-                            });
+    auto done = [self](const error_code& ec, size_t) {
+      if (ec) {
+        self->fail(ec == asio::error::eof ? "closed by peer" : ec.message());
+        return;
+      }
+      self->read();
+    };
+    if (tls_) {
+      tls_->async_read_some(asio::buffer(readBuffer_.get(), 4096), std::move(done));
+    } else {
+      socket_.async_read_some(asio::buffer(readBuffer_.get(), 4096), std::move(done));
+    }
   }
 
   Transport& transport_;
   Address to_;
   tcp::socket socket_;
+  std::unique_ptr<TlsStream> tls_;  // with TLS, once connected (refers to socket_)
+  std::unique_ptr<asio::steady_timer> handshakeTimer_;
   std::unique_ptr<char[]> readBuffer_;
   std::mutex mutex_;
   std::string pending_;

@@ -1,7 +1,8 @@
 // Transport: the runtime's TCP side. It accepts connections and decodes the
 // requests on them (libprocess messages and plain HTTP), and keeps one
 // persistent outbound connection per peer address for sending messages, with
-// writes coalesced. All socket work runs on one Asio I/O thread; send() and
+// writes coalesced. With TLS (Options::tls) every outbound connection and
+// every inbound one (but plain ones, with downgrade) is encrypted. All socket work runs on one Asio I/O thread; send() and
 // connect() may be called from any thread.
 #pragma once
 
@@ -23,6 +24,7 @@
 #include "process/clock.hpp"
 #include "process/decoder.hpp"
 #include "process/http.hpp"
+#include "process/tls.hpp"
 #include "process/upid.hpp"
 
 namespace process {
@@ -94,6 +96,11 @@ class Transport {
     // A connection with answers queued whose writes make no progress for
     // this long (its client stopped reading) is closed.
     Duration writeTimeout = std::chrono::seconds(60);
+    // TLS for every connection, null for none. Inbound connections
+    // starting with anything but a TLS handshake are served plain with
+    // supportDowngrade, closed without. A handshake must finish within
+    // requestTimeout.
+    std::shared_ptr<TlsContext> tls;
   };
 
   // The HTTP serving side's gauges and counters, for tests and metrics.
@@ -113,9 +120,11 @@ class Transport {
   struct Handler {
     virtual ~Handler() = default;
     // One decoded request from `peer` ("ip:port"). `responder.wanted()` is
-    // false for libprocess-style messages, which get no answer.
+    // false for libprocess-style messages, which get no answer. `tls` is
+    // what the peer's certificate says, for a TLS connection; null on a
+    // plain one.
     virtual void onRequest(http::Request&& request, const std::string& peer,
-                           Responder responder) = 0;
+                           Responder responder, const TlsPeer* tls) = 0;
     // The outbound connection to `address` failed or closed.
     virtual void onPeerDown(const Address& address) = 0;
   };

@@ -390,6 +390,14 @@ void Slave::fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID 
 std::map<std::string, std::string> Slave::executorEnvironment(const Framework& framework,
                                                               const Executor& executor) const {
   std::map<std::string, std::string> env = baseEnvironment_;
+  // The slave's TLS settings: the executor talks to it over TLS too.
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    size_t eq = text.find('=');
+    if (eq != std::string_view::npos && text.starts_with("LIBPROCESS_SSL_")) {
+      env[std::string(text.substr(0, eq))] = std::string(text.substr(eq + 1));
+    }
+  }
   // The executor listens where the slave does and, when that is not what
   // the slave advertises, advertises the slave's address too.
   env["LIBPROCESS_IP"] = runtime().listenAddress().ipString();
