@@ -10,7 +10,7 @@ packages=(
   libgoogle-glog-dev libgflags-dev
   libzookeeper-mt-dev zookeeper default-jre-headless
   libjemalloc-dev
-  libcurl4-openssl-dev libarchive-dev ca-certificates
+  libcurl4-openssl-dev libarchive-dev ca-certificates libssl-dev
   tar gzip bzip2 xz-utils zip
   lxc
   googletest libgtest-dev libgmock-dev libbenchmark-dev
