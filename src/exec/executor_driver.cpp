@@ -3,6 +3,7 @@
 // driver's actor (ExecutorProcess) by dispatch; nothing here waits for the
 // actor except join() and the destructor.
 #include <cstdio>
+#include <cstdlib>
 
 #include <glog/logging.h>
 
@@ -40,6 +41,10 @@ Status MesosExecutorDriver::start() {
     executor_->error(this, environment.error().message);
     return DRIVER_ABORTED;
   }
+
+  // The token is this executor's alone: processes it starts from now on
+  // (a command executor's task) do not inherit it.
+  ::unsetenv("MESOS_EXECUTOR_AUTHENTICATION_TOKEN");
 
   // Flush the executor's output by line, so that logs of a process whose
   // output goes to a sandbox file stay readable while it runs.

@@ -101,6 +101,11 @@ Result<ExecutorEnvironment> parseExecutorEnvironment(
     result.recoveryTimeout = timeout.value();
   }
 
+  if (auto token = environment.find("MESOS_EXECUTOR_AUTHENTICATION_TOKEN");
+      token != environment.end()) {
+    result.authenticationToken = token->second;
+  }
+
   auto grace = durationVariable(environment, "MESOS_EXECUTOR_SHUTDOWN_GRACE_PERIOD",
                                 result.shutdownGracePeriod);
   if (!grace) return grace.error();
@@ -131,6 +136,7 @@ void ExecutorProcess::initialize() {
   LOG(INFO) << "Executor " << environment_.executorId.value() << " of framework "
             << environment_.frameworkId.value() << " started at " << self()
             << "; registering with slave " << slave_;
+  presentToken();
   link(slave_);
   RegisterExecutorMessage message;
   *message.mutable_framework_id() = environment_.frameworkId;
@@ -139,6 +145,12 @@ void ExecutorProcess::initialize() {
 }
 
 void ExecutorProcess::finalize() { driver_->actorDone(); }
+
+void ExecutorProcess::presentToken() {
+  if (!environment_.authenticationToken.empty()) {
+    setAuthorization(slave_.address, "Bearer " + environment_.authenticationToken);
+  }
+}
 
 bool ExecutorProcess::fromSlave(const UPID& from, const char* what) const {
   if (from == slave_) return true;
@@ -199,6 +211,7 @@ void ExecutorProcess::reconnect(const UPID& from, const ReconnectExecutorMessage
   LOG(INFO) << "Slave " << message.slave_id().value() << " at " << from
             << " asks this executor to reconnect";
   slave_ = from;
+  presentToken();
   link(slave_);
 
   ReregisterExecutorMessage reregister;

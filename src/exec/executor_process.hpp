@@ -42,6 +42,9 @@ struct ExecutorEnvironment {
   bool checkpoint = false;                   // MESOS_CHECKPOINT == "1"
   process::Duration recoveryTimeout = std::chrono::minutes(15);     // MESOS_RECOVERY_TIMEOUT
   process::Duration shutdownGracePeriod = std::chrono::seconds(5);  // MESOS_EXECUTOR_SHUTDOWN_GRACE_PERIOD
+  // What this executor presents to its slave with every message
+  // (MESOS_EXECUTOR_AUTHENTICATION_TOKEN; docs/security.md), if it was given one.
+  std::string authenticationToken;
 };
 
 // Reads the variables above. Fails with one line naming the variable when a
@@ -114,6 +117,8 @@ class ExecutorProcess : public process::Actor {
   void exited(const process::UPID& pid) override;
 
  private:
+  // Has every message to the slave carry this executor's token, if any.
+  void presentToken();
   void registered(const process::UPID& from, const ExecutorRegisteredMessage& message);
   void reregistered(const process::UPID& from, const ExecutorReregisteredMessage& message);
   void reconnect(const process::UPID& from, const ReconnectExecutorMessage& message);

@@ -39,11 +39,27 @@ void Actor::send(const UPID& to, const google::protobuf::Message& message) const
 void Actor::sendShared(const UPID& to,
                        std::shared_ptr<const google::protobuf::Message> message) const {
   const std::string& name = message->GetDescriptor()->full_name();
-  runtime().sendMessage(self_, selfText_, to, name, std::move(message), {});
+  runtime().sendMessage(self_, selfText_, to, name, std::move(message), {},
+                        authorizationFor(to));
 }
 
 void Actor::sendRaw(const UPID& to, const std::string& name, std::string body) const {
-  runtime().sendMessage(self_, selfText_, to, name, nullptr, std::move(body));
+  runtime().sendMessage(self_, selfText_, to, name, nullptr, std::move(body), authorizationFor(to));
+}
+
+void Actor::setAuthorization(const Address& to, std::string authorization) {
+  authorizedAddress_ = to;
+  authorization_ = std::move(authorization);
+}
+
+const std::string& Actor::authorizationFor(const UPID& to) const {
+  static const std::string kNone;
+  return authorizedAddress_ && to.address == *authorizedAddress_ ? authorization_ : kNone;
+}
+
+const std::string& Actor::messageAuthorization() const {
+  static const std::string kNone;
+  return handling_ != nullptr ? handling_->authorization : kNone;
 }
 
 void Actor::link(const UPID& pid) { runtime().link(self_, pid); }
@@ -89,7 +105,9 @@ void Actor::consume(Event& event) {
                          << ": no handler for that message";
             return;
           }
+          handling_ = &e;
           it->second(e);
+          handling_ = nullptr;
         } else if constexpr (std::is_same_v<E, DispatchEvent>) {
           e.fn(*this);
         } else if constexpr (std::is_same_v<E, ExitedEvent>) {

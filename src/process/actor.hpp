@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -137,6 +138,16 @@ class Actor {
   }
   void sendRaw(const UPID& to, const std::string& name, std::string body) const;
 
+  // From now on, every message this actor sends to an actor at `to` carries
+  // `authorization` (the Authorization header on the wire; the receiver reads
+  // it with messageAuthorization()). Messages to other addresses never carry
+  // it. Call on this actor.
+  void setAuthorization(const Address& to, std::string authorization);
+
+  // The credential the message being handled came with (empty when it has
+  // none, or outside a message handler). Call on this actor.
+  const std::string& messageAuthorization() const;
+
   // Watches `pid`: exited(pid) runs when it terminates or, for a remote pid,
   // when the connection to its address breaks (at once if it does not exist).
   void link(const UPID& pid);
@@ -152,6 +163,7 @@ class Actor {
   friend class Runtime;
 
   void sendShared(const UPID& to, std::shared_ptr<const google::protobuf::Message> message) const;
+  const std::string& authorizationFor(const UPID& to) const;
   void consume(Event& event);
   void dropUnparsable(const MessageEvent& event) const;
 
@@ -159,6 +171,9 @@ class Actor {
   UPID self_;
   std::string selfText_;  // self_.toString(), cached for the wire
   Runtime* runtime_ = nullptr;
+  std::optional<Address> authorizedAddress_;
+  std::string authorization_;
+  const MessageEvent* handling_ = nullptr;  // while a message handler runs
   std::unordered_map<std::string, std::function<void(const MessageEvent&)>> handlers_;
   std::unordered_map<std::string, RouteHandler> routes_;
 };

@@ -27,6 +27,10 @@ struct MessageEvent {
   std::shared_ptr<const google::protobuf::Message> message;
   std::string body;
   std::string peer;  // "ip:port" of the connection it arrived on, if any
+  // The credential the sender presented with it (the Authorization header
+  // of a network message; what the sending actor set for this receiver's
+  // address with setAuthorization() for a local one), or empty.
+  std::string authorization;
 
   // Parses the message as an M (copying the local object when there is one).
   // Returns false when the body is not a valid M.

@@ -165,10 +165,12 @@ void encodeResponse(const Response& response, bool keepAlive, std::string* out) 
 }
 
 void encodeMessage(std::string_view from, std::string_view toId, std::string_view toHost,
-                   std::string_view name, std::string_view body, std::string* out) {
+                   std::string_view name, std::string_view body, std::string* out,
+                   std::string_view authorization) {
   out->append("POST /").append(toId).append("/").append(name).append(" HTTP/1.1\r\n");
   out->append("User-Agent: libprocess/").append(from).append("\r\n");
   out->append("Libprocess-From: ").append(from).append("\r\n");
+  if (!authorization.empty()) out->append("Authorization: ").append(authorization).append("\r\n");
   out->append("Connection: Keep-Alive\r\n");
   out->append("Host: ").append(toHost).append("\r\n");
   out->append("Transfer-Encoding: chunked\r\n\r\n");

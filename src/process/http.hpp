@@ -141,9 +141,11 @@ void encodeResponseHead(const Response& response, bool keepAlive, std::string* o
 void encodeResponse(const Response& response, bool keepAlive, std::string* out);
 
 // Appends a libprocess message: POST /<toId>/<name> with the sender in
-// User-Agent and Libprocess-From, kept alive, body as one chunk.
+// User-Agent and Libprocess-From, kept alive, body as one chunk, and an
+// Authorization header when `authorization` is not empty.
 void encodeMessage(std::string_view from, std::string_view toId, std::string_view toHost,
-                   std::string_view name, std::string_view body, std::string* out);
+                   std::string_view name, std::string_view body, std::string* out,
+                   std::string_view authorization = {});
 
 // Decodes %XX escapes (and '+' as space when `plusIsSpace`). Invalid escapes
 // are kept as they are.

@@ -584,29 +584,30 @@ void Runtime::send(const UPID& from, const UPID& to, const google::protobuf::Mes
 void Runtime::sendMessage(const UPID& from, const std::string& fromText, const UPID& to,
                           const std::string& name,
                           std::shared_ptr<const google::protobuf::Message> message,
-                          std::string body) {
+                          std::string body, const std::string& authorization) {
   if (isLocal(to)) {
-    deliver(MessageEvent{from, to, name, std::move(message), std::move(body), {}});
+    deliver(MessageEvent{from, to, name, std::move(message), std::move(body), {}, authorization});
     return;
   }
   if (message) body = message->SerializePartialAsString();
   if (hooks_.active()) {
-    MessageEvent event{from, to, name, nullptr, body, {}};
+    MessageEvent event{from, to, name, nullptr, body, {}, authorization};
     auto decision = hooks_.decide(event);
     for (auto& awaited : decision.awaited) awaited->set(event);
     if (decision.verdict == Hooks::Verdict::kDrop) return;
     if (decision.verdict == Hooks::Verdict::kHold) {
-      hooks_.keep(decision.filter, [this, fromText, to, name, body] {
+      hooks_.keep(decision.filter, [this, fromText, to, name, body, authorization] {
         std::string bytes;
-        http::encodeMessage(fromText, to.id, to.address.toString(), name, body, &bytes);
+        http::encodeMessage(fromText, to.id, to.address.toString(), name, body, &bytes,
+                            authorization);
         transport_->send(to.address, std::move(bytes));
       });
       return;
     }
   }
   std::string bytes;
-  bytes.reserve(body.size() + 200 + 2 * fromText.size() + name.size());
-  http::encodeMessage(fromText, to.id, to.address.toString(), name, body, &bytes);
+  bytes.reserve(body.size() + 200 + 2 * fromText.size() + name.size() + authorization.size());
+  http::encodeMessage(fromText, to.id, to.address.toString(), name, body, &bytes, authorization);
   transport_->send(to.address, std::move(bytes));
 }
 
@@ -751,7 +752,8 @@ void Runtime::onMessage(http::Request&& request, const std::string& peer,
     responder.respond(http::Response::notFound("no actor '" + to.id + "'\n"));
     return;
   }
-  deliver(MessageEvent{*from, std::move(to), std::move(name), nullptr, std::move(request.body), peer});
+  deliver(MessageEvent{*from, std::move(to), std::move(name), nullptr, std::move(request.body), peer,
+                       std::string(request.header("authorization"))});
   responder.respond(http::Response::accepted());
 }
 

@@ -192,7 +192,8 @@ class Runtime : public Transport::Handler {
   bool enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event);
   void sendMessage(const UPID& from, const std::string& fromText, const UPID& to,
                    const std::string& name,
-                   std::shared_ptr<const google::protobuf::Message> message, std::string body);
+                   std::shared_ptr<const google::protobuf::Message> message, std::string body,
+                   const std::string& authorization = {});
   void link(const UPID& linker, const UPID& pid);
   // The runtime advertising `address` in this OS process, if any.
   static Runtime* at(const Address& address);

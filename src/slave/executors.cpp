@@ -23,6 +23,7 @@
 #include "process/transport.hpp"
 #include "slave/constants.hpp"
 #include "slave/environment.hpp"
+#include "slave/executor_token.hpp"
 #include "slave/files.hpp"
 #include "slave/paths.hpp"
 #include "slave/protobufs.hpp"
@@ -252,6 +253,7 @@ Result<Executor*> Slave::launchExecutor(Framework* framework, const ExecutorInfo
   executor->frameworkId = framework->id;
   executor->commandExecutor = commandExecutor;
   executor->containerId.set_value(uuidToString(randomUuid()));
+  tokenOf(executor.get());
   executor->directory = executorRunPath(flags_.work_dir, info_.id(), framework->id,
                                         info.executor_id(), executor->containerId);
 
@@ -418,6 +420,7 @@ std::map<std::string, std::string> Slave::executorEnvironment(const Framework& f
   env["MESOS_RECOVERY_TIMEOUT"] = mesos::flags::formatDuration(flags_.recovery_timeout);
   env["MESOS_EXECUTOR_SHUTDOWN_GRACE_PERIOD"] =
       mesos::flags::formatDuration(flags_.executor_shutdown_grace_period);
+  if (!executor.token.empty()) env["MESOS_EXECUTOR_AUTHENTICATION_TOKEN"] = executor.token;
   if (executor.info.command().has_environment()) {
     for (const auto& variable : executor.info.command().environment().variables()) {
       if (!validVariable(variable.name(), variable.value())) {
@@ -466,6 +469,8 @@ void Slave::registerExecutor(const UPID& from, const RegisterExecutorMessage& me
   if (executor->state != Executor::State::kRegistering) {
     return refuse("it is not waiting to register (already registered or shutting down)");
   }
+  if (!provesExecutor(executor, from, "registration")) return;
+  executor->presentsToken = !messageAuthorization().empty();
 
   executor->state = Executor::State::kRunning;
   executor->pid = from;
@@ -517,6 +522,8 @@ void Slave::reregisterExecutor(const UPID& from, const ReregisterExecutorMessage
     send(from, std::move(shutdown));
     return;
   }
+  if (!provesExecutor(executor, from, "re-registration")) return;
+  executor->presentsToken = !messageAuthorization().empty();
   bool changed = executor->pid != from;
   executor->pid = from;
   if (executor->state == Executor::State::kRegistering) {
@@ -957,6 +964,23 @@ void Slave::executorMessage(const UPID& from, const ExecutorToFrameworkMessage& 
     metrics_.invalidFrameworkMessages++;
     return;
   }
+  // Only the executor itself speaks in its name.
+  Executor* executor = fw->executor(message.executor_id().value());
+  if (executor == nullptr || executor->pid != from) {
+    LOG(WARNING) << "Dropping message from " << from << " in the name of executor "
+                 << message.executor_id().value() << " of framework " << fw->id.value() << ": "
+                 << (executor == nullptr ? std::string("no such executor here")
+                                         : "it is not that executor (" +
+                                               (executor->pid ? executor->pid.toString()
+                                                              : std::string("not registered")) +
+                                               ")");
+    metrics_.invalidFrameworkMessages++;
+    return;
+  }
+  if (!provesExecutor(executor, from, "framework message")) {
+    metrics_.invalidFrameworkMessages++;
+    return;
+  }
   metrics_.validFrameworkMessages++;
   ExecutorToFrameworkMessage out = message;
   *out.mutable_slave_id() = info_.id();
@@ -995,6 +1019,37 @@ void Slave::sandboxRemoved(const std::string& directory) {
   };
   for (auto& [id, fw] : frameworks_) forget(*fw);
   for (auto& fw : completedFrameworks_) forget(*fw);
+}
+
+}  // namespace mesos::internal::slave
+
+namespace mesos::internal::slave {
+
+const std::string& Slave::tokenOf(Executor* executor) {
+  if (executor->token.empty() && !executorSecretKey_.empty()) {
+    executor->token = executorToken(executorSecretKey_, executor->frameworkId.value(),
+                                    executor->info.executor_id().value(),
+                                    executor->containerId.value());
+  }
+  return executor->token;
+}
+
+bool Slave::provesExecutor(Executor* executor, const process::UPID& from, const std::string& what) {
+  const std::string& presented = messageAuthorization();
+  std::string why;
+  if (!presented.empty()) {
+    if (carriesToken(presented, tokenOf(executor))) return true;
+    why = "it carries a token that is not the executor's";
+  } else if (flags_.authenticate_http_executors) {
+    why = "it carries no token and --authenticate_http_executors is set";
+  } else if (executor->presentsToken) {
+    why = "it carries no token and the executor registered with its token";
+  } else {
+    return true;
+  }
+  LOG(WARNING) << "Dropping " << what << " from " << from << " in the name of "
+               << describeExecutor(*executor) << ": " << why;
+  return false;
 }
 
 }  // namespace mesos::internal::slave

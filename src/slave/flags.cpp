@@ -11,6 +11,7 @@
 #include "isolation/isolators.hpp"
 #include "process/runtime.hpp"
 #include "slave/environment.hpp"
+#include "slave/executor_token.hpp"
 
 namespace mesos::internal::slave {
 
@@ -121,6 +122,15 @@ Flags::Flags() {
   add(&launcher_dir, "launcher_dir",
       "Directory holding mesos-executor, the executor that runs command tasks",
       defaultLauncherDir());
+  add(&executor_secret_key, "executor_secret_key",
+      "Path of a file whose contents are the key that signs the token each executor is given "
+      "(MESOS_EXECUTOR_AUTHENTICATION_TOKEN) and presents with its messages; without it the "
+      "slave makes a key and keeps it in --work_dir/meta/executor_secret_key");
+  add(&authenticate_http_executors, "authenticate_http_executors",
+      "Take no message from an executor that does not present its token (executors built on "
+      "Apache Mesos's libraries or mesos-go present none); without it, an executor that "
+      "registered with its token must present it with every later message",
+      false);
   add(&executor_registration_timeout, "executor_registration_timeout",
       "How long an executor may take to register before it is killed and its tasks fail",
       mesos::flags::Duration(1min));
@@ -200,6 +210,9 @@ Result<void> Flags::validate() const {
   if (containerizers != "mesos") {
     return Error{"--containerizers: '" + containerizers +
                  "' is not available; use --containerizers=mesos"};
+  }
+  if (executor_secret_key) {
+    if (auto key = loadExecutorSecretKey(*executor_secret_key, work_dir); !key) return key.error();
   }
   if (executor_registration_timeout <= mesos::flags::Duration::zero()) {
     return Error{"--executor_registration_timeout must be positive (e.g. 1mins)"};

@@ -40,6 +40,9 @@ struct Flags : mesos::flags::FlagSet {
   mesos::flags::Duration registration_backoff_factor;
   mesos::flags::Duration zk_session_timeout;
   bool switch_user;
+  // Executor tokens (docs/security.md, "Executors").
+  std::optional<std::string> executor_secret_key;
+  bool authenticate_http_executors;
   // Recovery after a restart (docs/recovery.md).
   std::string recover;  // "reconnect" or "cleanup"
   mesos::flags::Duration recovery_timeout;

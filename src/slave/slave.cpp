@@ -15,6 +15,7 @@
 #include "slave/constants.hpp"
 #include "slave/environment.hpp"
 #include "slave/files.hpp"
+#include "slave/executor_token.hpp"
 #include "slave/paths.hpp"
 #include "slave/protobufs.hpp"
 
@@ -164,6 +165,14 @@ void Slave::initialize() {
                     std::chrono::duration_cast<process::Duration>(flags_.disk_watch_interval),
                     std::chrono::duration_cast<process::Duration>(flags_.gc_delay),
                     flags_.gc_disk_headroom);
+  if (auto key = loadExecutorSecretKey(flags_.executor_secret_key.value_or(""), flags_.work_dir)) {
+    executorSecretKey_ = std::move(*key);
+  } else {
+    LOG(ERROR) << "Executors get no token: " << key.error().message
+               << (flags_.authenticate_http_executors
+                       ? "; with --authenticate_http_executors none can register"
+                       : "");
+  }
   recover();
 
   LOG(INFO) << "Slave " << self() << " started on " << info_.hostname() << " with resources "

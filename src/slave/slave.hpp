@@ -203,6 +203,15 @@ class Slave : public process::Actor {
   void removeFramework(Framework* framework);
   Framework* framework(const std::string& frameworkId) const;
 
+  // Whether the message being handled, in `executor`'s name, carries its
+  // token when it must (docs/security.md, "Executors"): always when it
+  // carries one at all; when it carries none, only if the slave does not
+  // demand tokens (--authenticate_http_executors) and the executor never
+  // presented its own. Warns naming `from` and the executor when not.
+  bool provesExecutor(Executor* executor, const process::UPID& from, const std::string& what);
+  // The executor's token, made the first time it is asked for.
+  const std::string& tokenOf(Executor* executor);
+
   // status_updates.cpp: the update path.
   void statusUpdate(const process::UPID& from, const StatusUpdateMessage& message);
   void statusUpdateAcknowledgement(const process::UPID& from,
@@ -241,6 +250,7 @@ class Slave : public process::Actor {
   Flags flags_;
   // What every executor's environment starts from (environment.hpp).
   const std::map<std::string, std::string> baseEnvironment_;
+  std::string executorSecretKey_;  // signs executor tokens; empty if it cannot be had
   std::optional<process::UPID> master_;
   std::shared_ptr<zk::MasterDetector> detector_;
   std::optional<MasterInfo> detected_;  // the leader as last detected

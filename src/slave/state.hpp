@@ -33,6 +33,12 @@ struct Executor {
   bool commandExecutor = false;
   State state = State::kRegistering;
   process::UPID pid;  // once registered
+  // What it presents with its messages (slave/executor_token.hpp): made at
+  // launch or recovery; empty when the slave has no executor secret key.
+  std::string token;
+  // It registered (or re-registered) with its token, so every later message
+  // in its name must carry it too.
+  bool presentsToken = false;
   pid_t osPid = -1;
   // Why the slave is killing it, when it is; makes its tasks TASK_FAILED.
   std::optional<TaskStatus::Reason> killReason;

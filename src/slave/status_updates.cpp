@@ -61,6 +61,11 @@ void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
     metrics_.invalidStatusUpdates++;
     return;
   }
+  if (!provesExecutor(executor, from, "status update " + std::string(TaskState_Name(status->state())) +
+                                          " for task " + taskId)) {
+    metrics_.invalidStatusUpdates++;
+    return;
+  }
   metrics_.validStatusUpdates++;
   {
     // The kernel may act on a limit before the slave hears of it (cgroup

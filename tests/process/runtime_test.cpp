@@ -53,6 +53,7 @@ class Echo : public Actor {
 
   std::vector<std::string> received;
   std::vector<std::string> senders;  // who sent each of `received`
+  std::vector<std::string> authorizations;  // what each of `received` came with
   std::vector<UPID> exits;
   // Optional observers, run on this actor; set them before spawning.
   std::function<void(const std::string&)> onReceived;
@@ -65,6 +66,9 @@ class Echo : public Actor {
   Future<int> later(int n) { return n * 2; }
   void watch(const UPID& pid) { link(pid); }
   void sendTo(const UPID& to, const std::string& data) { send(to, note(data)); }
+  void authorize(const UPID& to, const std::string& authorization) {
+    setAuthorization(to.address, authorization);
+  }
 
  protected:
   void initialize() override {
@@ -84,6 +88,7 @@ class Echo : public Actor {
   void onNote(const UPID& from, const FrameworkToExecutorMessage& message) {
     received.push_back(message.data());
     senders.push_back(from.toString());
+    authorizations.push_back(messageAuthorization());
     if (onReceived) onReceived(message.data());
     ExecutorToFrameworkMessage reply;
     reply.mutable_slave_id()->CopyFrom(message.slave_id());
@@ -95,6 +100,7 @@ class Echo : public Actor {
   void onReply(const UPID& from, const ExecutorToFrameworkMessage& message) {
     received.push_back(message.data());
     senders.push_back(from.toString());
+    authorizations.push_back(messageAuthorization());
   }
 };
 
@@ -176,6 +182,33 @@ TEST(RuntimeTest, OwnedHandlersGetACopyOfALocalMessageAndTheParsedRemoteOne) {
   EXPECT_EQ(std::vector<std::string>{"far"}, remote->kept);
   ASSERT_NE(nullptr, seen.get().message);
   EXPECT_EQ("near", static_cast<const FrameworkToExecutorMessage&>(*seen.get().message).data());
+}
+
+// A credential an actor sets for an address goes with its messages to that
+// address, over the wire (the Authorization header) and within its own
+// runtime alike, and with nothing else: not to other addresses, not on the
+// replies.
+TEST(RuntimeTest, AnActorsCredentialGoesOnlyToTheAddressItIsFor) {
+  auto one = makeRuntime();
+  auto two = makeRuntime();
+  auto sender = one->spawn<Echo>("sender");
+  auto local = one->spawn<Echo>("local");
+  auto remote = two->spawn<Echo>("remote");
+  process::dispatch(sender.pid(), &Echo::authorize, UPID(remote.pid()), std::string("Bearer far"));
+  auto replied = one->hooks().await<ExecutorToFrameworkMessage>(remote.pid(), sender.pid());
+  process::dispatch(sender.pid(), &Echo::sendTo, UPID(remote.pid()), std::string("1"));
+  process::dispatch(sender.pid(), &Echo::sendTo, UPID(local.pid()), std::string("2"));
+  ASSERT_TRUE(replied.await());
+  one->settle();
+  two->settle();
+  EXPECT_EQ(std::vector<std::string>{"Bearer far"}, remote->authorizations);
+  EXPECT_EQ(std::vector<std::string>{""}, local->authorizations);
+  EXPECT_EQ((std::vector<std::string>{"", ""}), sender->authorizations);  // the two replies
+
+  process::dispatch(sender.pid(), &Echo::authorize, UPID(local.pid()), std::string("Bearer near"));
+  process::dispatch(sender.pid(), &Echo::sendTo, UPID(local.pid()), std::string("3"));
+  one->settle();
+  EXPECT_EQ((std::vector<std::string>{"", "Bearer near"}), local->authorizations);
 }
 
 TEST(RuntimeTest, DispatchReturnsValuesVoidAndFutures) {

@@ -34,6 +34,14 @@ class Peer : public process::Actor {
     process::dispatch(self(), [this, to, copy]() mutable { send(to, std::move(copy)); });
   }
 
+  // From now on this peer's messages to `to`'s address carry `authorization`
+  // (Actor::setAuthorization, on this peer's actor).
+  void presentAuthorization(const process::UPID& to, std::string authorization) {
+    process::dispatch(self(), [this, address = to.address, authorization] {
+      setAuthorization(address, authorization);
+    });
+  }
+
   // Every message of type M received so far (thread-safe copy).
   template <typename M>
   std::vector<M> received() {
