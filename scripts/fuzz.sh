@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds the RequestDecoder libFuzzer target with clang (in build-fuzz/, or
-# $MESOS_FUZZ_BUILD_DIR) and fuzzes it for SECONDS (default 20), starting
-# from a copy of the seed corpus in tests/fuzz/corpus/. Exits non-zero when
+# Builds the libFuzzer targets with clang (in build-fuzz/, or
+# $MESOS_FUZZ_BUILD_DIR) and fuzzes each for SECONDS (default 20), starting
+# from a copy of its seed corpus: decoder_fuzzer (the runtime's HTTP request
+# decoder, tests/fuzz/corpus/) and sasl_fuzzer (what the master decodes of
+# an authenticating client, and credentials files; tests/fuzz/sasl_corpus/). Exits non-zero when
 # the build fails or the fuzzer finds a crash, a leak, a sanitizer report or
 # a broken invariant; the input that did it is saved in
-# <build dir>/fuzz-artifacts/ (add it to tests/fuzz/corpus/ once fixed, so
+# <build dir>/fuzz-artifacts/ (add it to the target's corpus once fixed, so
 # the normal test suite replays it).
 #
 # Usage: scripts/fuzz.sh [SECONDS]
@@ -35,21 +37,26 @@ cmake -S "$root" -B "$build" \
   exit 1
 }
 
-echo "== building decoder_fuzzer"
-cmake --build "$build" --target decoder_fuzzer -j "$(nproc)"
+echo "== building decoder_fuzzer sasl_fuzzer"
+cmake --build "$build" --target decoder_fuzzer sasl_fuzzer -j "$(nproc)"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/corpus" "$build/fuzz-artifacts"
-cp "$root"/tests/fuzz/corpus/* "$work/corpus/"
+mkdir -p "$build/fuzz-artifacts"
 
-echo "== fuzzing for ${seconds}s"
-# -timeout: an input that takes 10 s is a hang, and a failure.
-"$build/tests/fuzz/decoder_fuzzer" \
-  -max_total_time="$seconds" \
-  -timeout=10 \
-  -max_len=4096 \
-  -print_final_stats=1 \
-  -artifact_prefix="$build/fuzz-artifacts/" \
-  "$work/corpus"
-echo "== no crash in ${seconds}s"
+for target in decoder_fuzzer:corpus sasl_fuzzer:sasl_corpus; do
+  fuzzer="${target%%:*}"
+  corpus="${target##*:}"
+  mkdir -p "$work/$corpus"
+  cp "$root/tests/fuzz/$corpus"/* "$work/$corpus/"
+  echo "== fuzzing $fuzzer for ${seconds}s"
+  # -timeout: an input that takes 10 s is a hang, and a failure.
+  "$build/tests/fuzz/$fuzzer" \
+    -max_total_time="$seconds" \
+    -timeout=10 \
+    -max_len=4096 \
+    -print_final_stats=1 \
+    -artifact_prefix="$build/fuzz-artifacts/$fuzzer-" \
+    "$work/$corpus"
+  echo "== $fuzzer: no crash in ${seconds}s"
+done

@@ -108,6 +108,7 @@ MasterFlags::MasterFlags() {
   add(&short_task_max_duration, "short_task_max_duration",
       "Time after its launch at which a task not labelled long=true and still running is "
       "revoked (default: no limit)");
+  addAuthenticationFlags();
 }
 
 Result<allocator::Config> MasterFlags::allocatorConfig() const {
@@ -172,6 +173,9 @@ Result<void> MasterFlags::validate() const {
     return Error{"--allocation_settle_delay must not be negative"};
   }
   if (auto config = allocatorConfig(); !config) return config.error();
+  if (auto authentication = validateAuthentication(); !authentication) {
+    return authentication.error();
+  }
   return {};
 }
 

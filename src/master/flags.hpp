@@ -55,6 +55,15 @@ struct MasterFlags : flags::FlagSet {
   double long_task_share;
   std::optional<flags::Duration> short_task_max_duration;
 
+  // Authentication (docs/security.md; master/authentication.cpp adds them).
+  bool authenticate_frameworks;
+  bool authenticate_agents;
+  std::optional<std::string> credentials;
+  std::string authenticators;
+  flags::Duration authentication_v0_timeout;
+  void addAuthenticationFlags();
+  Result<void> validateAuthentication() const;
+
   // The allocation flags as the allocator's configuration.
   Result<allocator::Config> allocatorConfig() const;
 };

@@ -178,6 +178,7 @@ Flags::Flags() {
   add(&frameworks_home, "frameworks_home",
       "Directory that relative paths among a task's URIs are resolved against; unset, such URIs "
       "fail");
+  addAuthenticationFlags();
 }
 
 Result<void> Flags::validate() const {
@@ -232,6 +233,9 @@ Result<void> Flags::validate() const {
       return Error{std::string("--") + name + ": '" + value->value() +
                    "' is not an absolute path to a directory"};
     }
+  }
+  if (auto authentication = validateAuthentication(); !authentication) {
+    return authentication.error();
   }
   return {};
 }

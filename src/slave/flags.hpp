@@ -53,6 +53,14 @@ struct Flags : mesos::flags::FlagSet {
   std::string fetcher_cache_dir;
   std::optional<std::string> hadoop_home;
   std::optional<std::string> frameworks_home;
+  // Authentication with the master (docs/security.md; slave/authentication.cpp).
+  std::optional<std::string> credential;
+  std::string authenticatee;
+  mesos::flags::Duration authentication_backoff_factor;
+  mesos::flags::Duration authentication_timeout_min;
+  mesos::flags::Duration authentication_timeout_max;
+  void addAuthenticationFlags();
+  Result<void> validateAuthentication() const;
 };
 
 // The master's UPID from --master: "master@ip:port", "host:port" or

@@ -103,6 +103,13 @@ int main(int argc, char** argv) {
         std::chrono::duration_cast<std::chrono::milliseconds>(flags.zk_session_timeout));
   }
   slaveOptions.files = files.pid();
+  // As Apache Mesos's slave: a refused credential ends the process (its
+  // executors keep running for a slave started with the right one).
+  slaveOptions.authenticationRefused = [] {
+    LOG(ERROR) << "Exiting: the master refused this slave's --credential";
+    google::FlushLogFiles(google::GLOG_INFO);
+    std::_Exit(1);
+  };
   auto slave = Slave::create(flags, std::move(slaveOptions));
   if (!slave) {
     std::cerr << program << ": " << slave.error().message << std::endl;

@@ -111,7 +111,9 @@ Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
       limitationTarget_(std::move(limitationTarget)),
       info_(std::move(info)),
       recovery_(options.recovery),
-      recovered_(std::move(recovered)) {}
+      recovered_(std::move(recovered)) {
+  authenticationRefused_ = std::move(options.authenticationRefused);
+}
 
 Slave::~Slave() = default;
 
@@ -136,6 +138,7 @@ void Slave::initialize() {
   on(&Slave::statusUpdateAcknowledgement);
 
   installRoutes();
+  loadCredential();
 
   startTime_ = wallTime();
   info_.set_port(self().address.port);
@@ -199,6 +202,7 @@ void Slave::detected(const std::optional<MasterInfo>& leader) {
   bool wasRunning = state_ == State::kRunning;
   master_ = pid;
   state_ = State::kDisconnected;
+  resetAuthentication();
   if (pingTimer_) cancel(*pingTimer_);
   pingTimer_.reset();
   if (registrationTimer_) cancel(*registrationTimer_);
@@ -274,6 +278,7 @@ void Slave::doReliableRegistration(process::Duration backoff) {
     registrationTimer_.reset();
   }
   if (!master_ || state_ != State::kDisconnected) return;
+  if (!readyToRegister()) return;
 
   link(*master_);
   if (!info_.has_id()) {
@@ -414,6 +419,8 @@ void Slave::masterLost(const std::string& why) {
   if (pingTimer_) cancel(*pingTimer_);
   pingTimer_.reset();
   process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::pause);
+  // A master that restarted at the same address knows no principals.
+  resetAuthentication();
   if (wasRunning) {
     LOG(WARNING) << "Lost the master " << (master_ ? master_->toString() : "") << " (" << why
                  << "); re-registering";
@@ -423,6 +430,7 @@ void Slave::masterLost(const std::string& why) {
 }
 
 void Slave::exited(const UPID& pid) {
+  if (authenticatees_.stopped(pid)) return;
   if (master_ && pid == *master_) {
     masterLost("connection closed");
     return;
