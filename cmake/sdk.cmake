@@ -5,13 +5,15 @@
 #
 #   libmesos.so        the actor runtime, the wire types, resources, the
 #                      ZooKeeper client (everything both drivers need)
-#   libmesos-sched.so  the scheduler driver (include/mesos/scheduler.hpp)
+#   libmesos-sched.so  the scheduler driver (include/mesos/scheduler.hpp), with
+#                      its CRAM-MD5 authenticatee (Cyrus SASL)
 #   libmesos-exec.so   the executor driver (include/mesos/executor.hpp)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(MESOS_SDK_CORE mesos_process mesos_common mesos_build mesos_proto mesos_zk)
-set(MESOS_SDK_PARTS ${MESOS_SDK_CORE} mesos_sched mesos_exec mesos_health_check)
+set(MESOS_SDK_PARTS ${MESOS_SDK_CORE} mesos_sched mesos_authentication mesos_exec
+  mesos_health_check)
 # Their objects go into shared libraries too; the daemons link the same
 # objects statically.
 set_target_properties(${MESOS_SDK_PARTS} PROPERTIES POSITION_INDEPENDENT_CODE ON)
@@ -42,8 +44,8 @@ target_link_libraries(mesos
   PRIVATE Boost::system OpenSSL::SSL OpenSSL::Crypto glog::glog Threads::Threads ${ZOOKEEPER_LIBRARY})
 
 add_library(mesos-sched SHARED)
-mesos_sdk_objects(mesos-sched mesos_sched)
-target_link_libraries(mesos-sched PUBLIC mesos PRIVATE glog::glog)
+mesos_sdk_objects(mesos-sched mesos_sched mesos_authentication)
+target_link_libraries(mesos-sched PUBLIC mesos PRIVATE glog::glog ${SASL2_LIBRARY})
 
 add_library(mesos-exec SHARED)
 mesos_sdk_objects(mesos-exec mesos_exec mesos_health_check)

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (in build-fuzz/, or
 # $MESOS_FUZZ_BUILD_DIR) and fuzzes each for SECONDS (default 20), starting
-# from a copy of its seed corpus: the RequestDecoder's in tests/fuzz/corpus/,
-# the ACL parser's in tests/fuzz/acls_corpus/. Exits non-zero when
+# from a copy of its seed corpus: decoder_fuzzer (the runtime's HTTP request
+# decoder, tests/fuzz/corpus/), acls_fuzzer (the ACL parser,
+# tests/fuzz/acls_corpus/) and sasl_fuzzer (what the master decodes of an
+# authenticating client, and credentials files; tests/fuzz/sasl_corpus/). Exits non-zero when
 # the build fails or the fuzzer finds a crash, a leak, a sanitizer report or
 # a broken invariant; the input that did it is saved in
 # <build dir>/fuzz-artifacts/ (add it to the target's corpus once fixed, so
@@ -36,8 +38,8 @@ cmake -S "$root" -B "$build" \
   exit 1
 }
 
-echo "== building decoder_fuzzer and acls_fuzzer"
-cmake --build "$build" --target decoder_fuzzer acls_fuzzer -j "$(nproc)"
+echo "== building decoder_fuzzer, acls_fuzzer and sasl_fuzzer"
+cmake --build "$build" --target decoder_fuzzer acls_fuzzer sasl_fuzzer -j "$(nproc)"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -61,4 +63,5 @@ fuzz() {
 
 fuzz decoder_fuzzer corpus 4096
 fuzz acls_fuzzer acls_corpus 4096
+fuzz sasl_fuzzer sasl_corpus 4096
 echo "== no crash in ${seconds}s per target"

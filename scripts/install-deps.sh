@@ -16,6 +16,7 @@ packages=(
   lxc
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
+  libsasl2-dev libsasl2-modules
   golang-go golang-github-mesos-mesos-go-dev golang-goprotobuf-dev
   mpich libmpich-dev libcpp-httplib-dev nlohmann-json3-dev
   python3

@@ -24,6 +24,7 @@
 #include <gflags/gflags.h>
 #include <httplib.h>
 
+#include "common/driver.hpp"
 #include "common/programs.hpp"
 #include "mapreduce/jobtracker.hpp"
 
@@ -148,7 +149,9 @@ int run() {
   mr::JobTracker tracker(trackerOptions());
   auto id = tracker.submit(specFromFlags());
   if (!id) return fail(id.error());
-  mesos::MesosSchedulerDriver driver(&tracker, frameworkInfo(), FLAGS_master);
+  auto holder = mesos::frameworks::schedulerDriver(&tracker, frameworkInfo(), FLAGS_master,
+                                                 "mesos-mapreduce");
+  mesos::MesosSchedulerDriver& driver = *holder;
   tracker.setDriver(&driver);
   if (driver.start() != mesos::DRIVER_RUNNING) {
     return fail("cannot start the scheduler driver: " + tracker.fatalError());
@@ -246,7 +249,9 @@ int jobtracker() {
     return fail("cannot listen on " + FLAGS_ip + ":" + std::to_string(FLAGS_port) +
                 "; choose another --port");
   }
-  mesos::MesosSchedulerDriver driver(&tracker, frameworkInfo(), FLAGS_master);
+  auto holder = mesos::frameworks::schedulerDriver(&tracker, frameworkInfo(), FLAGS_master,
+                                                 "mesos-mapreduce");
+  mesos::MesosSchedulerDriver& driver = *holder;
   tracker.setDriver(&driver);
   if (driver.start() != mesos::DRIVER_RUNNING) {
     return fail("cannot start the scheduler driver: " + tracker.fatalError());

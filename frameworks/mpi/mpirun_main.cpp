@@ -19,6 +19,7 @@
 
 #include <gflags/gflags.h>
 
+#include "common/driver.hpp"
 #include "common/programs.hpp"
 #include "mesos/scheduler.hpp"
 #include "mpi_scheduler.hpp"
@@ -167,7 +168,9 @@ int main(int argc, char** argv) {
   mesos::FrameworkInfo framework;
   framework.set_name(FLAGS_name.empty() ? "mpi: " + program[0] : FLAGS_name);
   framework.set_role(FLAGS_role);
-  mesos::MesosSchedulerDriver driver(&scheduler, framework, FLAGS_master);
+  auto holder =
+      mesos::frameworks::schedulerDriver(&scheduler, framework, FLAGS_master, "mesos-mpirun");
+  mesos::MesosSchedulerDriver& driver = *holder;
   scheduler.setDriver(&driver);
 
   std::thread signals([&scheduler, stopSignals] {

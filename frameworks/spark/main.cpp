@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/driver.hpp"
 #include "common/programs.hpp"
 #include "dfs/dfs.hpp"
 #include "mesos/resources.hpp"
@@ -198,7 +199,8 @@ std::chrono::milliseconds seconds(double s) {
 Status runJob(LogisticRegressionJob& job) {
   FrameworkInfo framework;
   framework.set_name("mesos-spark-lr " + FLAGS_file);
-  MesosSchedulerDriver driver(&job, framework, FLAGS_master);
+  auto holder = mesos::frameworks::schedulerDriver(&job, framework, FLAGS_master, "mesos-spark-lr");
+  MesosSchedulerDriver& driver = *holder;
   job.setDriver(&driver);
 
   std::mutex mutex;

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 
+#include "common/driver.hpp"
 #include "common/flags.hpp"
 #include "mesos/resources.hpp"
 #include "mesos/scheduler.hpp"
@@ -180,7 +181,9 @@ int main(int argc, char** argv) {
   framework.set_name("Test Framework (C++)");
   framework.set_failover_timeout(flags.failover_timeout);
   framework.set_checkpoint(flags.checkpoint);
-  MesosSchedulerDriver driver(&scheduler, framework, *flags.master);
+  auto holder =
+      mesos::frameworks::schedulerDriver(&scheduler, framework, *flags.master, "test-framework");
+  MesosSchedulerDriver& driver = *holder;
   Status status = driver.run();
   return status == DRIVER_STOPPED ? scheduler.exitCode() : 1;
 }

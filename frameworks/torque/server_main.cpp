@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/driver.hpp"
 #include "common/programs.hpp"
 #include "torque/http_api.hpp"
 #include "torque/protocol.hpp"
@@ -104,7 +105,9 @@ int main(int argc, char** argv) {
   framework.set_name(FLAGS_name);
   framework.set_role(FLAGS_role);
   framework.set_user("");  // filled in by the driver: the OS user
-  mesos::MesosSchedulerDriver driver(&scheduler, framework, FLAGS_master);
+  auto holder = mesos::frameworks::schedulerDriver(&scheduler, framework, FLAGS_master,
+                                                 "mesos-torque-server");
+  mesos::MesosSchedulerDriver& driver = *holder;
   scheduler.setDriver(&driver);
 
   // Binds first, so that a taken port is reported before anything else.

@@ -246,6 +246,23 @@ class MesosSchedulerDriver : public SchedulerDriver {
   MesosSchedulerDriver(Scheduler* scheduler, const FrameworkInfo& framework,
                        const std::string& master, bool implicitAcknowledgements,
                        process::Runtime* runtime);
+  /// With a credential: before each registration with a master the driver
+  /// authenticates as `credential` (CRAM-MD5; the master's --credentials
+  /// must hold the principal and secret). FrameworkInfo.principal, when
+  /// empty, becomes the credential's principal. An authentication that
+  /// times out is retried with backoff (between 5 s and 1 min;
+  /// MESOS_AUTHENTICATION_TIMEOUT_MIN, MESOS_AUTHENTICATION_TIMEOUT_MAX,
+  /// MESOS_AUTHENTICATION_BACKOFF_FACTOR change that); one the master
+  /// refuses (wrong secret, unknown principal) aborts the driver and calls
+  /// Scheduler::error() with "Master refused authentication".
+  MesosSchedulerDriver(Scheduler* scheduler, const FrameworkInfo& framework,
+                       const std::string& master, const Credential& credential);
+  MesosSchedulerDriver(Scheduler* scheduler, const FrameworkInfo& framework,
+                       const std::string& master, bool implicitAcknowledgements,
+                       const Credential& credential);
+  MesosSchedulerDriver(Scheduler* scheduler, const FrameworkInfo& framework,
+                       const std::string& master, bool implicitAcknowledgements,
+                       const Credential& credential, process::Runtime* runtime);
 
   /// Terminates the driver's actor and waits for it (without unregistering
   /// the framework: call stop() for that). REQUIRES: not called from a
@@ -303,6 +320,7 @@ class MesosSchedulerDriver : public SchedulerDriver {
   const std::string master_;
   const bool implicitAcknowledgements_;
   process::Runtime* runtime_;  // nullptr: the global runtime
+  std::unique_ptr<Credential> credential_;  // nullptr: the driver does not authenticate
 
   // From the actor: the guarantee in a (re)registration answer.
   void setGuarantee(std::vector<Resource> guarantee);

@@ -6,7 +6,7 @@
 //   mesos-execute --master=HOST:PORT --name=NAME --command=CMD
 //                 [--resources=cpus:1;mem:128] [--env='{"NAME":"value"}']
 //                 [--role=ROLE] [--framework_name=NAME] [--checkpoint]
-//                 [--principal=PRINCIPAL] [--timeout=DURATION]
+//                 [--principal=PRINCIPAL [--secret=SECRET]] [--timeout=DURATION]
 //                 [--uris=URI,... | --uris='[{"value": URI, "executable": true}, ...]']
 //
 // docs/mesos-execute.md describes the flags and the messages.
@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <regex>
@@ -70,7 +71,11 @@ struct ExecuteFlags : flags::FlagSet {
     add(&user, "user",
         "User the task runs as (CommandInfo.user; default: the framework's user, the one "
         "running mesos-execute); the slave switches to it when it runs as root");
-    add(&principal, "principal", "Principal of the framework");
+    add(&principal, "principal",
+        "Principal of the framework; with --secret, the principal it authenticates as");
+    add(&secret, "secret",
+        "Secret to authenticate with (CRAM-MD5) as --principal, for a master that requires "
+        "authentication (--authenticate_frameworks)");
     add(&timeout, "timeout",
         "Give up (status 1) when the task has not been launched this long after starting, "
         "e.g. 30secs (default: wait for ever)");
@@ -82,6 +87,7 @@ struct ExecuteFlags : flags::FlagSet {
     auto parsed = Resources::parse(resources);
     if (!parsed) return Error{"--resources: " + parsed.error().message};
     if (role.empty()) return Error{"--role may not be empty (the default role is '*')"};
+    if (secret && !principal) return Error{"--secret needs --principal (who the secret is for)"};
     if (timeout && *timeout <= flags::Duration::zero()) {
       return Error{"--timeout must be positive (e.g. --timeout=30secs)"};
     }
@@ -98,6 +104,7 @@ struct ExecuteFlags : flags::FlagSet {
   std::optional<std::string> uris;
   std::optional<std::string> user;
   std::optional<std::string> principal;
+  std::optional<std::string> secret;
   std::optional<flags::Duration> timeout;
 };
 
@@ -494,8 +501,17 @@ int main(int argc, char** argv) {
   framework.set_role(flags.role);
   framework.set_checkpoint(flags.checkpoint);
   if (flags.principal) framework.set_principal(*flags.principal);
-  MesosSchedulerDriver driver(&scheduler, framework, *flags.master);
-  if (driver.start() != DRIVER_RUNNING) return 1;  // error() has said why
+  std::unique_ptr<MesosSchedulerDriver> driver;
+  if (flags.secret) {
+    Credential credential;
+    credential.set_principal(*flags.principal);
+    credential.set_secret(*flags.secret);
+    driver = std::make_unique<MesosSchedulerDriver>(&scheduler, framework, *flags.master,
+                                                    credential);
+  } else {
+    driver = std::make_unique<MesosSchedulerDriver>(&scheduler, framework, *flags.master);
+  }
+  if (driver->start() != DRIVER_RUNNING) return 1;  // error() has said why
   // Says once when the master has not answered for a while (an address
   // with nothing behind it looks the same as a slow master), then, with
   // --timeout, gives up when the task has not been launched in time.
@@ -513,9 +529,9 @@ int main(int argc, char** argv) {
     }
     if (!deadline || scheduler.awaitLaunch(*deadline)) return;
     scheduler.giveUp(*flags.timeout);
-    driver.stop();
+    driver->stop();
   });
-  driver.join();
+  driver->join();
   scheduler.ended();
   watchdog.join();
   return scheduler.exitCode();

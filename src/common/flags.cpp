@@ -206,13 +206,23 @@ Result<void> FlagSet::setFlag(const Flag& flag, const std::string& value, const 
 
 Result<std::vector<std::string>> FlagSet::load(const std::string& envPrefix, int argc,
                                                const char* const* argv) {
-  // The environment first, so that the command line overrides it.
-  for (const auto& [name, flag] : flags_) {
+  // The environment first, so that the command line overrides it; a
+  // flag's own variable wins over its aliases'.
+  auto fromEnvironment = [&](const std::string& name, const Flag& flag) -> Result<bool> {
     std::string variable = envPrefix;
     for (char c : name) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const char* value = std::getenv(variable.c_str());
-    if (value == nullptr) continue;
+    if (value == nullptr) return false;
     auto set = setFlag(flag, value, " (from " + variable + ")");
+    if (!set) return set.error();
+    return true;
+  };
+  for (const auto& [alias, name] : aliases_) {
+    auto set = fromEnvironment(alias, flags_.at(name));
+    if (!set) return set.error();
+  }
+  for (const auto& [name, flag] : flags_) {
+    auto set = fromEnvironment(name, flag);
     if (!set) return set.error();
   }
 
@@ -247,10 +257,13 @@ Result<std::vector<std::string>> FlagSet::load(const std::string& envPrefix, int
       continue;
     }
 
+    if (auto alias = aliases_.find(name); alias != aliases_.end()) name = alias->second;
     auto it = flags_.find(name);
     if (it == flags_.end() && name.compare(0, 3, "no_") == 0) {
       // --no-name: only for booleans and without a value.
-      auto negated = flags_.find(name.substr(3));
+      std::string positive = name.substr(3);
+      if (auto alias = aliases_.find(positive); alias != aliases_.end()) positive = alias->second;
+      auto negated = flags_.find(positive);
       if (negated != flags_.end()) {
         if (!negated->second.boolean) {
           return Error{"'" + arg + "': --" + negated->first + " is not a boolean flag"};
@@ -278,6 +291,15 @@ Result<std::vector<std::string>> FlagSet::load(const std::string& envPrefix, int
     if (!valid) return valid.error();
   }
   return extra;
+}
+
+void FlagSet::alias(const std::string& alias, const std::string& name) {
+  auto it = flags_.find(name);
+  CHECK(it != flags_.end()) << "alias --" << alias << " of unknown flag --" << name;
+  CHECK(flags_.count(alias) == 0 && aliases_.count(alias) == 0 && alias != "help")
+      << "alias --" << alias << " is taken";
+  aliases_[alias] = name;
+  it->second.help += " (alias: --" + alias + ")";
 }
 
 std::string FlagSet::usage(const std::string& program) const {

@@ -65,6 +65,11 @@ class FlagSet {
   // A flag without a default: *field stays empty unless given.
   template <typename T>
   void add(std::optional<T>* field, const std::string& name, const std::string& help);
+  // `alias` names the registered flag `name` too (Apache Mesos's
+  // --authenticate for --authenticate_frameworks), on the command line and
+  // in the environment. usage() mentions it in the flag's help.
+  // REQUIRES: `name` is registered; `alias` is not a flag name.
+  void alias(const std::string& alias, const std::string& name);
 
   // Declares flag `name` (registered already) as holding a secret: values()
   // and whatever shows flags (/flags, /state) mask it as `secrecy` says
@@ -113,6 +118,7 @@ class FlagSet {
   Result<void> setFlag(const Flag& flag, const std::string& value, const std::string& source);
 
   std::map<std::string, Flag> flags_;
+  std::map<std::string, std::string> aliases_;  // alias -> flag name
   bool help_ = false;
 };
 

@@ -114,6 +114,7 @@ MasterFlags::MasterFlags() {
       "this master's endpoints from a browser (CORS); the master's own web UI needs none "
       "(default: none)");
   security.addTo(*this, authentication::Daemon::kMaster);
+  addAuthenticationFlags();
 }
 
 Result<allocator::Config> MasterFlags::allocatorConfig() const {
@@ -183,6 +184,9 @@ Result<void> MasterFlags::validate() const {
   }
   if (auto config = allocatorConfig(); !config) return config.error();
   if (auto guard = security.guard(authentication::Daemon::kMaster); !guard) return guard.error();
+  if (auto authentication = validateAuthentication(); !authentication) {
+    return authentication.error();
+  }
   return {};
 }
 

@@ -61,6 +61,15 @@ struct MasterFlags : flags::FlagSet {
   // HTTP authentication and authorization (docs/security.md).
   authentication::HttpSecurityFlags security;
 
+  // Authentication (docs/security.md; master/authentication.cpp adds them).
+  bool authenticate_frameworks;
+  bool authenticate_agents;
+  std::optional<std::string> credentials;
+  std::string authenticators;
+  flags::Duration authentication_v0_timeout;
+  void addAuthenticationFlags();
+  Result<void> validateAuthentication() const;
+
   // The allocation flags as the allocator's configuration.
   Result<allocator::Config> allocatorConfig() const;
 };

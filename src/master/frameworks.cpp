@@ -64,8 +64,10 @@ Framework* Master::frameworkFrom(const UPID& from, const FrameworkID& id, const 
 }
 
 void Master::registerFramework(const UPID& from, const RegisterFrameworkMessage& message) {
-  const FrameworkInfo& info = message.framework();
-  if (auto error = validateFrameworkInfo(info)) {
+  FrameworkInfo info = message.framework();
+  auto error = validateFrameworkInfo(info);
+  if (!error) error = checkFrameworkAuthentication(from, info);
+  if (error) {
     LOG(WARNING) << "Refusing registration of a framework at " << from << ": " << *error;
     FrameworkErrorMessage reply;
     reply.set_message(*error);
@@ -111,8 +113,11 @@ void Master::registerFramework(const UPID& from, const RegisterFrameworkMessage&
 }
 
 void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMessage& message) {
-  const FrameworkInfo& info = message.framework();
-  if (auto error = validateFrameworkInfo(info)) {
+  FrameworkInfo info = message.framework();
+  auto error = validateFrameworkInfo(info);
+  if (!error) error = checkFrameworkAuthentication(from, info);
+  if (error) {
+    LOG(WARNING) << "Refusing re-registration of a framework at " << from << ": " << *error;
     FrameworkErrorMessage reply;
     reply.set_message(*error);
     send(from, std::move(reply));
@@ -138,6 +143,16 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
     return;
   }
   Framework* f = framework(id);
+  if (f != nullptr && f->info.principal() != info.principal()) {
+    // Not said to the scheduler: it would learn the framework's principal.
+    LOG(WARNING) << "Refusing re-registration of framework " << id << " at " << from
+                 << " with principal '" << info.principal() << "': it registered with '"
+                 << f->info.principal() << "'";
+    FrameworkErrorMessage reply;
+    reply.set_message("Changing framework's principal is not allowed.");
+    send(from, std::move(reply));
+    return;
+  }
   if (f == nullptr) {
     // Unknown here (this master started after it registered): take it back.
     f = addFramework(info, from);
@@ -194,6 +209,7 @@ void Master::failoverFramework(Framework& f, const UPID& newPid) {
     send(f.pid, std::move(error));
   }
   frameworkPids_.erase(f.pid);
+  forgetAuthentication(f.pid);
   registry_.setPid(f, newPid, isSchedulerStream(newPid));
   frameworkPids_[newPid] = f.id.value();
   link(newPid);
@@ -265,6 +281,7 @@ void Master::removeFramework(Framework& f) {
   shutDownOnSlaves(f, "Framework removed");
   dispatch(allocator_.pid(), &AllocatorActor::removeFramework, f.id);
   frameworkPids_.erase(f.pid);
+  forgetAuthentication(f.pid);
   metrics_.frameworksRemoved++;
   registry_.unregisterFramework(f, now());
 }

@@ -62,6 +62,10 @@ void Master::initialize() {
       << "Guarantees add up to " << guaranteed_.toString()
       << "; the cluster meets all of them at once when its slaves have at least that";
 
+  setUpAuthentication();
+
+  // Authentication (authentication.cpp).
+  handle(&Master::authenticate);
   // Frameworks.
   handle(&Master::registerFramework);
   handle(&Master::reregisterFramework);
@@ -122,6 +126,7 @@ void Master::finalize() {
 }
 
 void Master::exited(const UPID& pid) {
+  if (sessions_.stopped(pid)) return;  // an authentication session
   schedulerStreamEnded(pid);
   if (auto it = frameworkPids_.find(pid); it != frameworkPids_.end()) {
     if (Framework* f = framework(it->second); f != nullptr && f->pid == pid) {

@@ -29,6 +29,7 @@
 
 #include "allocator/allocator_actor.hpp"
 #include "authentication/http/endpoint_guard.hpp"
+#include "authentication/authentication.hpp"
 #include "common/json.hpp"
 #include "mesos/resources.hpp"
 #include "common/task_states.hpp"
@@ -185,6 +186,36 @@ class Master : public process::Actor {
   std::optional<std::string> validateFrameworkInfo(const FrameworkInfo& info) const;
   // The framework `id` if `from` is its current scheduler; logs otherwise.
   Framework* frameworkFrom(const UPID& from, const FrameworkID& id, const char* what);
+
+  // authentication.cpp: frameworks and slaves prove their principal before
+  // they register (Apache Mesos's v0 authentication, docs/security.md).
+  // AuthenticateMessage: a session actor authenticates the sender (the
+  // client's authenticatee actor) for the pid the message names.
+  void authenticate(const UPID& from, const AuthenticateMessage& message);
+  void setUpAuthentication();
+  // The session `attempt` for `pid` ended (or timed out: --authentication_v0_-
+  // timeout); a stale attempt is ignored.
+  void authenticationFinished(const UPID& pid, uint64_t attempt,
+                              const authentication::Outcome& outcome);
+  void authenticationTimedOut(const UPID& pid, uint64_t attempt);
+  // Why the scheduler at `from` may not (re-)register with `info`: not
+  // authenticated under --authenticate_frameworks, authenticating still, or
+  // naming a principal other than its authenticated one. Otherwise sets
+  // info.principal to the authenticated principal (if any) and returns none.
+  std::optional<std::string> checkFrameworkAuthentication(const UPID& from, FrameworkInfo& info);
+  // Whether the slave at `from` may (re-)register; logs why not.
+  bool slaveAuthenticated(const UPID& from, const char* what);
+  // `pid` is no longer a framework or slave: its authentication lapses.
+  void forgetAuthentication(const UPID& pid);
+  std::unique_ptr<authentication::Authenticator> authenticator_;
+  struct Authenticating {
+    uint64_t attempt = 0;
+    UPID session;  // its actor, in sessions_
+  };
+  std::unordered_map<UPID, Authenticating> authenticating_;  // by client pid
+  authentication::AttemptActors sessions_;
+  std::unordered_map<UPID, std::string> authenticated_;      // client pid -> principal
+  uint64_t nextAuthentication_ = 0;
 
   // slaves.cpp
   void registerSlave(const UPID& from, const RegisterSlaveMessage& message);

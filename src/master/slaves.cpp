@@ -36,6 +36,7 @@ MasterSlaveConnection connection(const MasterFlags& flags) {
 }  // namespace
 
 void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message) {
+  if (!slaveAuthenticated(from, "registration")) return;
   const SlaveInfo& info = message.slave();
   std::string error;
   if (!info.IsInitialized()) {
@@ -84,6 +85,7 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
 }
 
 void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message) {
+  if (!slaveAuthenticated(from, "re-registration")) return;
   const SlaveInfo& info = message.slave();
   if (!info.IsInitialized() || !info.has_id() || info.id().value().empty()) {
     LOG(WARNING) << "Refusing re-registration of the slave at " << from
@@ -238,6 +240,7 @@ void Master::removeSlave(Slave& s, const std::string& reason, bool shutdown) {
   const SlaveID slaveId = s.id;
   const UPID pid = s.pid;
   LOG(WARNING) << "Removing slave " << slaveId.value() << " at " << pid << ": " << reason;
+  forgetAuthentication(pid);
 
   // Its offers are void; the resources leave with the slave.
   std::vector<std::string> offers(s.offers.begin(), s.offers.end());

@@ -78,6 +78,28 @@ MesosSchedulerDriver::MesosSchedulerDriver(Scheduler* scheduler, const Framework
   CHECK(scheduler_ != nullptr) << "MesosSchedulerDriver needs a Scheduler";
 }
 
+MesosSchedulerDriver::MesosSchedulerDriver(Scheduler* scheduler, const FrameworkInfo& framework,
+                                           const std::string& master,
+                                           const Credential& credential)
+    : MesosSchedulerDriver(scheduler, framework, master, true, credential, nullptr) {}
+
+MesosSchedulerDriver::MesosSchedulerDriver(Scheduler* scheduler, const FrameworkInfo& framework,
+                                           const std::string& master,
+                                           bool implicitAcknowledgements,
+                                           const Credential& credential)
+    : MesosSchedulerDriver(scheduler, framework, master, implicitAcknowledgements, credential,
+                           nullptr) {}
+
+MesosSchedulerDriver::MesosSchedulerDriver(Scheduler* scheduler, const FrameworkInfo& framework,
+                                           const std::string& master,
+                                           bool implicitAcknowledgements,
+                                           const Credential& credential,
+                                           process::Runtime* runtime)
+    : MesosSchedulerDriver(scheduler, framework, master, implicitAcknowledgements, runtime) {
+  credential_ = std::make_unique<Credential>(credential);
+  if (framework_.principal().empty()) framework_.set_principal(credential.principal());
+}
+
 MesosSchedulerDriver::~MesosSchedulerDriver() {
   std::unique_ptr<process::Spawned<SchedulerProcess>> process;
   {
@@ -142,8 +164,10 @@ Status MesosSchedulerDriver::start() {
                         "routable address of this host";
       }
       process_ = std::make_unique<process::Spawned<SchedulerProcess>>(
-          runtime.spawn<SchedulerProcess>(this, scheduler_, framework_, *master,
-                                          std::move(detector), implicitAcknowledgements_));
+          runtime.spawn<SchedulerProcess>(
+              this, scheduler_, framework_, *master, std::move(detector),
+              implicitAcknowledgements_,
+              credential_ ? std::optional<Credential>(*credential_) : std::nullopt));
       return status_ = DRIVER_RUNNING;
     }
     failure = master.error().message;

@@ -7,6 +7,7 @@
 #include <glog/logging.h>
 
 #include "common/flags.hpp"
+#include "process/dispatch.hpp"
 
 #include "scheduler.pb.h"
 
@@ -24,6 +25,19 @@ bool complete(const M& message, const process::UPID& from) {
   return false;
 }
 
+// A positive duration from the environment variable `name` ("5secs").
+void durationFromEnvironment(const char* name, process::Duration* out) {
+  const char* text = std::getenv(name);
+  if (text == nullptr) return;
+  auto parsed = flags::parseDuration(text);
+  if (parsed && *parsed > flags::Duration::zero()) {
+    *out = std::chrono::duration_cast<process::Duration>(*parsed);
+  } else {
+    LOG(WARNING) << "Ignoring " << name << "='" << text
+                 << "': not a positive duration such as 2secs";
+  }
+}
+
 double wallClockSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -34,7 +48,8 @@ double wallClockSeconds() {
 SchedulerProcess::SchedulerProcess(MesosSchedulerDriver* driver, Scheduler* scheduler,
                                    FrameworkInfo framework, process::UPID master,
                                    std::shared_ptr<zk::MasterDetector> detector,
-                                   bool implicitAcknowledgements)
+                                   bool implicitAcknowledgements,
+                                   std::optional<Credential> credential)
     : Actor(process::generateId("scheduler")),
       driver_(driver),
       scheduler_(scheduler),
@@ -43,15 +58,18 @@ SchedulerProcess::SchedulerProcess(MesosSchedulerDriver* driver, Scheduler* sche
       detector_(std::move(detector)),
       implicitAcknowledgements_(implicitAcknowledgements),
       failover_(framework_.has_id() && !framework_.id().value().empty()),
-      random_(std::random_device{}()) {
-  if (const char* text = std::getenv("MESOS_REGISTRATION_BACKOFF_FACTOR")) {
-    auto factor = flags::parseDuration(text);
-    if (factor && *factor > flags::Duration::zero()) {
-      backoffFactor_ = std::chrono::duration_cast<process::Duration>(*factor);
-    } else {
-      LOG(WARNING) << "Ignoring MESOS_REGISTRATION_BACKOFF_FACTOR='" << text
-                   << "': not a positive duration such as 2secs";
-    }
+      random_(std::random_device{}()),
+      credential_(std::move(credential)) {
+  durationFromEnvironment("MESOS_REGISTRATION_BACKOFF_FACTOR", &backoffFactor_);
+  if (credential_) {
+    durationFromEnvironment("MESOS_AUTHENTICATION_TIMEOUT_MIN", &authenticationTimeoutMin_);
+    durationFromEnvironment("MESOS_AUTHENTICATION_TIMEOUT_MAX", &authenticationTimeoutMax_);
+    durationFromEnvironment("MESOS_AUTHENTICATION_BACKOFF_FACTOR",
+                            &authenticationBackoffFactor_);
+    authenticationTimeoutMax_ = std::max(authenticationTimeoutMax_, authenticationTimeoutMin_);
+    auto authenticatee = authentication::createAuthenticatee("crammd5");
+    CHECK(authenticatee) << authenticatee.error().message;
+    authenticatee_ = std::move(authenticatee).value();
   }
 }
 
@@ -123,14 +141,16 @@ void SchedulerProcess::detected(const std::optional<MasterInfo>& leader) {
                     : "registering framework '" + framework_.name() + "'");
   std::uniform_real_distribution<double> jitter(0.0, 1.0);
   auto wait = std::chrono::duration_cast<process::Duration>(backoffFactor_ * jitter(random_));
+  cancelAuthentication();
   registrationTimer_ = delay(wait, [this] {
     registrationTimer_.reset();
     linkMaster();
-    doReliableRegistration(backoffFactor_);
+    registerOrAuthenticate();
   });
 }
 
 void SchedulerProcess::exited(const process::UPID& pid) {
+  if (authenticatees_.stopped(pid)) return;
   if (pid != master_) return;
   linked_ = false;
   if (!running.load()) return;
@@ -159,8 +179,82 @@ void SchedulerProcess::startRegistration() {
     cancel(*registrationTimer_);
     registrationTimer_.reset();
   }
+  cancelAuthentication();
   linkMaster();
-  doReliableRegistration(backoffFactor_);
+  registerOrAuthenticate();
+}
+
+void SchedulerProcess::registerOrAuthenticate() {
+  if (!credential_) {
+    doReliableRegistration(backoffFactor_);
+    return;
+  }
+  authenticate(authenticationTimeoutMin_,
+               std::min(authenticationTimeoutMin_ + authenticationBackoffFactor_ * 2,
+                        authenticationTimeoutMax_));
+}
+
+void SchedulerProcess::cancelAuthentication() {
+  if (authenticationTimer_) {
+    cancel(*authenticationTimer_);
+    authenticationTimer_.reset();
+  }
+  ++authenticationAttempt_;  // an outcome already on its way is stale
+  if (authenticating_) authenticatees_.end(runtime(), authenticating_);
+  authenticating_ = process::UPID();
+}
+
+void SchedulerProcess::authenticate(process::Duration minTimeout, process::Duration maxTimeout) {
+  cancelAuthentication();
+  if (!running.load() || connected_ || !master_) return;
+  LOG(INFO) << "Authenticating with master " << master_ << " as principal '"
+            << credential_->principal() << "'";
+  const uint64_t attempt = authenticationAttempt_;
+  process::Pid<SchedulerProcess> self(this->self());
+  authenticating_ = authenticatees_.add(authenticatee_->start(
+      runtime(), master_, this->self(), *credential_,
+      [self, attempt](const authentication::Outcome& outcome) {
+        process::dispatch(self, &SchedulerProcess::authenticated, attempt, outcome);
+      }));
+  link(authenticating_);  // exited() drops its handle once it stopped
+  std::uniform_real_distribution<double> jitter(0.0, 1.0);
+  auto timeout = minTimeout + std::chrono::duration_cast<process::Duration>(
+                                  (maxTimeout - minTimeout) * jitter(random_));
+  authenticationTimer_ = delay(timeout, [this, attempt, minTimeout, maxTimeout] {
+    authenticationTimer_.reset();
+    if (attempt != authenticationAttempt_) return;
+    LOG(WARNING) << "Authentication with master " << master_ << " timed out; retrying";
+    authenticate(minTimeout, std::min(minTimeout + (maxTimeout - minTimeout) * 2,
+                                      authenticationTimeoutMax_));
+  });
+}
+
+void SchedulerProcess::authenticated(uint64_t attempt, const authentication::Outcome& outcome) {
+  if (attempt != authenticationAttempt_) return;
+  if (outcome.kind == authentication::Outcome::Kind::kError) {
+    // Tried again when this attempt's time is up (not at once: a master
+    // without an authenticator would be asked in a loop).
+    LOG(WARNING) << "Failed to authenticate with master " << master_ << ": " << outcome.error
+                 << "; trying again";
+    authenticating_ = process::UPID();  // it stops by itself
+    return;
+  }
+  cancelAuthentication();
+  if (!running.load()) return;
+  switch (outcome.kind) {
+    case authentication::Outcome::Kind::kAuthenticated:
+      LOG(INFO) << "Authenticated with master " << master_ << " as '" << outcome.principal << "'";
+      doReliableRegistration(backoffFactor_);
+      return;
+    case authentication::Outcome::Kind::kRefused:
+      LOG(ERROR) << "Master " << master_ << " refused authentication as principal '"
+                 << credential_->principal() << "'";
+      driver_->abort();
+      scheduler_->error(driver_, "Master refused authentication");
+      return;
+    case authentication::Outcome::Kind::kError:
+      return;
+  }
 }
 
 void SchedulerProcess::doReliableRegistration(process::Duration maxBackoff) {

@@ -23,10 +23,12 @@
 #include <utility>
 #include <vector>
 
+#include "authentication/authentication.hpp"
 #include "mesos/scheduler.hpp"
 
 #include "messages.pb.h"
 #include "process/actor.hpp"
+#include "process/runtime.hpp"
 #include "process/upid.hpp"
 #include "zk/detector.hpp"
 
@@ -47,7 +49,7 @@ class SchedulerProcess : public process::Actor {
   // `master`: the master, or none when `detector` finds the leader (zk://).
   SchedulerProcess(MesosSchedulerDriver* driver, Scheduler* scheduler, FrameworkInfo framework,
                    process::UPID master, std::shared_ptr<zk::MasterDetector> detector,
-                   bool implicitAcknowledgements);
+                   bool implicitAcknowledgements, std::optional<Credential> credential);
 
   // False once the driver is stopped or aborted: from then on events from
   // the master are ignored. Written by the driver, under its mutex.
@@ -97,8 +99,16 @@ class SchedulerProcess : public process::Actor {
   // Sends one (re-)registration and schedules the next attempt within
   // `maxBackoff` (jittered), unless connected or stopped by then.
   void doReliableRegistration(process::Duration maxBackoff);
-  // Starts a fresh registration sequence, replacing any pending retry.
+  // Starts a fresh registration sequence, replacing any pending retry:
+  // authenticates first when the driver has a credential.
   void startRegistration();
+  // Registration with this master, or authentication first.
+  void registerOrAuthenticate();
+  // One authentication attempt that gives up after a random time within
+  // [minTimeout, maxTimeout] and then retries with a doubled maximum.
+  void authenticate(process::Duration minTimeout, process::Duration maxTimeout);
+  void authenticated(uint64_t attempt, const authentication::Outcome& outcome);
+  void cancelAuthentication();
   void linkMaster();
   void detect();
   void detected(const std::optional<MasterInfo>& leader);
@@ -128,7 +138,19 @@ class SchedulerProcess : public process::Actor {
   bool failover_;
   bool linked_ = false;  // a link to master_ is in place (exited() not yet seen)
   std::optional<process::TimerId> registrationTimer_;
+
   std::mt19937_64 random_;
+
+  // Authentication (with a credential).
+  const std::optional<Credential> credential_;
+  std::unique_ptr<authentication::Authenticatee> authenticatee_;
+  authentication::AttemptActors authenticatees_;
+  process::UPID authenticating_;  // the attempt under way (in authenticatees_)
+  uint64_t authenticationAttempt_ = 0;
+  std::optional<process::TimerId> authenticationTimer_;
+  process::Duration authenticationTimeoutMin_ = std::chrono::seconds(5);
+  process::Duration authenticationTimeoutMax_ = std::chrono::minutes(1);
+  process::Duration authenticationBackoffFactor_ = std::chrono::seconds(1);
 
   // offer id -> (slave id, slave pid), from the offers not yet used.
   std::unordered_map<std::string, std::pair<std::string, process::UPID>> savedOffers_;

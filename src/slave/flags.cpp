@@ -200,6 +200,7 @@ Flags::Flags() {
       "slave's endpoints from a browser (CORS). The master the slave is registered with is "
       "always allowed, so that its web UI can show sandboxes");
   security.addTo(*this, authentication::Daemon::kAgent);
+  addAuthenticationFlags();
 }
 
 Result<void> Flags::validate() const {
@@ -267,6 +268,9 @@ Result<void> Flags::validate() const {
     }
   }
   if (auto guard = security.guard(authentication::Daemon::kAgent); !guard) return guard.error();
+  if (auto authentication = validateAuthentication(); !authentication) {
+    return authentication.error();
+  }
   return {};
 }
 

@@ -62,6 +62,14 @@ struct Flags : mesos::flags::FlagSet {
   std::optional<std::string> http_allowed_origins;
   // HTTP authentication and authorization (docs/security.md).
   authentication::HttpSecurityFlags security;
+  // Authentication with the master (docs/security.md; slave/authentication.cpp).
+  std::optional<std::string> credential;
+  std::string authenticatee;
+  mesos::flags::Duration authentication_backoff_factor;
+  mesos::flags::Duration authentication_timeout_min;
+  mesos::flags::Duration authentication_timeout_max;
+  void addAuthenticationFlags();
+  Result<void> validateAuthentication() const;
 };
 
 // The master's UPID from --master: "master@ip:port", "host:port" or

@@ -109,6 +109,13 @@ int main(int argc, char** argv) {
       process::http::AllowedOrigins::parse(flags.http_allowed_origins.value_or("")).value());
   (*runtime)->setCorsPolicy(origins);
   slaveOptions.allowedOrigins = origins;
+  // As Apache Mesos's slave: a refused credential ends the process (its
+  // executors keep running for a slave started with the right one).
+  slaveOptions.authenticationRefused = [] {
+    LOG(ERROR) << "Exiting: the master refused this slave's --credential";
+    google::FlushLogFiles(google::GLOG_INFO);
+    std::_Exit(1);
+  };
   auto slave = Slave::create(flags, std::move(slaveOptions));
   if (!slave) {
     std::cerr << program << ": " << slave.error().message << std::endl;

@@ -120,6 +120,7 @@ Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
   auto guard = flags_.security.guard(authentication::Daemon::kAgent);
   CHECK(guard) << guard.error().message;
   guard_ = std::move(guard).value();
+  authenticationRefused_ = std::move(options.authenticationRefused);
 }
 
 Slave::~Slave() = default;
@@ -149,6 +150,7 @@ void Slave::initialize() {
     process::dispatch(process::Pid<Files>(files_), &Files::setGuard,
                       std::shared_ptr<const authentication::EndpointGuard>(guard_));
   }
+  loadCredential();
 
   startTime_ = wallTime();
   info_.set_port(self().address.port);
@@ -220,6 +222,7 @@ void Slave::detected(const std::optional<MasterInfo>& leader) {
   bool wasRunning = state_ == State::kRunning;
   master_ = pid;
   state_ = State::kDisconnected;
+  resetAuthentication();
   if (pingTimer_) cancel(*pingTimer_);
   pingTimer_.reset();
   if (registrationTimer_) cancel(*registrationTimer_);
@@ -295,6 +298,7 @@ void Slave::doReliableRegistration(process::Duration backoff) {
     registrationTimer_.reset();
   }
   if (!master_ || state_ != State::kDisconnected) return;
+  if (!readyToRegister()) return;
 
   link(*master_);
   if (!info_.has_id()) {
@@ -437,6 +441,8 @@ void Slave::masterLost(const std::string& why) {
   if (pingTimer_) cancel(*pingTimer_);
   pingTimer_.reset();
   process::dispatch(statusUpdateManager_.pid(), &StatusUpdateManager::pause);
+  // A master that restarted at the same address knows no principals.
+  resetAuthentication();
   if (wasRunning) {
     LOG(WARNING) << "Lost the master " << (master_ ? master_->toString() : "") << " (" << why
                  << "); re-registering";
@@ -446,6 +452,7 @@ void Slave::masterLost(const std::string& why) {
 }
 
 void Slave::exited(const UPID& pid) {
+  if (authenticatees_.stopped(pid)) return;
   if (master_ && pid == *master_) {
     masterLost("connection closed");
     return;

@@ -9,12 +9,14 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "authentication/authentication.hpp"
 #include "common/json.hpp"
 #include "mesos/result.hpp"
 #include "messages.pb.h"
@@ -66,6 +68,10 @@ struct SlaveOptions {
   // master it registers with (slave/cors.hpp). None: nothing is added (in
   // mesos-local the web UI and the slaves share one origin).
   std::shared_ptr<process::http::AllowedOrigins> allowedOrigins;
+  // What the slave does when the master refuses its --credential (wrong
+  // secret, unknown principal): by default it logs and stays unregistered;
+  // mesos-slave exits (as Apache Mesos's does), leaving executors running.
+  std::function<void()> authenticationRefused;
 };
 
 class Slave : public process::Actor {
@@ -146,6 +152,17 @@ class Slave : public process::Actor {
   void masterLost(const std::string& why);
   void armPingTimer();
   bool fromMaster(const process::UPID& from, const char* what);
+
+  // authentication.cpp: with --credential the slave authenticates with each
+  // master (and after losing it) before it (re-)registers.
+  void loadCredential();
+  // Whether registration may go ahead now; otherwise authentication has
+  // started (or is under way) and registers when it succeeds.
+  bool readyToRegister();
+  void authenticate(process::Duration minTimeout, process::Duration maxTimeout);
+  void authenticated(uint64_t attempt, const authentication::Outcome& outcome);
+  // The master changed or was lost: the next registration authenticates.
+  void resetAuthentication();
 
   // executors.cpp: tasks and executors.
   void runTask(const process::UPID& from, const RunTaskMessage& message);
@@ -272,6 +289,15 @@ class Slave : public process::Actor {
 
   std::optional<process::TimerId> registrationTimer_;
   std::optional<process::TimerId> pingTimer_;
+
+  std::optional<Credential> credential_;
+  std::unique_ptr<authentication::Authenticatee> authenticatee_;
+  std::function<void()> authenticationRefused_;
+  bool authenticated_ = false;  // with master_, since it was last found or lost
+  authentication::AttemptActors authenticatees_;
+  process::UPID authenticating_;  // the attempt under way (in authenticatees_)
+  uint64_t authenticationAttempt_ = 0;
+  std::optional<process::TimerId> authenticationTimer_;
   std::optional<process::Duration> pingTimeout_;
 
   Metrics metrics_;

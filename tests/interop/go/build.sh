@@ -6,8 +6,10 @@
 # Produces <output dir>/echo_client (the messenger alone), go_scheduler (a
 # framework on mesos-go's scheduler driver), go_executor (a custom executor
 # on mesos-go's executor driver), go_detector (mesos-go's ZooKeeper master
-# detector, following the leading master) and go_v1_scheduler (a framework on
-# mesos-go's v1 HTTP scheduler client, api/v1/lib). Needs the Debian packages
+# detector, following the leading master), go_v1_scheduler (a framework on
+# mesos-go's v1 HTTP scheduler client, api/v1/lib) and go_auth_scheduler (a
+# framework that authenticates with CRAM-MD5 through mesos-go's SASL
+# authenticatee before it registers). Needs the Debian packages
 # golang-go and golang-github-mesos-mesos-go-dev (which pulls in
 # golang-github-gogo-protobuf-dev, golang-glog-dev, golang-golang-x-net-dev,
 # golang-github-pquerna-ffjson-dev and golang-github-samuel-go-zookeeper-dev).
@@ -35,6 +37,7 @@ for pkg in github.com/mesos/mesos-go/api/v0/messenger \
            github.com/mesos/mesos-go/api/v0/scheduler \
            github.com/mesos/mesos-go/api/v0/executor \
            github.com/mesos/mesos-go/api/v0/detector/zoo \
+           github.com/mesos/mesos-go/api/v0/auth/sasl \
            github.com/mesos/mesos-go/api/v1/lib \
            github.com/mesos/mesos-go/api/v1/lib/encoding/codecs \
            github.com/mesos/mesos-go/api/v1/lib/httpcli \
@@ -66,7 +69,7 @@ CGO_ENABLED=0
 export GO111MODULE GOPATH GOCACHE GOFLAGS GOPROXY CGO_ENABLED
 
 cd "$here"
-for program in echo_client go_scheduler go_executor go_v1_scheduler; do
+for program in echo_client go_scheduler go_executor go_v1_scheduler go_auth_scheduler; do
     "$go" build -o "$out/$program" "mesosinterop/$program"
     echo "build.sh: built $out/$program"
 done
