@@ -60,18 +60,23 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
     joins.push_back("--");
     prefix.insert(prefix.begin(), joins.begin(), joins.end());
   }
+  // Run as root on the executor's behalf: the isolators' wrappers, or the
+  // switch to its user.
+  const bool privileged = !prefix.empty() || !spec.user.empty();
   // The isolators' wrappers run outermost, around any the caller gave.
   prefix.insert(prefix.end(), spec.prefix.begin(), spec.prefix.end());
-  if (!spec.user.empty() || !prefix.empty()) {
+  if (privileged) {
     // Innermost: the wrappers (lxc-execute) need root; the executor not.
-    // The wrappers start with the slave's inherited environment only; the
-    // helper reads the executor's own once it runs as the task's user.
+    // The wrappers start without the executor's own variables; the helper
+    // reads those once it runs as the task's user.
     if (launchHelper_.empty()) return undo("launch", Error{"no launch helper to switch user"});
     prefix.push_back(launchHelper_);
     if (!spec.user.empty()) prefix.push_back("--user=" + spec.user);
     prefix.push_back("--environment_fd=" + std::to_string(kEnvironmentFd));
     prefix.push_back("--");
-    spec.helperEnvironment = inheritedEnvironment();
+    if (!spec.helperEnvironment) spec.helperEnvironment = inheritedEnvironment();
+  } else {
+    spec.helperEnvironment.reset();
   }
   spec.prefix = std::move(prefix);
   auto pid = launcher_->launch(spec);

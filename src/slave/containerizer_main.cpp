@@ -9,14 +9,15 @@
 //
 // writes its own pid to every FILE, in order; with --user, takes NAME's
 // uid, gid and supplementary groups; with --environment_fd, then (no longer
-// root) reads the program's whole environment from the open file N (each
-// NAME=VALUE ended by a NUL byte; the slave's launcher writes it) and
-// closes N; with --user, sets USER, LOGNAME and HOME to NAME's; then
-// executes PROGRAM (looked up in the PATH of the environment it runs with)
-// with the arguments. Without --environment_fd the program gets this
-// process's environment. The environment this process starts with is the
-// slave's inherited one (environment.hpp), never the framework's: nothing
-// a framework puts there (LD_PRELOAD...) is loaded while this runs as root.
+// root) reads the program's environment from the open file N (each
+// NAME=VALUE ended by a NUL byte; the slave's launcher writes it), closes
+// N, and sets those variables over its own (what the slave and the wrappers
+// before it, say LXC's `container`, gave it); with --user, sets USER,
+// LOGNAME and HOME to NAME's; then executes PROGRAM (looked up in the PATH
+// of that environment) with the arguments. The environment this process
+// starts with is what executors start from (environment.hpp), never the
+// framework's: nothing a framework puts there (LD_PRELOAD...) is loaded
+// while this runs as root.
 // On failure it prints one line naming the file, user or program and the
 // cause to stderr (the sandbox's stderr) and exits with status 127. It
 // allocates nothing the executor inherits.
@@ -142,15 +143,19 @@ int main(int argc, char** argv) {
   }
   // From here on, nothing runs with more rights than the executor has.
   std::vector<std::string> entries;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    entries.emplace_back(*entry);
+  }
   if (environmentFd >= 0) {
-    if (!readEnvironment(environmentFd, &entries)) {
+    std::vector<std::string> given;
+    if (!readEnvironment(environmentFd, &given)) {
       return fail("cannot read the environment from descriptor " + std::to_string(environmentFd),
                   errno);
     }
     ::close(environmentFd);
-  } else {
-    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-      entries.emplace_back(*entry);
+    for (const std::string& entry : given) {
+      size_t eq = entry.find('=');
+      setEntry(&entries, entry.substr(0, eq), entry.substr(eq + 1));
     }
   }
   if (!user.empty()) {

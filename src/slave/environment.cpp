@@ -15,8 +15,12 @@ namespace mesos::internal::slave {
 namespace {
 
 bool inherited(const std::string& name) {
-  static const std::set<std::string> kNames = {"PATH",     "HOME", "USER", "LOGNAME", "LANG",
-                                               "LANGUAGE", "TZ",   "TMPDIR"};
+  // LD_LIBRARY_PATH is the operator's, which the slave itself runs with:
+  // executors built against libraries outside the loader's folders (an
+  // unpacked package, a build tree) need it too.
+  static const std::set<std::string> kNames = {"PATH",   "LD_LIBRARY_PATH", "HOME",
+                                               "USER",   "LOGNAME",         "LANG",
+                                               "LANGUAGE", "TZ",            "TMPDIR"};
   return kNames.count(name) != 0 || name.rfind("LC_", 0) == 0;
 }
 

@@ -6,8 +6,8 @@
 // kInheritedVariables names come from it (or, when the operator gives
 // --executor_environment_variables, exactly those instead), then the
 // slave's MESOS_* variables, then the executor's CommandInfo.environment,
-// which wins. Loader variables (LD_PRELOAD, LD_LIBRARY_PATH, ...) are in
-// that last part only when the framework puts them there, and then reach
+// which wins. The framework's loader variables (LD_PRELOAD,
+// LD_LIBRARY_PATH, ...) are in that last part only, and reach
 // the executor only through the launch helper (mesos-containerizer
 // --environment_fd), which reads them after it dropped root.
 #pragma once
@@ -26,7 +26,8 @@ constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/
 
 // The variables of this process's environment that an executor inherits
 // when --executor_environment_variables is not given: PATH (kDefaultPath
-// when unset), HOME, USER, LOGNAME, LANG, LANGUAGE, LC_*, TZ and TMPDIR.
+// when unset), LD_LIBRARY_PATH, HOME, USER, LOGNAME, LANG, LANGUAGE, LC_*,
+// TZ and TMPDIR.
 // The launch helper replaces HOME, USER and LOGNAME with the task user's
 // when it switches to that user.
 std::map<std::string, std::string> inheritedEnvironment();

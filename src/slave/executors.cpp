@@ -331,6 +331,7 @@ Result<void> Slave::startExecutor(Executor* executor, const Framework& framework
   spec.command = info.command();
   spec.directory = executor->directory;
   spec.environment = executorEnvironment(framework, *executor);
+  spec.helperEnvironment = baseEnvironment_;
   spec.stdoutPath = executor->directory + "/stdout";
   spec.stderrPath = executor->directory + "/stderr";
   spec.user = executorUser(framework, info);

@@ -193,8 +193,9 @@ Flags::Flags() {
   add(&executor_environment_variables, "executor_environment_variables",
       "The environment executors start from, as a JSON object of names and string values "
       "('{\"PATH\":\"/bin:/usr/bin\"}'), inline or file:///PATH; the slave's MESOS_* "
-      "variables and the executor's CommandInfo.environment are added to it. Unset: PATH, HOME, "
-      "USER, LOGNAME, LANG, LANGUAGE, LC_*, TZ and TMPDIR of the slave's own environment");
+      "variables and the executor's CommandInfo.environment are added to it. Unset: PATH, "
+      "LD_LIBRARY_PATH, HOME, USER, LOGNAME, LANG, LANGUAGE, LC_*, TZ and TMPDIR of the slave's "
+      "own environment");
   add(&http_allowed_origins, "http_allowed_origins",
       "Origins (scheme://host:port, comma-separated; '*' for any) whose web pages may read this "
       "slave's endpoints from a browser (CORS). The master the slave is registered with is "

@@ -69,10 +69,10 @@ Result<int> openOutputFile(const std::string& path) {
                   0644);
   if (fd < 0) return spawnError("cannot open '" + path + "'", errno);
   struct stat s {};
-  if (::fstat(fd, &s) != 0 || !S_ISREG(s.st_mode) || s.st_nlink != 1 ||
+  if (::fstat(fd, &s) != 0 || (S_ISREG(s.st_mode) && s.st_nlink != 1) ||
       ::fcntl(fd, F_SETFL, O_APPEND) != 0) {
     ::close(fd);
-    return Error{"cannot open '" + path + "': not a regular file of its own"};
+    return Error{"cannot open '" + path + "': a file with another name (a hard link)"};
   }
   return fd;
 }

@@ -30,9 +30,12 @@ struct LaunchSpec {
   // and `environment` is written to an anonymous file the process finds
   // open as descriptor kEnvironmentFd: the last wrapper of `prefix`, the
   // launch helper (mesos-containerizer --environment_fd), reads it there
-  // once it runs as the task's user and starts the command with it. So
-  // what the framework put in the environment (LD_PRELOAD...) never
-  // reaches a wrapper that runs as root.
+  // once it runs as the task's user and starts the command with it (over
+  // what the wrappers gave it). So what the framework put in the
+  // environment (LD_PRELOAD...) never reaches a wrapper that runs as root.
+  // The slave sets it to what every executor's environment starts from;
+  // the containerizer keeps it only when wrappers or a user switch run as
+  // root (else the launcher ignores nothing: it is unset).
   std::optional<std::map<std::string, std::string>> helperEnvironment;
   std::string stdoutPath;      // the child's stdout: created, or appended to
   std::string stderrPath;
@@ -76,8 +79,10 @@ class Launcher {
 
 // Opens `path` to append a child's output to, so that a file the task's
 // user may have put in its place (the sandbox is theirs) cannot be abused by
-// the slave, which runs as root: no symbolic link is followed, a FIFO does
-// not block, and only a regular file with one link is taken. Returns the
+// the slave, which runs as root: no symbolic link is followed, a FIFO
+// without a reader fails at once instead of blocking, and a regular file
+// with another link (a hard link to someone else's file) is refused. (A
+// task's user cannot make device nodes.) Returns the
 // descriptor (close-on-exec; the caller closes it), or an error naming the
 // path.
 Result<int> openOutputFile(const std::string& path);

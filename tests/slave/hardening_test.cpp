@@ -98,13 +98,13 @@ class HardeningTest : public SlaveTestBase {
 // the executor's own from its first instruction.
 TEST_F(HardeningTest, TheExecutorEnvironmentIsTheAllowListThenMesosThenTheFrameworks) {
   ::setenv("MESOS_HARDENING_TEST_SLAVE_ONLY", "leaks", 1);
-  ::setenv("LD_LIBRARY_PATH", "/slave/only", 1);
+  ::setenv("GCONV_PATH", "/slave/only", 1);
   ::setenv("LC_MESSAGES", "C", 1);
   Flags flags = this->flags();
   flags.switch_user = false;
   startRegisteredSlave(flags);
   ::unsetenv("MESOS_HARDENING_TEST_SLAVE_ONLY");
-  ::unsetenv("LD_LIBRARY_PATH");
+  ::unsetenv("GCONV_PATH");
   ::unsetenv("LC_MESSAGES");
 
   auto exited = runtime_->hooks().await<ExitedExecutorMessage>();
