@@ -1,6 +1,8 @@
 // The ACL parser, the local authorizer's decisions (every action allowed and
 // denied, `permissive` both ways, requests without a principal), the HTTP
 // credentials formats and the endpoint guard's 401 and 403 answers.
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
 
@@ -198,22 +200,31 @@ TEST(LocalAuthorizerTest, AuthorizedForAllAndAllowsByName) {
   EXPECT_FALSE(local("{}")->allowsByName(Action::kRunTask, std::string("admin"), "root"));
 }
 
-TEST(HttpCredentialsTest, JsonAndPlainText) {
-  auto json = authentication::parseCredentials(
-      R"({"credentials": [{"principal": "ops", "secret": "s1"}, {"principal": "dev", "secret": "s2"}]})");
+TEST(HttpCredentialsTest, InlineJsonOrAFileInEitherForm) {
+  auto json = authentication::loadCredentials(
+      R"({"credentials": [{"principal": "ops", "secret": "s1"}, {"principal": "dev", "secret": "s2"}]})",
+      "http_credentials");
   ASSERT_TRUE(json.ok()) << json.error().message;
   EXPECT_EQ(json->at("ops"), "s1");
   EXPECT_EQ(json->at("dev"), "s2");
-  auto text = authentication::parseCredentials("# comment\nops s1\n\n  dev   s2\r\n");
+  char pattern[] = "/tmp/http-credentials-XXXXXX";
+  int fd = ::mkstemp(pattern);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  std::ofstream(pattern) << "# comment\nops s1\n\n  dev   s2\r\n";
+  auto text = authentication::loadCredentials(std::string("file://") + pattern, "http_credentials");
   ASSERT_TRUE(text.ok()) << text.error().message;
   EXPECT_EQ(text->size(), 2u);
   EXPECT_EQ(text->at("dev"), "s2");
-  auto bad = authentication::parseCredentials("ops s1\nlonely\n");
+  std::ofstream(pattern) << "ops s1\nlonely\n";
+  auto bad = authentication::loadCredentials(pattern, "http_credentials");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message, "line 2: expected 'principal secret' (two words)");
-  auto badJson = authentication::parseCredentials(R"({"credentials": [{"secret": "x"}]})");
-  ASSERT_FALSE(badJson.ok());
-  EXPECT_EQ(badJson.error().message, "credentials[0]: expected a non-empty string \"principal\"");
+  EXPECT_EQ(0u, bad.error().message.find("--http_credentials: ")) << bad.error().message;
+  EXPECT_NE(std::string::npos, bad.error().message.find("line 2")) << bad.error().message;
+  ::unlink(pattern);
+  auto relative = authentication::loadCredentials("creds.json", "http_credentials");
+  ASSERT_FALSE(relative.ok());
+  EXPECT_NE(std::string::npos, relative.error().message.find("absolute path"));
 }
 
 TEST(HttpCredentialsTest, Base64) {

@@ -1,8 +1,6 @@
 // The credentials HTTP clients authenticate with (--http_credentials), in
-// Apache Mesos's formats: its JSON,
-//   {"credentials": [{"principal": "ops", "secret": "s3cret"}, ...]}
-// or plain text, one "principal secret" a line (blank lines and lines
-// starting with '#' skipped).
+// Apache Mesos's formats, read as the master's --credentials are
+// (authentication/credentials.hpp).
 #pragma once
 
 #include <map>
@@ -14,10 +12,6 @@
 namespace mesos::internal::authentication {
 
 using Secrets = std::map<std::string, std::string>;  // principal -> secret
-
-// Parses either format. Errors name the line (plain text) or the entry
-// (JSON) that is wrong.
-Result<Secrets> parseCredentials(std::string_view text);
 
 // The flag's value: a path or file:// URL of a file in either format, or
 // the JSON itself. Errors start with "--<flagName>: ".
