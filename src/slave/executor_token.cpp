@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -86,7 +87,8 @@ Result<std::string> loadExecutorSecretKey(const std::string& path, const std::st
   // Made 0600 from the start (a umask would race with the slave's other
   // threads), then renamed into place.
   std::string temporary = kept + ".new";
-  ::mkdir((workDir + "/meta").c_str(), 0755);
+  std::error_code ignored;  // a failure shows in the open() below
+  std::filesystem::create_directories(workDir + "/meta", ignored);
   int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   bool ok = fd >= 0 && ::fchmod(fd, 0600) == 0 &&
             ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) &&

@@ -298,7 +298,12 @@ void Slave::doReliableRegistration(process::Duration backoff) {
     registrationTimer_.reset();
   }
   if (!master_ || state_ != State::kDisconnected) return;
-  if (!readyToRegister()) return;
+  if (!readyToRegister()) {
+    // Authenticating first. Should the master go away meanwhile (it is not
+    // up yet), the next try waits for this timer, not for nothing.
+    scheduleRegistration(backoff);
+    return;
+  }
 
   link(*master_);
   if (!info_.has_id()) {
@@ -324,7 +329,10 @@ void Slave::doReliableRegistration(process::Duration backoff) {
     }
     send(*master_, std::move(message));
   }
+  scheduleRegistration(backoff);
+}
 
+void Slave::scheduleRegistration(process::Duration backoff) {
   // Next attempt after a random wait in [bound/2, bound]; the bound starts at
   // --registration_backoff_factor and doubles up to a minute.
   process::Duration bound =

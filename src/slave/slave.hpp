@@ -146,6 +146,9 @@ class Slave : public process::Actor {
   void shutdown(const process::UPID& from, const ShutdownMessage& message);
   void updateFramework(const process::UPID& from, const UpdateFrameworkMessage& message);
   void doReliableRegistration(process::Duration backoff);
+  // Schedules the next doReliableRegistration() after a randomized backoff
+  // that grows from `backoff`.
+  void scheduleRegistration(process::Duration backoff);
   // The detector's next leader (none while no master leads).
   void detect();
   void detected(const std::optional<MasterInfo>& leader);

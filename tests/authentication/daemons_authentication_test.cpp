@@ -71,6 +71,30 @@ TEST_F(DaemonsAuthenticationTest, SlaveWithTheRightCredentialRegisters) {
   EXPECT_TRUE(logSays("master", "Authenticated principal 'agent' at slave(1)@"));
 }
 
+// A slave started before its master keeps trying at the registration
+// backoff (not in a loop: every failed connection used to start the next
+// attempt at once, tens of thousands a second), and authenticates and
+// registers once the master is up.
+TEST_F(DaemonsAuthenticationTest, ASlaveStartedBeforeItsMasterWaitsForIt) {
+  process::Address master{0x7f000001, freePort()};
+  startSlave(master, "slave", {"--credential=" + dir_ + "/agent.txt"});
+  ASSERT_TRUE(waitUntil([&] { return logSays("slave", "Authenticating with master"); }, 30s))
+      << readFile(dir_ + "/slave.log");
+  pid_t pid = start({MESOS_MASTER_PATH, "--ip=127.0.0.1", "--port=" + std::to_string(master.port),
+                     "--authenticate_agents",
+                     "--credentials=file://" + dir_ + "/credentials.json"},
+                    "master");
+  ASSERT_TRUE(waitUntil([&] { return metric(master, "master/slaves_active") == 1; }, 60s, pid))
+      << readFile(dir_ + "/slave.log");
+  std::string log = readFile(dir_ + "/slave.log");
+  size_t attempts = 0;
+  for (size_t at = log.find("Authenticating with master"); at != std::string::npos;
+       at = log.find("Authenticating with master", at + 1)) {
+    ++attempts;
+  }
+  EXPECT_LT(attempts, 30u) << "attempts while the master was not up";
+}
+
 TEST_F(DaemonsAuthenticationTest, SlaveWithAWrongSecretIsRefusedAndExits) {
   process::Address master = startAuthenticatingMaster();
   pid_t slave = startSlave(master, "slave", {"--credential=" + dir_ + "/wrong.txt"});

@@ -41,6 +41,8 @@ TEST(ExecutorTokenTest, AKeyIsMadeOnceAndKeptPrivate) {
   char pattern[] = "/tmp/mesos-token-test-XXXXXX";
   ASSERT_NE(::mkdtemp(pattern), nullptr);
   std::string dir = pattern;
+  // The work directory need not exist yet (the slave makes it later).
+  dir += "/work";
   auto first = loadExecutorSecretKey("", dir);
   ASSERT_TRUE(first) << first.error().message;
   EXPECT_EQ(32u, first->size());
@@ -59,7 +61,7 @@ TEST(ExecutorTokenTest, AKeyIsMadeOnceAndKeptPrivate) {
   ASSERT_FALSE(empty);
   EXPECT_NE(empty.error().message.find("is empty"), std::string::npos);
   EXPECT_FALSE(loadExecutorSecretKey(dir + "/missing", dir));
-  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(pattern);
 }
 
 class ExecutorAuthenticationTest : public SlaveTestBase {
