@@ -468,16 +468,7 @@ TEST_F(ExecutorTest, CommandTaskRunsUnderTheCommandExecutor) {
   fromMaster(runTask(commandTask("t1", "echo hello from the task")));
   runtime_->settle();
 
-  // Wait (real time) for the terminal update to reach the master.
-  for (int i = 0; i < 300; ++i) {
-    auto updates = master_->updates();
-    if (!updates.empty() && isTerminalState(updates.back().status().state())) break;
-    auto next = runtime_->hooks().await<StatusUpdateMessage>(slave_.pid(), master_.pid());
-    updates = master_->updates();
-    if (!updates.empty() && isTerminalState(updates.back().status().state())) break;
-    ASSERT_TRUE(next.await(std::chrono::seconds(30))) << "no status update in 30 s";
-    runtime_->settle();
-  }
+  awaitTerminalUpdate();
   auto updates = master_->updates();
   ASSERT_GE(updates.size(), 2u);
   EXPECT_EQ(updates.front().status().state(), TASK_RUNNING);

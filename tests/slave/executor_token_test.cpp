@@ -203,15 +203,7 @@ TEST_F(ExecutorAuthenticationTest, TheCommandExecutorPresentsItsTokenAndKeepsItF
   startRegisteredSlave(tokenFlags(true));
   fromMaster(runTask(commandTask("t1", "test -z \"$MESOS_EXECUTOR_AUTHENTICATION_TOKEN\"")));
   runtime_->settle();
-  for (int i = 0; i < 300; ++i) {
-    auto updates = master_->updates();
-    if (!updates.empty() && isTerminalState(updates.back().status().state())) break;
-    auto next = runtime_->hooks().await<StatusUpdateMessage>(slave_.pid(), master_.pid());
-    updates = master_->updates();
-    if (!updates.empty() && isTerminalState(updates.back().status().state())) break;
-    ASSERT_TRUE(next.await(std::chrono::seconds(30))) << "no status update in 30 s";
-    runtime_->settle();
-  }
+  awaitTerminalUpdate();
   auto updates = master_->updates();
   ASSERT_FALSE(updates.empty());
   EXPECT_EQ(TASK_FINISHED, updates.back().status().state()) << updates.back().status().message();

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/task_states.hpp"
 #include "messages.pb.h"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
@@ -159,6 +160,20 @@ class SlaveTestBase : public ::testing::Test {
   void advance(process::Duration d) {
     runtime_->clock().advance(d);
     runtime_->settle();
+  }
+
+  // Waits (real time: a real executor runs) until the fake master holds a
+  // terminal status update; fails the test after 30 s without an update.
+  void awaitTerminalUpdate() {
+    for (int i = 0; i < 300; ++i) {
+      auto updates = master_->updates();
+      if (!updates.empty() && isTerminalState(updates.back().status().state())) return;
+      auto next = runtime_->hooks().await<StatusUpdateMessage>(slave_.pid(), master_.pid());
+      updates = master_->updates();
+      if (!updates.empty() && isTerminalState(updates.back().status().state())) return;
+      ASSERT_TRUE(next.await(std::chrono::seconds(30))) << "no status update in 30 s";
+      runtime_->settle();
+    }
   }
 
   // Sends `message` to the slave as the master would.
