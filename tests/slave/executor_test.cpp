@@ -33,17 +33,7 @@ class ExecutorTest : public SlaveTestBase {
 
   StatusUpdateMessage executorUpdate(mesos::test::Peer* executor, const std::string& executorId,
                                      const std::string& taskId, TaskState state) {
-    StatusUpdateMessage message;
-    StatusUpdate* update = message.mutable_update();
-    update->mutable_framework_id()->set_value("F1");
-    update->mutable_executor_id()->set_value(executorId);
-    update->mutable_slave_id()->set_value("S1");
-    update->mutable_status()->mutable_task_id()->set_value(taskId);
-    update->mutable_status()->set_state(state);
-    update->set_timestamp(1);
-    update->set_uuid(randomUuid());
-    message.set_pid(executor->self().toString());
-    return message;
+    return SlaveTestBase::executorUpdate(executor->self(), executorId, taskId, state);
   }
 
   // The executor's /state entry, live or completed (Null if none).

@@ -98,21 +98,6 @@ class ExecutorAuthenticationTest : public SlaveTestBase {
     return executor->count<ExecutorRegisteredMessage>() > 0;
   }
 
-  StatusUpdateMessage update(const process::UPID& from, const std::string& executorId,
-                             const std::string& taskId, TaskState state) {
-    StatusUpdateMessage message;
-    StatusUpdate* update = message.mutable_update();
-    update->mutable_framework_id()->set_value("F1");
-    update->mutable_executor_id()->set_value(executorId);
-    update->mutable_slave_id()->set_value("S1");
-    update->mutable_status()->mutable_task_id()->set_value(taskId);
-    update->mutable_status()->set_state(state);
-    update->set_timestamp(1);
-    update->set_uuid(randomUuid());
-    message.set_pid(from.toString());
-    return message;
-  }
-
   // Posts `message` over a connection of this host in the name of `from`,
   // with `authorization` if not empty; the runtime's answer (202 once it is
   // in the slave's mailbox).
@@ -152,8 +137,8 @@ TEST_F(ExecutorAuthenticationTest, AnExecutorThatPresentedItsTokenCannotBeImpers
   noPid.mutable_framework_id()->set_value("F1");
   fromMaster(noPid);
 
-  EXPECT_EQ(202, forge(e1->self(), update(e1->self(), "e1", "t1", TASK_FINISHED), ""));
-  EXPECT_EQ(202, forge(e1->self(), update(e1->self(), "e1", "t1", TASK_FAILED),
+  EXPECT_EQ(202, forge(e1->self(), executorUpdate(e1->self(), "e1", "t1", TASK_FINISHED), ""));
+  EXPECT_EQ(202, forge(e1->self(), executorUpdate(e1->self(), "e1", "t1", TASK_FAILED),
                        "Bearer " + tokenOf("e2")));
   ExecutorToFrameworkMessage data;
   data.mutable_slave_id()->set_value("S1");
@@ -165,7 +150,7 @@ TEST_F(ExecutorAuthenticationTest, AnExecutorThatPresentedItsTokenCannotBeImpers
   EXPECT_TRUE(master_->frameworkMessages().empty());
 
   // The executor itself is heard.
-  e1->post(slave_.pid(), update(e1->self(), "e1", "t1", TASK_RUNNING));
+  e1->post(slave_.pid(), executorUpdate(e1->self(), "e1", "t1", TASK_RUNNING));
   e1->post(slave_.pid(), data);
   runtime_->settle();
   ASSERT_EQ(1u, master_->updates().size());
@@ -191,7 +176,7 @@ TEST_F(ExecutorAuthenticationTest, RequiredTokensLetOnlyTheLaunchedExecutorRegis
   auto* e1 = startExecutor("executor(e1)");
   e1->presentAuthorization(slave_.pid(), "Bearer " + tokenOf("e1"));
   EXPECT_TRUE(registers(e1, "e1"));
-  e1->post(slave_.pid(), update(e1->self(), "e1", "t1", TASK_RUNNING));
+  e1->post(slave_.pid(), executorUpdate(e1->self(), "e1", "t1", TASK_RUNNING));
   runtime_->settle();
   ASSERT_EQ(1u, master_->updates().size());
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/task_states.hpp"
+#include "common/uuid.hpp"
 #include "messages.pb.h"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
@@ -160,6 +161,24 @@ class SlaveTestBase : public ::testing::Test {
   void advance(process::Duration d) {
     runtime_->clock().advance(d);
     runtime_->settle();
+  }
+
+  // A status update for task `taskId` of F1 on S1, as executor `executorId`
+  // at `from` sends it.
+  static StatusUpdateMessage executorUpdate(const process::UPID& from,
+                                            const std::string& executorId,
+                                            const std::string& taskId, TaskState state) {
+    StatusUpdateMessage message;
+    StatusUpdate* update = message.mutable_update();
+    update->mutable_framework_id()->set_value("F1");
+    update->mutable_executor_id()->set_value(executorId);
+    update->mutable_slave_id()->set_value("S1");
+    update->mutable_status()->mutable_task_id()->set_value(taskId);
+    update->mutable_status()->set_state(state);
+    update->set_timestamp(1);
+    update->set_uuid(randomUuid());
+    message.set_pid(from.toString());
+    return message;
   }
 
   // Waits (real time: a real executor runs) until the fake master holds a
