@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <vector>
@@ -31,6 +32,11 @@ class ActorCell {
 
   std::mutex mutex;  // guards everything below
   std::vector<Event> mailbox;
+  // Bytes of the network's events in `mailbox` (Runtime::Options::
+  // maxMailboxBytes), and those refused since the last warning about it.
+  size_t networkBytes = 0;
+  uint64_t refusedUnreported = 0;
+  std::chrono::steady_clock::time_point lastRefusalWarning{};
   State state = State::kIdle;
   // Accepts no new events. Written under `mutex`; read without it by
   // Runtime::find() to skip cells that a UPID's cached reference still names.

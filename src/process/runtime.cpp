@@ -14,6 +14,7 @@
 
 #include <glog/logging.h>
 
+#include "common/flags.hpp"
 #include "process/cell.hpp"
 
 namespace process {
@@ -125,6 +126,10 @@ Result<std::unique_ptr<Runtime>> Runtime::create(Options options) {
   transportOptions.maxQueuedBytesPerConnection = options.maxQueuedResponseBytesPerConnection;
   transportOptions.maxQueuedBytes = options.maxQueuedResponseBytes;
   transportOptions.writeTimeout = options.httpWriteTimeout;
+  transportOptions.maxConnections = options.maxConnections;
+  transportOptions.maxConnectionsPerPeer = options.maxConnectionsPerPeer;
+  transportOptions.idleTimeout = options.idleTimeout;
+  transportOptions.maxUnsentBytesPerPeer = options.maxUnsentBytesPerPeer;
   transportOptions.tls = std::move(tls);
   runtime->transport_ = std::make_unique<Transport>(*runtime, runtime->clock_, transportOptions);
   auto bound = runtime->transport_->start(options.ip, options.port);
@@ -248,6 +253,43 @@ Result<Runtime::Options> Runtime::withEnvironment(Options options) {
                    "' is not a number of worker threads (1 to 1024)"};
     }
     options.workers = workers;
+  }
+  // Limits on peers: counts, sizes ("64MB") and a duration ("5mins").
+  auto count = [&variable](const char* name, size_t least, size_t* out) -> Result<void> {
+    auto text = variable(name);
+    if (!text) return {};
+    size_t value = 0;
+    auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+    if (error != std::errc() || end != text->data() + text->size() || value < least) {
+      return Error{std::string(name) + ": '" + *text + "' is not a number of at least " +
+                   std::to_string(least)};
+    }
+    *out = value;
+    return {};
+  };
+  auto bytes = [&variable](const char* name, size_t* out) -> Result<void> {
+    auto text = variable(name);
+    if (!text) return {};
+    auto parsed = mesos::flags::parseBytes(*text);
+    if (!parsed || parsed->value == 0 || parsed->value > SIZE_MAX) {
+      return Error{std::string(name) + ": '" + *text + "' is not a size above zero (like 64MB)"};
+    }
+    *out = static_cast<size_t>(parsed->value);
+    return {};
+  };
+  for (auto ok : {count("LIBPROCESS_MAX_CONNECTIONS", 0, &options.maxConnections),
+                  count("LIBPROCESS_MAX_CONNECTIONS_PER_PEER", 1, &options.maxConnectionsPerPeer),
+                  bytes("LIBPROCESS_MAX_UNSENT_BYTES", &options.maxUnsentBytesPerPeer),
+                  bytes("LIBPROCESS_MAX_MAILBOX_BYTES", &options.maxMailboxBytes)}) {
+    if (!ok) return ok.error();
+  }
+  if (auto text = variable("LIBPROCESS_IDLE_TIMEOUT")) {
+    auto parsed = mesos::flags::parseDuration(*text);
+    if (!parsed || *parsed < Duration::zero()) {
+      return Error{"LIBPROCESS_IDLE_TIMEOUT: '" + *text +
+                   "' is not a duration (like 5mins; 0secs for none)"};
+    }
+    options.idleTimeout = *parsed;
   }
   auto tls = TlsOptions::fromEnvironment();
   if (!tls) return tls.error();
@@ -389,12 +431,60 @@ std::shared_ptr<ActorCell> Runtime::find(const UPID& pid) {
   return it == actors_.end() ? nullptr : it->second;
 }
 
-bool Runtime::enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event) {
+namespace {
+
+// What an event from the network weighs against Options::maxMailboxBytes
+// (0 for one from this process).
+size_t networkBytes(const Event& event) {
+  constexpr size_t kEventBytes = sizeof(Event);
+  if (const auto* message = std::get_if<MessageEvent>(&event); message && !message->peer.empty()) {
+    return kEventBytes + message->body.size() + message->name.size() +
+           message->authorization.size();
+  }
+  if (const auto* http = std::get_if<HttpEvent>(&event); http && !http->request.peer.empty()) {
+    size_t bytes = kEventBytes + http->request.body.size() + http->request.path.size() +
+                   http->request.query.size();
+    for (const auto& [name, value] : http->request.headers) bytes += name.size() + value.size();
+    return bytes;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool Runtime::enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event, bool* full) {
   bool schedule = false;
+  size_t bytes = networkBytes(event);
   {
     std::lock_guard<std::mutex> lock(cell->mutex);
     if (cell->terminating && !std::holds_alternative<TerminateEvent>(event)) return false;
     if (cell->state == ActorCell::State::kDone) return false;
+    if (bytes > 0) {
+      if (cell->networkBytes > 0 && cell->networkBytes + bytes > options_.maxMailboxBytes) {
+        mailboxRefusals_.fetch_add(1);
+        ++cell->refusedUnreported;
+        auto now = std::chrono::steady_clock::now();
+        if (now - cell->lastRefusalWarning >= std::chrono::seconds(10)) {
+          cell->lastRefusalWarning = now;
+          const auto* message = std::get_if<MessageEvent>(&event);
+          LOG(WARNING) << "Refusing "
+                       << (message ? "message " + message->name + " from " +
+                                         message->from.toString()
+                                   : "an HTTP request for " +
+                                         std::get<HttpEvent>(event).request.path)
+                       << " (peer "
+                       << (message ? message->peer : std::get<HttpEvent>(event).request.peer)
+                       << ") to actor '" << cell->actor->id() << "': its mailbox holds "
+                       << cell->networkBytes << " bytes from the network, the most it takes "
+                       << "(LIBPROCESS_MAX_MAILBOX_BYTES); " << cell->refusedUnreported
+                       << " refused since the last such warning (at most one in 10 s)";
+          cell->refusedUnreported = 0;
+        }
+        if (full != nullptr) *full = true;
+        return false;
+      }
+      cell->networkBytes += bytes;
+    }
     cell->mailbox.push_back(std::move(event));
     if (cell->state == ActorCell::State::kIdle) {
       cell->state = ActorCell::State::kQueued;
@@ -461,6 +551,8 @@ void Runtime::run(const std::shared_ptr<ActorCell>& cell) {
   {
     std::lock_guard<std::mutex> lock(cell->mutex);
     batch.swap(cell->mailbox);
+    // The batch is bounded as the mailbox was: at most twice the bound live.
+    cell->networkBytes = 0;
     cell->state = ActorCell::State::kRunning;
   }
   for (auto& event : batch) {
@@ -611,11 +703,8 @@ void Runtime::sendMessage(const UPID& from, const std::string& fromText, const U
   transport_->send(to.address, std::move(bytes));
 }
 
-void Runtime::deliver(MessageEvent&& event) {
-  if (!hooks_.active()) {
-    deliverNow(std::move(event));
-    return;
-  }
+bool Runtime::deliver(MessageEvent&& event) {
+  if (!hooks_.active()) return deliverNow(std::move(event));
   auto decision = hooks_.decide(event);
   std::optional<MessageEvent> copy;
   if (!decision.awaited.empty()) copy = event;
@@ -623,9 +712,10 @@ void Runtime::deliver(MessageEvent&& event) {
     auto held = std::make_shared<MessageEvent>(std::move(event));
     hooks_.keep(decision.filter, [this, held] { deliverNow(MessageEvent(*held)); });
   } else if (decision.verdict == Hooks::Verdict::kDeliver) {
-    deliverNow(std::move(event));
+    if (!deliverNow(std::move(event))) return false;
   }
   for (auto& awaited : decision.awaited) awaited->set(*copy);
+  return true;
 }
 
 void Runtime::dropForMissingActor(const std::string& name, const UPID& from,
@@ -648,18 +738,20 @@ void Runtime::dropForMissingActor(const std::string& name, const UPID& from,
                << "' here";
 }
 
-void Runtime::deliverNow(MessageEvent&& event) {
+bool Runtime::deliverNow(MessageEvent&& event) {
   auto cell = find(event.to);
   if (!cell) {
     dropForMissingActor(event.name, event.from, event.peer, event.to.id);
-    return;
+    return true;
   }
   // enqueue() leaves the event alone when it refuses it.
   Event queued(std::move(event));
-  if (!enqueue(cell, std::move(queued))) {
+  bool full = false;
+  if (!enqueue(cell, std::move(queued), &full) && !full) {
     VLOG(1) << "Dropping message " << std::get<MessageEvent>(queued).name
             << " to terminating actor " << cell->actor->id();
   }
+  return !full;
 }
 
 void Runtime::link(const UPID& linker, const UPID& pid) {
@@ -752,8 +844,12 @@ void Runtime::onMessage(http::Request&& request, const std::string& peer,
     responder.respond(http::Response::notFound("no actor '" + to.id + "'\n"));
     return;
   }
-  deliver(MessageEvent{*from, std::move(to), std::move(name), nullptr, std::move(request.body), peer,
-                       std::string(request.header("authorization"))});
+  if (!deliver(MessageEvent{*from, std::move(to), std::move(name), nullptr,
+                            std::move(request.body), peer,
+                            std::string(request.header("authorization"))})) {
+    responder.respond(http::Response{503, "text/plain", "the receiver's mailbox is full\n", {}});
+    return;
+  }
   responder.respond(http::Response::accepted());
 }
 
@@ -851,8 +947,10 @@ void Runtime::onHttp(http::Request&& request, const std::string& peer,
     });
   };
   request.peer = peer;
-  if (!enqueue(cell, HttpEvent{std::move(request), answer})) {
-    answer(Future<http::Response>(http::Response{503, "text/plain", "actor terminating\n", {}}));
+  bool full = false;
+  if (!enqueue(cell, HttpEvent{std::move(request), answer}, &full)) {
+    answer(Future<http::Response>(http::Response{
+        503, "text/plain", full ? "the actor's mailbox is full\n" : "actor terminating\n", {}}));
   }
 }
 

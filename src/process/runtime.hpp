@@ -59,6 +59,20 @@ class Runtime : public Transport::Handler {
     size_t maxQueuedResponseBytesPerConnection = 64 * 1024 * 1024;
     size_t maxQueuedResponseBytes = 512 * 1024 * 1024;
     Duration httpWriteTimeout = std::chrono::seconds(60);
+    // Limits on peers (Transport::Options has the details; docs/runtime.md,
+    // "Limits on peers"). withEnvironment() reads them from
+    // LIBPROCESS_MAX_CONNECTIONS, LIBPROCESS_MAX_CONNECTIONS_PER_PEER,
+    // LIBPROCESS_IDLE_TIMEOUT, LIBPROCESS_MAX_UNSENT_BYTES and
+    // LIBPROCESS_MAX_MAILBOX_BYTES.
+    size_t maxConnections = 0;  // 0: from RLIMIT_NOFILE
+    size_t maxConnectionsPerPeer = 1024;
+    Duration idleTimeout = std::chrono::minutes(5);  // 0: none
+    size_t maxUnsentBytesPerPeer = 64 * 1024 * 1024;
+    // Bytes of messages and HTTP requests from the network waiting in one
+    // actor's mailbox: what arrives beyond this is dropped (a message; an
+    // HTTP request is answered 503) with a warning, at most one every 10 s
+    // per actor. One is always accepted into an empty mailbox.
+    size_t maxMailboxBytes = 256 * 1024 * 1024;
     bool pauseClock = false;  // start with the clock paused (tests)
     // TLS for every connection (docs/security.md, "TLS"); off unless
     // tls.enabled. withEnvironment() reads it from LIBPROCESS_SSL_*.
@@ -170,6 +184,9 @@ class Runtime : public Transport::Handler {
   // The HTTP serving side's gauges and counters (queued response bytes,
   // held requests, paused connections, clients dropped); any thread.
   Transport::HttpStats httpStats() const { return transport_->httpStats(); }
+  // Network messages and HTTP requests refused for a full mailbox
+  // (Options::maxMailboxBytes), since the start.
+  uint64_t mailboxRefusals() const { return mailboxRefusals_.load(); }
   // Bytes of HTTP responses answered and not yet written, on all
   // connections (every piece counted on every response that holds it).
   size_t queuedResponseBytes() const { return transport_->httpStats().queuedBytes; }
@@ -189,7 +206,9 @@ class Runtime : public Transport::Handler {
   // actors' UPIDs, and so peers' replies, carry).
   bool isLocal(const UPID& pid) const { return pid.address == address_; }
   std::shared_ptr<ActorCell> find(const UPID& pid);
-  bool enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event);
+  // `full`, when given, is set when the event came from the network and
+  // was refused because the mailbox holds maxMailboxBytes of such events.
+  bool enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event, bool* full = nullptr);
   void sendMessage(const UPID& from, const std::string& fromText, const UPID& to,
                    const std::string& name,
                    std::shared_ptr<const google::protobuf::Message> message, std::string body,
@@ -207,8 +226,9 @@ class Runtime : public Transport::Handler {
   void workerLoop();
   void run(const std::shared_ptr<ActorCell>& cell);
   void finish(const std::shared_ptr<ActorCell>& cell);
-  void deliver(MessageEvent&& event);
-  void deliverNow(MessageEvent&& event);
+  // False when the message was refused for a full mailbox.
+  bool deliver(MessageEvent&& event);
+  bool deliverNow(MessageEvent&& event);
   // Logs a message dropped because no actor `to` is here: quietly for an
   // actor that terminated lately, as a warning otherwise.
   void dropForMissingActor(const std::string& name, const UPID& from, const std::string& peer,
@@ -256,6 +276,7 @@ class Runtime : public Transport::Handler {
   std::vector<std::thread> workers_;
 
   std::atomic<int64_t> busy_{0};  // actors queued or running
+  std::atomic<uint64_t> mailboxRefusals_{0};
   std::mutex settleMutex_;
   std::condition_variable settled_;
 

@@ -4,6 +4,7 @@
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <sys/sendfile.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -128,7 +129,9 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
       : transport_(transport),
         socket_(std::move(socket)),
         peer_(describe(from)),
-        decoder_({64 * 1024, transport.options().maxBodyBytes}) {
+        peerIp_(from.address().is_v4() ? from.address().to_v4().to_uint() : 0),
+        decoder_({64 * 1024, transport.options().maxBodyBytes}),
+        lastActivity_(transport.clock_.now()) {
     error_code ec;
     socket_.set_option(tcp::no_delay(true), ec);
     socket_.non_blocking(true, ec);
@@ -163,10 +166,7 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     if (blocked_) transport_.blockedConnections_.fetch_sub(1);
     cancelStallTimer();
     cancelWriteTimer();
-    {
-      std::lock_guard<std::mutex> lock(transport_.mutex_);
-      transport_.inbound_.erase(this);
-    }
+    transport_.forget(this, peerIp_);
     transport_.statsChanged();
   }
 
@@ -306,10 +306,7 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     error_code ec;
     socket_.shutdown(tcp::socket::shutdown_both, ec);
     socket_.close(ec);
-    {
-      std::lock_guard<std::mutex> lock(transport_.mutex_);
-      transport_.inbound_.erase(this);
-    }
+    transport_.forget(this, peerIp_);
     transport_.statsChanged();
   }
 
@@ -321,6 +318,15 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
 
   const std::string& peer() const { return peer_; }
   Transport& transport() { return transport_; }
+
+  // Sent nothing since `cutoff`, and nothing makes that expected: it has
+  // carried no message (a peer link may be quiet for hours), awaits no
+  // answer, is sent no stream, holds no request. I/O thread.
+  bool idleSince(TimePoint cutoff) const {
+    return !closed_ && !peerLink_ && !handshaking_ && !stream_ && slots_.empty() &&
+           ready_.empty() && pending_.empty() && !waitingForRoom_ && !failure_ &&
+           decoder_.idle() && lastActivity_ <= cutoff;
+  }
 
  private:
   // A place for the answer to a request in the order of requests. An HTTP
@@ -389,6 +395,7 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
       close();
       return;
     }
+    lastActivity_ = transport_.clock_.now();
     std::vector<http::Request> requests;
     auto failure = decoder_.feed(data, n, &requests);
     size_t completed = requests.size();
@@ -472,6 +479,7 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
   }
 
   void dispatch(http::Request&& request) {
+    if (isMessage(request)) peerLink_ = true;
     bool libprocessPeer = request.method == "POST" &&
                           request.header("user-agent").starts_with("libprocess/");
     Responder responder;
@@ -498,6 +506,8 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     if (closed_ || writing_) return;
     if (ready_.empty()) {
       if (closeAfterWrite_) close();
+      // Answered: the client's turn to send, from now.
+      lastActivity_ = transport_.clock_.now();
       return;
     }
     writing_ = true;
@@ -604,9 +614,12 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
         return;
       }
       if (!self->transport_.options_.tls->options().supportDowngrade) {
-        LOG(WARNING) << "Closing connection from " << self->peer_
-                     << ": it does not start a TLS handshake, and plain connections are "
-                        "refused (LIBPROCESS_SSL_SUPPORT_DOWNGRADE is off)";
+        if (auto skipped = self->transport_.tlsWarnings_.due()) {
+          LOG(WARNING) << "Closing connection from " << self->peer_
+                       << ": it does not start a TLS handshake, and plain connections are "
+                          "refused (LIBPROCESS_SSL_SUPPORT_DOWNGRADE is off)"
+                       << Transport::skippedNote(*skipped);
+        }
         self->close();
         return;
       }
@@ -625,8 +638,11 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     tls_->async_handshake(asio::ssl::stream_base::server, [self](const error_code& ec) {
       if (self->closed_) return;
       if (ec) {
-        LOG(WARNING) << "Closing connection from " << self->peer_
-                     << ": TLS handshake failed: " << ec.message();
+        if (auto skipped = self->transport_.tlsWarnings_.due()) {
+          LOG(WARNING) << "Closing connection from " << self->peer_
+                       << ": TLS handshake failed: " << ec.message()
+                       << Transport::skippedNote(*skipped);
+        }
         self->close();
         return;
       }
@@ -636,6 +652,7 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
             if (self->closed_) return;
             self->tlsPeer_ = std::move(peer);
             self->handshaking_ = false;
+            self->lastActivity_ = self->transport_.clock_.now();
             self->cancelStallTimer();
             self->read();
           });
@@ -827,8 +844,11 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
             }
             self->stallTimer_.reset();
             if (self->handshaking_) {
-              LOG(WARNING) << "Closing connection from " << self->peer_
-                           << ": its TLS handshake did not finish within the request timeout";
+              if (auto skipped = self->transport_.tlsWarnings_.due()) {
+                LOG(WARNING) << "Closing connection from " << self->peer_
+                             << ": its TLS handshake did not finish within the request timeout"
+                             << Transport::skippedNote(*skipped);
+              }
               self->close();
               return;
             }
@@ -855,7 +875,10 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
   std::shared_ptr<const TlsPeer> tlsPeer_;
   bool handshaking_ = false;  // deciding plain or TLS, or in the handshake
   std::string peer_;
+  uint32_t peerIp_;
   http::RequestDecoder decoder_;
+  TimePoint lastActivity_;  // of the last bytes read, or the last answer written
+  bool peerLink_ = false;   // has carried a libprocess message
   bool reading_ = false;       // a read is in flight
   bool readStopped_ = false;   // the stream is broken: never read again
   bool paused_ = false;        // not reading because of the bounds
@@ -1010,10 +1033,29 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
   }
 
   // Returns false when this connection has failed (the bytes are dropped).
-  bool enqueue(std::string&& bytes) {
+  // `message`: the bytes are messages (not a keep-alive).
+  bool enqueue(std::string&& bytes, bool message = true) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (failed_) return false;
+      size_t unsent = pending_.size() + inflight_.size();
+      if (unsent > 0 && unsent + bytes.size() > transport_.options_.maxUnsentBytesPerPeer) {
+        // The peer takes nothing: it is treated as gone rather than let
+        // the queue grow without bound.
+        failed_ = true;
+        size_t dropped = pending_.size() + bytes.size();
+        pending_.clear();
+        auto self = shared_from_this();
+        asio::post(transport_.io_, [self, unsent, dropped] {
+          LOG(WARNING) << "Dropping the connection to " << self->to_ << ": it is not reading ("
+                       << mib(unsent) << " unsent; the limit is "
+                       << mib(self->transport_.options_.maxUnsentBytesPerPeer) << ")";
+          self->transport_.droppedNotReadingPeer_.fetch_add(1);
+          self->failed("not reading", dropped);
+        });
+        return false;
+      }
+      if (message) messages_ = true;
       // Messages are copied into the queue's buffer, whose memory is reused
       // write after write (growing a fresh string for every burst was a
       // fifth of a busy master's time in malloc); a large one that finds
@@ -1040,6 +1082,16 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
 
   const Address& to() const { return to_; }
 
+  // Connected, and has carried no message: a link alone, which the peer
+  // would close as idle (Transport::Options::idleTimeout) but for this.
+  void keepAlive() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!connected_ || failed_ || messages_) return;
+    }
+    enqueue(std::string("\r\n"), false);
+  }
+
   // Nothing queued or being written (or the connection failed).
   bool idle() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -1055,6 +1107,14 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
       dropped = pending_.size();
       pending_.clear();
     }
+    failed(why, dropped);
+  }
+
+ private:
+  friend class Transport::WriteBatch;
+
+  // I/O thread: the rest of fail(), once failed_ is set.
+  void failed(const std::string& why, size_t dropped) {
     LOG(INFO) << "Connection to " << to_ << " ended (" << why << ")"
               << (dropped > 0 ? "; dropped " + std::to_string(dropped) + " unsent bytes" : "");
     error_code ec;
@@ -1062,9 +1122,6 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
     transport_.outboundFailed(shared_from_this());
     transport_.outboundIdle();
   }
-
- private:
-  friend class Transport::WriteBatch;
 
   // TLS: the handshake, then (with LIBPROCESS_SSL_VERIFY_CERT) the check
   // that the server's certificate names the address connected to.
@@ -1200,6 +1257,7 @@ class OutboundConnection : public std::enable_shared_from_this<OutboundConnectio
   bool connected_ = false;
   bool writing_ = false;
   bool failed_ = false;
+  bool messages_ = false;  // a message was queued
 };
 
 Transport::Transport(Handler& handler, Clock& clock, Options options)
@@ -1239,11 +1297,21 @@ Result<Address> Transport::start(const std::string& ip, uint16_t port) {
   uint16_t bound = acceptor_.local_endpoint(ec).port();
   localIp_ = *parsed;
   localIps_ = localAddresses();
+  maxConnections_ = options_.maxConnections;
+  if (maxConnections_ == 0) {
+    rlimit limit{};
+    size_t descriptors = ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+                             ? static_cast<size_t>(limit.rlim_cur)
+                             : 1024 * 1024;
+    size_t reserve = std::max<size_t>(64, descriptors / 8);
+    maxConnections_ = descriptors > reserve + 16 ? descriptors - reserve : 16;
+  }
   return Address{*parsed, bound};
 }
 
 void Transport::run() {
   accept();
+  scheduleSweep();
   thread_ = std::thread([this] { io_.run(); });
 }
 
@@ -1252,6 +1320,8 @@ void Transport::stop() {
   asio::post(io_, [this] {
     error_code ec;
     acceptor_.close(ec);
+    if (acceptTimer_) acceptTimer_->cancel();
+    if (sweepTimer_) clock_.cancel(*sweepTimer_);
     std::vector<std::shared_ptr<InboundConnection>> inbound;
     std::vector<std::shared_ptr<OutboundConnection>> outbound;
     {
@@ -1282,21 +1352,138 @@ void Transport::stop() {
 void Transport::accept() {
   auto from = std::make_shared<tcp::endpoint>();
   acceptor_.async_accept(*from, [this, from](const error_code& ec, tcp::socket socket) {
-    if (ec) {
-      if (ec != asio::error::operation_aborted) {
-        LOG(WARNING) << "accept failed: " << ec.message();
-        accept();
-      }
+    if (ec == asio::error::operation_aborted || stopped_) return;
+    if (ec == asio::error::no_descriptors || ec.value() == ENFILE ||
+        ec == asio::error::no_buffer_space || ec == asio::error::no_memory) {
+      pauseAccepting(ec);
       return;
     }
-    auto connection = std::make_shared<InboundConnection>(*this, std::move(socket), *from);
+    acceptPause_ = Duration::zero();
+    if (ec) {
+      // This connection's trouble (it was reset before it was taken).
+      VLOG(1) << "accept failed: " << ec.message();
+      accept();
+      return;
+    }
+    uint32_t ip = from->address().is_v4() ? from->address().to_v4().to_uint() : 0;
+    const char* refused = nullptr;
+    std::shared_ptr<InboundConnection> connection;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      inbound_[connection.get()] = connection;
+      if (inbound_.size() >= maxConnections_) {
+        refused = "connections";
+      } else if (size_t& fromPeer = inboundFrom_[ip]; fromPeer >= options_.maxConnectionsPerPeer) {
+        refused = "peer";
+      } else {
+        ++fromPeer;
+        connection = std::make_shared<InboundConnection>(*this, std::move(socket), *from);
+        inbound_[connection.get()] = connection;
+        openConnections_.store(inbound_.size());
+      }
     }
-    connection->start();
+    if (refused != nullptr) {
+      bool byPeer = std::string_view(refused) == "peer";
+      (byPeer ? refusedFromPeer_ : refusedConnections_).fetch_add(1);
+      if (auto skipped = refusalWarnings_.due()) {
+        LOG(WARNING) << "Refusing a connection from " << describe(*from) << ": "
+                     << (byPeer ? std::to_string(options_.maxConnectionsPerPeer) +
+                                      " connections from its address are open "
+                                      "(LIBPROCESS_MAX_CONNECTIONS_PER_PEER)"
+                                : std::to_string(maxConnections_) +
+                                      " connections are open (LIBPROCESS_MAX_CONNECTIONS)")
+                     << skippedNote(*skipped);
+      }
+      error_code ignored;
+      socket.close(ignored);
+      statsChanged();
+    } else {
+      statsChanged();
+      connection->start();
+    }
     accept();
   });
+}
+
+std::optional<uint64_t> Transport::Quiet::due() {
+  auto now = std::chrono::steady_clock::now();
+  if (last != std::chrono::steady_clock::time_point{} && now - last < std::chrono::seconds(10)) {
+    ++skipped;
+    return std::nullopt;
+  }
+  last = now;
+  return std::exchange(skipped, 0);
+}
+
+std::string Transport::skippedNote(uint64_t skipped) {
+  return skipped == 0 ? std::string(" (such warnings: at most one in 10 s)")
+                      : " (" + std::to_string(skipped) +
+                            " more since the last such warning, at most one in 10 s)";
+}
+
+void Transport::pauseAccepting(const error_code& ec) {
+  acceptPauses_.fetch_add(1);
+  bool first = acceptPause_ == Duration::zero();
+  acceptPause_ = first ? Duration(std::chrono::milliseconds(10))
+                       : std::min<Duration>(acceptPause_ * 2, std::chrono::seconds(1));
+  if (first || acceptPause_ == std::chrono::seconds(1)) {
+    LOG(WARNING) << "Cannot accept connections: " << ec.message() << " (" << openConnections_.load()
+                 << " inbound connections open); trying again in "
+                 << std::chrono::duration_cast<std::chrono::milliseconds>(acceptPause_).count()
+                 << " ms";
+  }
+  statsChanged();
+  // Real time: this waits for descriptors, whatever a test does with the
+  // runtime's clock.
+  if (!acceptTimer_) acceptTimer_ = std::make_unique<asio::steady_timer>(io_);
+  acceptTimer_->expires_after(acceptPause_);
+  acceptTimer_->async_wait([this](const error_code& waited) {
+    if (!waited && !stopped_) accept();
+  });
+}
+
+void Transport::forget(InboundConnection* connection, uint32_t ip) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (inbound_.erase(connection) == 0) return;
+  if (auto it = inboundFrom_.find(ip); it != inboundFrom_.end() && --it->second == 0) {
+    inboundFrom_.erase(it);
+  }
+  openConnections_.store(inbound_.size());
+}
+
+void Transport::scheduleSweep() {
+  if (options_.idleTimeout <= Duration::zero() || stopped_) return;
+  Duration every = std::max<Duration>(options_.idleTimeout / 4, std::chrono::milliseconds(1));
+  sweepTimer_ = clock_.schedule(clock_.now() + every, [this] {
+    asio::post(io_, [this] { sweep(); });
+  });
+}
+
+void Transport::sweep() {
+  if (stopped_) return;
+  TimePoint cutoff = clock_.now() - options_.idleTimeout;
+  std::vector<std::shared_ptr<InboundConnection>> idle;
+  std::vector<std::shared_ptr<OutboundConnection>> outbound;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [key, weak] : inbound_) {
+      auto connection = weak.lock();
+      if (connection && connection->idleSince(cutoff)) idle.push_back(std::move(connection));
+    }
+    for (const auto& [address, connection] : outbound_) outbound.push_back(connection);
+  }
+  if (!idle.empty()) {
+    std::string some;
+    for (size_t i = 0; i < idle.size() && i < 3; ++i) some += (i > 0 ? ", " : "") + idle[i]->peer();
+    LOG(INFO) << "Closing " << idle.size() << " connection" << (idle.size() > 1 ? "s" : "")
+              << " that sent nothing for "
+              << std::chrono::duration_cast<std::chrono::seconds>(options_.idleTimeout).count()
+              << " s (LIBPROCESS_IDLE_TIMEOUT): from " << some
+              << (idle.size() > 3 ? ", ..." : "");
+    closedIdle_.fetch_add(idle.size());
+    for (auto& connection : idle) connection->close();
+  }
+  for (auto& connection : outbound) connection->keepAlive();
+  scheduleSweep();
 }
 
 std::shared_ptr<OutboundConnection> Transport::outbound(const Address& to) {
@@ -1490,6 +1677,12 @@ Transport::HttpStats Transport::httpStats() const {
   stats.pausedConnections = pausedConnections_.load();
   stats.closedNotReading = closedNotReading_.load();
   stats.closedWriteTimeout = closedWriteTimeout_.load();
+  stats.openConnections = openConnections_.load();
+  stats.refusedConnections = refusedConnections_.load();
+  stats.refusedFromPeer = refusedFromPeer_.load();
+  stats.closedIdle = closedIdle_.load();
+  stats.acceptPauses = acceptPauses_.load();
+  stats.droppedNotReadingPeer = droppedNotReadingPeer_.load();
   return stats;
 }
 

@@ -14,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -101,6 +102,27 @@ class Transport {
     // supportDowngrade, closed without. A handshake must finish within
     // requestTimeout.
     std::shared_ptr<TlsContext> tls;
+
+    // Limits on peers (docs/runtime.md, "Limits on peers"). A connection
+    // over a cap is accepted and closed at once.
+    //
+    // Inbound connections open at once; 0: the descriptor limit
+    // (RLIMIT_NOFILE) less a reserve for files, children and outbound
+    // connections (an eighth, at least 64).
+    size_t maxConnections = 0;
+    // Inbound connections from one IP address.
+    size_t maxConnectionsPerPeer = 1024;
+    // An inbound connection that sends nothing for this long is closed,
+    // unless it has carried a message (a peer link), awaits an answer or
+    // is being sent a streamed one (a subscription). Zero: never. Outbound
+    // connections that have carried no message yet (a link alone) send an
+    // empty line now and then so that peers keep them.
+    Duration idleTimeout = std::chrono::minutes(5);
+    // Bytes queued for one peer address and not yet taken by its kernel:
+    // past this, the peer is taken as gone (the connection is dropped with
+    // what it held, and links to it break). One message, however large, is
+    // always accepted on a connection with nothing queued.
+    size_t maxUnsentBytesPerPeer = 64 * 1024 * 1024;
   };
 
   // The HTTP serving side's gauges and counters, for tests and metrics.
@@ -114,6 +136,13 @@ class Transport {
     uint64_t closedNotReading = 0;    // connections closed by the per-connection bound
     uint64_t closedWriteTimeout = 0;  // connections closed by the write timeout
     uint64_t writtenBytes = 0;        // bytes of answers written to clients, in all
+    // Connections (Options, "Limits on peers").
+    size_t openConnections = 0;          // inbound connections open now
+    uint64_t refusedConnections = 0;     // over maxConnections
+    uint64_t refusedFromPeer = 0;        // over maxConnectionsPerPeer
+    uint64_t closedIdle = 0;             // by the idle timeout
+    uint64_t acceptPauses = 0;           // accept() out of descriptors, paused
+    uint64_t droppedNotReadingPeer = 0;  // outbound, over maxUnsentBytesPerPeer
   };
 
   // Called on the I/O thread.
@@ -218,6 +247,15 @@ class Transport {
   std::vector<uint32_t> localIps_;  // localAddresses(), at start()
 
   void accept();
+  // After accept() failed for want of descriptors or memory: accepts again
+  // after a pause that doubles, up to a second, while it keeps failing.
+  void pauseAccepting(const boost::system::error_code& ec);
+  // Closes the inbound connections idle for idleTimeout, and keeps links
+  // alone alive (Options::idleTimeout). Runs every quarter of it.
+  void scheduleSweep();
+  void sweep();
+  // An inbound connection ended: it no longer counts against the caps.
+  void forget(InboundConnection* connection, uint32_t ip);
   std::shared_ptr<OutboundConnection> outbound(const Address& to);
   void outboundFailed(const std::shared_ptr<OutboundConnection>& connection);
   // An outbound connection has nothing more to write (see flush()).
@@ -275,6 +313,32 @@ class Transport {
   std::mutex mutex_;  // guards the two maps below
   std::unordered_map<Address, std::shared_ptr<OutboundConnection>> outbound_;
   std::unordered_map<InboundConnection*, std::weak_ptr<InboundConnection>> inbound_;
+  std::unordered_map<uint32_t, size_t> inboundFrom_;  // open inbound connections by peer ip
+  size_t maxConnections_ = 0;  // Options::maxConnections, or what start() derived
+
+  // Warnings a peer can cause as often as it likes: at most one of a kind
+  // every 10 s (I/O thread only). due() says whether to log now, and how
+  // many were not logged since the last one.
+  struct Quiet {
+    std::chrono::steady_clock::time_point last{};
+    uint64_t skipped = 0;
+    std::optional<uint64_t> due();
+  };
+  // What ends such a warning: how many were skipped.
+  static std::string skippedNote(uint64_t skipped);
+  Quiet refusalWarnings_;  // connections over a cap
+  Quiet tlsWarnings_;      // inbound handshakes that failed or stalled
+
+  // Accepting (I/O thread only).
+  std::unique_ptr<asio::steady_timer> acceptTimer_;  // the pause after EMFILE
+  Duration acceptPause_{};
+  std::optional<TimerId> sweepTimer_;
+  std::atomic<size_t> openConnections_{0};
+  std::atomic<uint64_t> refusedConnections_{0};
+  std::atomic<uint64_t> refusedFromPeer_{0};
+  std::atomic<uint64_t> closedIdle_{0};
+  std::atomic<uint64_t> acceptPauses_{0};
+  std::atomic<uint64_t> droppedNotReadingPeer_{0};
 
   std::mutex flushMutex_;  // taken before mutex_
   std::condition_variable flushed_;

@@ -100,11 +100,23 @@ class RawPeer {
   // `receiveBuffer` > 0 sets SO_RCVBUF before connecting (the kernel
   // doubles it): a peer that reads slowly, or not at all, then holds little
   // in its own socket and the runtime's writes block early.
-  explicit RawPeer(const process::Address& to, int receiveBuffer = 0) {
+  // `fromIp` (host order, 0 for any) is the local address to connect
+  // from: another loopback address plays another host.
+  explicit RawPeer(const process::Address& to, int receiveBuffer = 0, uint32_t fromIp = 0) {
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd_ < 0) return;
     if (receiveBuffer > 0) {
       ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, sizeof(receiveBuffer));
+    }
+    if (fromIp != 0) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      local.sin_addr.s_addr = htonl(fromIp);
+      if (::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0) {
+        ::close(fd_);
+        fd_ = -1;
+        return;
+      }
     }
     sockaddr_in address{};
     address.sin_family = AF_INET;
