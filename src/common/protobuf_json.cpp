@@ -10,6 +10,7 @@
 #include <google/protobuf/util/type_resolver.h>
 #include <google/protobuf/util/type_resolver_util.h>
 
+#include "common/base64.hpp"
 #include "common/json.hpp"
 
 namespace mesos {
@@ -23,29 +24,6 @@ using google::protobuf::Reflection;
 using google::protobuf::util::TypeResolver;
 
 constexpr const char* kTypeUrlPrefix = "type.googleapis.com";
-
-void appendBase64(std::string* out, const std::string& bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    uint32_t n = (uint32_t{static_cast<unsigned char>(bytes[i])} << 16) |
-                 (uint32_t{static_cast<unsigned char>(bytes[i + 1])} << 8) |
-                 uint32_t{static_cast<unsigned char>(bytes[i + 2])};
-    *out += kAlphabet[(n >> 18) & 63];
-    *out += kAlphabet[(n >> 12) & 63];
-    *out += kAlphabet[(n >> 6) & 63];
-    *out += kAlphabet[n & 63];
-  }
-  size_t left = bytes.size() - i;
-  if (left == 0) return;
-  uint32_t n = uint32_t{static_cast<unsigned char>(bytes[i])} << 16;
-  if (left == 2) n |= uint32_t{static_cast<unsigned char>(bytes[i + 1])} << 8;
-  *out += kAlphabet[(n >> 18) & 63];
-  *out += kAlphabet[(n >> 12) & 63];
-  *out += left == 2 ? kAlphabet[(n >> 6) & 63] : '=';
-  *out += '=';
-}
 
 void appendString(std::string* out, const std::string& text) {
   *out += json::stringify(json::Value(text));
@@ -108,7 +86,7 @@ void appendValue(std::string* out, const Message& message, const Reflection* ref
                    : reflection->GetStringReference(message, field, &scratch);
       if (field->type() == FieldDescriptor::TYPE_BYTES) {
         *out += '"';
-        appendBase64(out, text);
+        base64::append(out, text);
         *out += '"';
       } else {
         appendString(out, text);

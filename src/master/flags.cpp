@@ -183,7 +183,7 @@ Result<void> MasterFlags::validate() const {
     return Error{"--allocation_settle_delay must not be negative"};
   }
   if (auto config = allocatorConfig(); !config) return config.error();
-  if (auto guard = security.guard(authentication::Daemon::kMaster); !guard) return guard.error();
+  if (auto guard = security.guard(authentication::Daemon::kMaster, true); !guard) return guard.error();
   if (auto authentication = validateAuthentication(); !authentication) {
     return authentication.error();
   }

@@ -15,34 +15,13 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include "common/base64.hpp"
 #include "common/json.hpp"
 #include "slave/checkpoint.hpp"
 
 namespace mesos::internal::slave {
 
 namespace {
-
-// RFC 4648 section 5, without padding (as JWTs are written).
-std::string base64url(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    uint32_t n = (uint8_t(bytes[i]) << 16) | (uint8_t(bytes[i + 1]) << 8) | uint8_t(bytes[i + 2]);
-    for (int shift : {18, 12, 6, 0}) out.push_back(kAlphabet[(n >> shift) & 63]);
-  }
-  size_t rest = bytes.size() - i;
-  if (rest > 0) {
-    uint32_t n = uint8_t(bytes[i]) << 16;
-    if (rest == 2) n |= uint8_t(bytes[i + 1]) << 8;
-    out.push_back(kAlphabet[(n >> 18) & 63]);
-    out.push_back(kAlphabet[(n >> 12) & 63]);
-    if (rest == 2) out.push_back(kAlphabet[(n >> 6) & 63]);
-  }
-  return out;
-}
 
 std::string hmacSha256(std::string_view key, std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -58,11 +37,11 @@ constexpr char kBearer[] = "Bearer ";
 
 std::string executorToken(std::string_view key, const std::string& frameworkId,
                           const std::string& executorId, const std::string& containerId) {
-  std::string header = base64url(R"({"alg":"HS256","typ":"JWT"})");
-  std::string claims = base64url(json::stringify(
-      json::Object{{"fid", frameworkId}, {"eid", executorId}, {"cid", containerId}}));
+  std::string header = base64::encode(R"({"alg":"HS256","typ":"JWT"})", true);
+  std::string claims = base64::encode(json::stringify(
+      json::Object{{"fid", frameworkId}, {"eid", executorId}, {"cid", containerId}}), true);
   std::string signed_ = header + "." + claims;
-  return signed_ + "." + base64url(hmacSha256(key, signed_));
+  return signed_ + "." + base64::encode(hmacSha256(key, signed_), true);
 }
 
 Result<std::string> loadExecutorSecretKey(const std::string& path, const std::string& workDir) {

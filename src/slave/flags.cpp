@@ -268,7 +268,7 @@ Result<void> Flags::validate() const {
                    "' is not an absolute path to a directory"};
     }
   }
-  if (auto guard = security.guard(authentication::Daemon::kAgent); !guard) return guard.error();
+  if (auto guard = security.guard(authentication::Daemon::kAgent, true); !guard) return guard.error();
   if (auto authentication = validateAuthentication(); !authentication) {
     return authentication.error();
   }

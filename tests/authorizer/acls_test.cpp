@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "authentication/http/credentials.hpp"
+#include "common/base64.hpp"
 #include "authentication/http/endpoint_guard.hpp"
 #include "authentication/http/security_flags.hpp"
 #include "authorizer/acls.hpp"
@@ -228,10 +229,18 @@ TEST(HttpCredentialsTest, InlineJsonOrAFileInEitherForm) {
 }
 
 TEST(HttpCredentialsTest, Base64) {
-  EXPECT_EQ(authentication::decodeBase64("b3BzOnMx"), "ops:s1");
-  EXPECT_EQ(authentication::decodeBase64("YQ=="), "a");
-  EXPECT_EQ(authentication::decodeBase64("YQ"), "a");
-  EXPECT_EQ(authentication::decodeBase64("@@@@"), std::nullopt);
+  EXPECT_EQ(base64::decode("b3BzOnMx"), "ops:s1");
+  EXPECT_EQ(base64::decode("YQ=="), "a");
+  EXPECT_EQ(base64::decode("YQ"), "a");
+  EXPECT_EQ(base64::decode("@@@@"), std::nullopt);
+  EXPECT_EQ(base64::encode("ops:s1"), "b3BzOnMx");
+  EXPECT_EQ(base64::encode("a"), "YQ==");
+  EXPECT_EQ(base64::encode("ab"), "YWI=");
+  // URL-safe and unpadded, as in a JWT.
+  EXPECT_EQ(base64::encode("\xfb\xff", true), "-_8");
+  EXPECT_EQ(base64::encode("\xfb\xff"), "+/8=");
+  EXPECT_EQ(base64::decode(base64::encode(std::string("\0\1\2\3\xff", 5))),
+            std::string("\0\1\2\3\xff", 5));
 }
 
 process::http::Request withAuthorization(const std::string& value) {

@@ -4,6 +4,8 @@
 
 #include <glog/logging.h>
 
+#include "common/base64.hpp"
+
 namespace mesos::internal::authentication {
 
 using process::Future;
@@ -11,15 +13,6 @@ using process::http::Request;
 using process::http::Response;
 
 namespace {
-
-int base64Value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
 
 // Compares without stopping at the first difference, so that the time taken
 // says nothing about where a guessed secret goes wrong.
@@ -32,26 +25,6 @@ bool sameSecret(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
-
-std::optional<std::string> decodeBase64(std::string_view text) {
-  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
-  if (text.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  uint32_t bits = 0;
-  int count = 0;
-  for (char c : text) {
-    int value = base64Value(c);
-    if (value < 0) return std::nullopt;
-    bits = (bits << 6) | static_cast<uint32_t>(value);
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      out.push_back(static_cast<char>((bits >> count) & 0xff));
-    }
-  }
-  return out;
-}
 
 Response EndpointGuard::forbidden(const std::string& why) {
   return Response{403, "text/plain", why + "\n", {}};
@@ -94,7 +67,7 @@ EndpointGuard::Outcome EndpointGuard::authenticate(Realm realm, const Request& r
   }
   std::string_view encoded = std::string_view(header).substr(space + 1);
   while (!encoded.empty() && encoded.front() == ' ') encoded.remove_prefix(1);
-  auto decoded = decodeBase64(encoded);
+  auto decoded = base64::decode(encoded);
   size_t colon = decoded ? decoded->find(':') : std::string::npos;
   if (colon == std::string::npos) {
     return unauthorized("Malformed 'Authorization' header: expecting base64 of principal:secret");

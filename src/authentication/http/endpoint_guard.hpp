@@ -90,7 +90,4 @@ class EndpointGuard : public std::enable_shared_from_this<EndpointGuard> {
   Options options_;
 };
 
-// Decodes RFC 4648 base64 (padding optional); nullopt if it is not base64.
-std::optional<std::string> decodeBase64(std::string_view text);
-
 }  // namespace mesos::internal::authentication

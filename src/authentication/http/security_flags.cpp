@@ -43,7 +43,7 @@ void HttpSecurityFlags::addTo(flags::FlagSet& set, Daemon daemon) {
           "Authorizer that applies --acls (only 'local')", std::string("local"));
 }
 
-Result<std::shared_ptr<EndpointGuard>> HttpSecurityFlags::guard(Daemon daemon) const {
+Result<std::shared_ptr<EndpointGuard>> HttpSecurityFlags::guard(Daemon daemon, bool warn) const {
   bool master = daemon == Daemon::kMaster;
   EndpointGuard::Options options;
   options.readonlyRealm = master ? "mesos-master-readonly" : "mesos-agent-readonly";
@@ -81,6 +81,7 @@ Result<std::shared_ptr<EndpointGuard>> HttpSecurityFlags::guard(Daemon daemon) c
     }
     options.authorizer = std::move(created).value();
     for (const std::string& name : parsed->unchecked) {
+      if (!warn) break;
       LOG(WARNING) << "--acls: '" << name << "' is accepted but not checked by this "
                    << (master ? "master" : "agent");
     }

@@ -32,8 +32,10 @@ struct HttpSecurityFlags {
 
   // The guard the flags describe: reads --http_credentials and --acls.
   // Fails with one line naming the flag and what is wrong (the ACL file's
-  // line, a missing --http_credentials, an unknown authenticator).
-  Result<std::shared_ptr<EndpointGuard>> guard(Daemon daemon) const;
+  // line, a missing --http_credentials, an unknown authenticator). With
+  // `warn`, logs the ACLs that are accepted but not checked (once, when
+  // the flags are validated at start-up).
+  Result<std::shared_ptr<EndpointGuard>> guard(Daemon daemon, bool warn = false) const;
 };
 
 }  // namespace mesos::internal::authentication
