@@ -277,6 +277,46 @@ TEST_F(AuthorizationTest, StateShowsWhatThePrincipalMayView) {
   EXPECT_EQ(http("GET", "/master/flags", "ops").status, 200);
 }
 
+TEST_F(AuthorizationTest, StateShowsOnlyTheExecutorsThePrincipalMayView) {
+  flags_.security.authenticate_http_readonly = true;
+  flags_.security.http_credentials = kCredentials;
+  flags_.security.acls = R"({
+      "view_executors": [{"principals": {"values": ["ops"]}, "users": {"type": "ANY"}},
+                         {"principals": {"values": ["alice"]}, "users": {"values": ["alice"]}},
+                         {"principals": {"type": "ANY"}, "users": {"type": "NONE"}}]})";
+  start();
+  Peer& slave = this->slave("slave");
+  SlaveID slaveId = registerSlave(slave);
+  Peer& alice = scheduler("alice");
+  FrameworkID aliceId = registerFramework(alice, info("alice-fw", "alice", "alice"));
+  advance(flags_.allocation_interval);
+  // One executor runs as the framework's user, one as a user of its own.
+  auto withExecutor = [&](const std::string& id, const std::string& user) {
+    TaskInfo task = commandTask(id, slaveId, "cpus:0.5;mem:128");
+    task.clear_command();
+    ExecutorInfo* executor = task.mutable_executor();
+    executor->mutable_executor_id()->set_value("executor-" + id);
+    executor->mutable_command()->set_value("./run");
+    if (!user.empty()) executor->mutable_command()->set_user(user);
+    return task;
+  };
+  launchOn(alice, aliceId, {withExecutor("own", ""), withExecutor("other", "mallory")});
+  ASSERT_EQ(slave.received<RunTaskMessage>().size(), 2u);
+
+  auto executors = [&](const std::string& principal) {
+    std::vector<std::string> ids;
+    json::Value state = document("/master/state", principal);
+    for (const json::Value& executor : state["frameworks"].array().at(0)["executors"].array()) {
+      ids.push_back(executor["executor_id"].string());
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  };
+  EXPECT_EQ(executors("ops"), (std::vector<std::string>{"executor-other", "executor-own"}));
+  EXPECT_EQ(executors("alice"), std::vector<std::string>{"executor-own"});
+  EXPECT_TRUE(executors("bob").empty());
+}
+
 TEST_F(AuthorizationTest, GetEndpointsGuardsMetrics) {
   flags_.security.authenticate_http_readonly = true;
   flags_.security.http_credentials = kCredentials;
