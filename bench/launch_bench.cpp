@@ -143,7 +143,11 @@ int main(int argc, char** argv) {
   CHECK(mkdtemp(work) != nullptr);
 
   process::Runtime::Options options;
-  auto cluster = mesos::internal::local::LocalCluster::start(options);
+  // Its tasks run as this process's user, root too: a rule must name root.
+  mesos::internal::master::MasterFlags masterFlags;
+  masterFlags.security.acls =
+      R"({"run_tasks": [{"principals": {"type": "ANY"}, "users": {"values": ["root"]}}]})";
+  auto cluster = mesos::internal::local::LocalCluster::start(options, masterFlags);
   CHECK(cluster.ok()) << cluster.error().message;
   for (int i = 0; i < FLAGS_slaves; ++i) {
     auto slave = (*cluster)->addSlave({std::string("--work_dir=") + work,

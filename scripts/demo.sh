@@ -32,8 +32,11 @@ free_port() {  # a port free on the address $1
   python3 -c 'import socket,sys; s=socket.socket(); s.bind((sys.argv[1],0)); print(s.getsockname()[1])' "$1"
 }
 port=$(free_port 127.0.0.1)
+# The frameworks run their tasks as this script's user, root included: a
+# master runs tasks as root only when a run_tasks ACL names root.
+acls='{"run_tasks": [{"principals": {"type": "ANY"}, "users": {"values": ["root"]}}]}'
 "$build/src/master/mesos-master" --ip=127.0.0.1 --port="$port" --work_dir="$demo/master" \
-  > "$demo/master.log" 2>&1 &
+  --acls="$acls" > "$demo/master.log" 2>&1 &
 pids+=($!)
 nodes=""
 racks=(r1 r1 r2 r2)

@@ -49,6 +49,9 @@ struct LocalFlags : mesos::flags::FlagSet {
         std::string("drf"));
     add(&launcher_dir, "launcher_dir",
         "Directory holding mesos-executor (default: found next to this binary)");
+    add(&acls, "acls",
+        "The master's ACLs, as its --acls (JSON, inline or file://); tasks run as root only "
+        "when a run_tasks rule names \"root\" (docs/security.md)");
   }
   mesos::Result<void> validate() const override {
     if (num_slaves == 0) return mesos::Error{"--num_slaves must be at least 1"};
@@ -72,6 +75,7 @@ struct LocalFlags : mesos::flags::FlagSet {
   uint32_t num_slaves;
   uint32_t num_masters;
   std::optional<std::string> zk;
+  std::optional<std::string> acls;
   mesos::flags::Duration zk_session_timeout;
   std::string ip;
   uint16_t port;
@@ -116,6 +120,7 @@ int main(int argc, char** argv) {
   masterFlags.allocator = flags.allocator;
   masterFlags.zk = flags.zk;
   masterFlags.zk_session_timeout = flags.zk_session_timeout;
+  masterFlags.security.acls = flags.acls;
   if (auto valid = masterFlags.validate(); !valid) {
     std::cerr << "mesos-local: " << valid.error().message << std::endl;
     return 1;

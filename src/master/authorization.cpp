@@ -153,7 +153,6 @@ std::optional<std::string> Master::authorizeFramework(const FrameworkInfo& info)
 }
 
 Result<void> Master::authorizeTask(const Framework& framework, const TaskInfo& task) const {
-  if (!guard_->authorizing()) return {};
   std::string user = framework.info.user();
   if (task.has_command() && task.command().has_user()) {
     user = task.command().user();
@@ -161,16 +160,20 @@ Result<void> Master::authorizeTask(const Framework& framework, const TaskInfo& t
     user = task.executor().command().user();
   }
   std::optional<std::string> principal = principalOf(framework.info);
-  if (!guard_->authorized(Action::kRunTask, principal, user)) {
+  if (guard_->authorizing() && !guard_->authorized(Action::kRunTask, principal, user)) {
     return Error{"Not authorized to run task '" + task.task_id().value() + "' as user '" + user +
                  "' with " + describe(principal) + " (ACL run_tasks)"};
   }
-  // Ours, beyond Apache: root only by a rule that names it.
-  if (user == "root" && !guard_->allowsByName(Action::kRunTask, principal, user)) {
-    return Error{"Not authorized to run task '" + task.task_id().value() +
-                 "' as user 'root' with " + describe(principal) +
-                 ": a run_tasks ACL must name the user \"root\" in its users' values for that "
-                 "principal (root rule, docs/security.md)"};
+  // Ours, beyond Apache: root (or no user: the slave's own, root on a slave
+  // that runs as root) only by a rule that names it, with or without --acls.
+  if ((user == "root" || user.empty()) &&
+      !guard_->allowsByName(Action::kRunTask, principal, "root")) {
+    return Error{"Not authorized to run task '" + task.task_id().value() + "' as " +
+                 (user.empty() ? std::string("the slave's user (no user given)")
+                               : std::string("user 'root'")) +
+                 " with " + describe(principal) +
+                 ": tasks run as root only for principals that a run_tasks rule of --acls names "
+                 "\"root\" for (root rule, docs/security.md)"};
   }
   return {};
 }

@@ -57,6 +57,7 @@
 #include "slave/flags.hpp"
 #include "slave/slave.hpp"
 #include "support/net.hpp"
+#include "support/root_tasks.hpp"
 
 extern char** environ;
 
@@ -164,6 +165,7 @@ class MesosGoDriverTest : public ::testing::Test {
     masterFlags.allocation_interval = mesos::flags::Duration(100ms);
     masterFlags.ip = "127.0.0.1";
     masterFlags.port = runtime_->address().port;
+    masterFlags.security.acls = mesos::test::kRootTasksAcls;  // mesos-go runs tasks as root
     master_ = runtime_->spawn<mesos::internal::master::Master>(
         masterFlags, std::make_unique<mesos::allocator::HierarchicalAllocator>());
     // mesos-go's standalone detector reads GET /state (not /master/state).

@@ -5,6 +5,7 @@
 // get_endpoints, POST /master/teardown, and the v1 scheduler API's
 // principal binding.
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -204,15 +205,35 @@ TEST_F(AuthorizationTest, RootOnlyWhenARuleNamesIt) {
   EXPECT_EQ(launched[0].task().task_id().value(), "admin-task");
 }
 
-TEST_F(AuthorizationTest, RootRunsWithoutAcls) {
+TEST_F(AuthorizationTest, WithoutAclsNeitherRootNorNoUserRuns) {
   start();
   Peer& slave = this->slave("slave");
   SlaveID slaveId = registerSlave(slave);
   Peer& scheduler = this->scheduler("scheduler");
   FrameworkID id = registerFramework(scheduler, info("f", "root", ""));
   advance(flags_.allocation_interval);
-  launchOn(scheduler, id, {commandTask("t", slaveId)});
-  EXPECT_EQ(slave.received<RunTaskMessage>().size(), 1u);
+  TaskInfo nobody = commandTask("as-nobody", slaveId, "cpus:0.5;mem:128");
+  nobody.mutable_command()->set_user("nobody");
+  TaskInfo unnamed = commandTask("no-user", slaveId, "cpus:0.5;mem:128");
+  unnamed.mutable_command()->set_user("");
+  launchOn(scheduler, id, {commandTask("as-root", slaveId, "cpus:0.5;mem:128"), nobody, unnamed});
+  auto runs = slave.received<RunTaskMessage>();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].task().task_id().value(), "as-nobody");
+  std::map<std::string, TaskStatus> refused;
+  for (const auto& update : scheduler.received<StatusUpdateMessage>()) {
+    refused[update.update().status().task_id().value()] = update.update().status();
+  }
+  ASSERT_EQ(refused.count("as-root"), 1u);
+  EXPECT_EQ(refused["as-root"].state(), TASK_ERROR);
+  EXPECT_EQ(refused["as-root"].reason(), TaskStatus::REASON_TASK_UNAUTHORIZED);
+  EXPECT_NE(refused["as-root"].message().find("as user 'root'"), std::string::npos)
+      << refused["as-root"].message();
+  EXPECT_NE(refused["as-root"].message().find("root rule"), std::string::npos);
+  ASSERT_EQ(refused.count("no-user"), 1u);
+  EXPECT_EQ(refused["no-user"].state(), TASK_ERROR);
+  EXPECT_NE(refused["no-user"].message().find("the slave's user"), std::string::npos)
+      << refused["no-user"].message();
 }
 
 TEST_F(AuthorizationTest, StateShowsWhatThePrincipalMayView) {

@@ -7,6 +7,7 @@
 #include <glog/logging.h>
 
 #include "mesos/resources.hpp"
+#include "support/root_tasks.hpp"
 
 namespace mesos::test {
 
@@ -14,6 +15,7 @@ TestCluster::TestCluster(internal::master::MasterFlags masterFlags) {
   char dir[] = "/tmp/mesos-cluster-XXXXXX";
   CHECK(mkdtemp(dir) != nullptr);
   workDir_ = dir;
+  if (!masterFlags.security.acls) masterFlags.security.acls = kRootTasksAcls;
   auto cluster = internal::local::LocalCluster::start(process::Runtime::Options(), masterFlags);
   CHECK(cluster.ok()) << cluster.error().message;
   cluster_ = std::move(cluster).value();
