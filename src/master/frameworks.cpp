@@ -24,11 +24,26 @@ void addGuarantee(const allocator::Config& config, const std::string& role, M& m
 
 }  // namespace
 
-std::optional<std::string> Master::validateFrameworkInfo(const FrameworkInfo& info) const {
+std::optional<std::string> Master::validateFrameworkInfo(FrameworkInfo& info) const {
   if (!info.IsInitialized()) {
     return "FrameworkInfo is missing required fields: " + info.InitializationErrorString();
   }
   if (info.name().empty()) return "FrameworkInfo.name is empty";
+  bool multiRole = std::any_of(
+      info.capabilities().begin(), info.capabilities().end(), [](const auto& capability) {
+        return capability.type() == FrameworkInfo::Capability::MULTI_ROLE;
+      });
+  if (!multiRole && info.roles_size() > 0) {
+    return "FrameworkInfo.roles needs the MULTI_ROLE capability (or use FrameworkInfo.role)";
+  }
+  if (multiRole && info.has_role()) {
+    return "FrameworkInfo.role must not be set with the MULTI_ROLE capability (use roles)";
+  }
+  if (info.roles_size() > 1) {
+    return "Subscribing to more than one role is not supported yet (FrameworkInfo.roles has " +
+           std::to_string(info.roles_size()) + ")";
+  }
+  if (info.roles_size() == 1) info.set_role(info.roles(0));
   if (info.has_id() && !info.id().value().empty()) {
     if (auto valid = validateId("framework id", info.id().value()); !valid) {
       return valid.error().message;

@@ -183,7 +183,8 @@ class Master : public process::Actor {
   void shutDownOnSlaves(Framework& framework, const std::string& why);
   void disconnectFramework(Framework& framework);
   void removeFramework(Framework& framework);
-  std::optional<std::string> validateFrameworkInfo(const FrameworkInfo& info) const;
+  // Also takes a MULTI_ROLE framework's one role (`roles`) as its `role`.
+  std::optional<std::string> validateFrameworkInfo(FrameworkInfo& info) const;
   // The framework `id` if `from` is its current scheduler; logs otherwise.
   Framework* frameworkFrom(const UPID& from, const FrameworkID& id, const char* what);
 

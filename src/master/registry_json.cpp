@@ -155,6 +155,7 @@ Object Registry::frameworkSummaryObject(const Framework& f) const {
   object["offered_resources"] = json::fromResources(f.offered);
   Array capabilities;
   for (const FrameworkInfo::Capability& capability : f.info.capabilities()) {
+    if (!capability.has_type()) continue;  // a value this master does not know
     capabilities.push_back(FrameworkInfo::Capability::Type_Name(capability.type()));
   }
   object["capabilities"] = std::move(capabilities);

@@ -40,10 +40,11 @@ inline std::string defaultText(const google::protobuf::FieldDescriptor* f) {
 }
 
 // Expects `mine` to hold every value of `theirs` with its number, and the
-// same first value (proto2's default for an unset field); counts each value
-// in *checked.
+// same first value (proto2's default for an unset field) unless
+// `sameFirst` is false; counts each value in *checked.
 inline void expectSameValues(const google::protobuf::EnumDescriptor* theirs,
-                             const google::protobuf::EnumDescriptor* mine, int* checked) {
+                             const google::protobuf::EnumDescriptor* mine, int* checked,
+                             bool sameFirst = true) {
   for (int i = 0; i < theirs->value_count(); ++i) {
     const google::protobuf::EnumValueDescriptor* value = theirs->value(i);
     const google::protobuf::EnumValueDescriptor* match = mine->FindValueByName(value->name());
@@ -51,19 +52,25 @@ inline void expectSameValues(const google::protobuf::EnumDescriptor* theirs,
     EXPECT_EQ(value->number(), match->number()) << value->name();
     ++*checked;
   }
-  EXPECT_EQ(theirs->value(0)->name(), mine->value(0)->name());
+  if (sameFirst) {
+    EXPECT_EQ(theirs->value(0)->name(), mine->value(0)->name());
+  }
 }
 
 // Expects `mine` to be `theirs` on the wire and in JSON: name, label, type,
 // default, and the same message or enum type, as `theirType` names their
 // type and `ourType` ours (each maps a Descriptor or an EnumDescriptor to a
 // name the two can be compared by).
+// `sameLabel` false: Apache made a required field optional later (either
+// side then parses what the other sends).
 template <typename TheirType, typename OurType>
 void expectSameField(const google::protobuf::FieldDescriptor* theirs,
                      const google::protobuf::FieldDescriptor* mine, TheirType theirType,
-                     OurType ourType) {
+                     OurType ourType, bool sameLabel = true) {
   EXPECT_EQ(theirs->name(), mine->name());
-  EXPECT_EQ(theirs->label(), mine->label()) << theirs->name();
+  if (sameLabel) {
+    EXPECT_EQ(theirs->label(), mine->label()) << theirs->name();
+  }
   EXPECT_EQ(theirs->type(), mine->type()) << theirs->name();
   if (theirs->message_type() != nullptr && mine->message_type() != nullptr) {
     EXPECT_EQ(theirType(theirs->message_type()), ourType(mine->message_type())) << theirs->name();
