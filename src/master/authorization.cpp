@@ -153,23 +153,25 @@ std::optional<std::string> Master::authorizeFramework(const FrameworkInfo& info)
 }
 
 Result<void> Master::authorizeTask(const Framework& framework, const TaskInfo& task) const {
-  std::string user = framework.info.user();
+  const std::string* user = &framework.info.user();
   if (task.has_command() && task.command().has_user()) {
-    user = task.command().user();
+    user = &task.command().user();
   } else if (task.has_executor() && task.executor().command().has_user()) {
-    user = task.executor().command().user();
+    user = &task.executor().command().user();
   }
+  bool root = *user == "root" || user->empty();
+  // Without ACLs, a task of another user costs the offer path nothing more.
+  if (!root && !guard_->authorizing()) return {};
   std::optional<std::string> principal = principalOf(framework.info);
-  if (guard_->authorizing() && !guard_->authorized(Action::kRunTask, principal, user)) {
-    return Error{"Not authorized to run task '" + task.task_id().value() + "' as user '" + user +
+  if (guard_->authorizing() && !guard_->authorized(Action::kRunTask, principal, *user)) {
+    return Error{"Not authorized to run task '" + task.task_id().value() + "' as user '" + *user +
                  "' with " + describe(principal) + " (ACL run_tasks)"};
   }
   // Ours, beyond Apache: root (or no user: the slave's own, root on a slave
   // that runs as root) only by a rule that names it, with or without --acls.
-  if ((user == "root" || user.empty()) &&
-      !guard_->allowsByName(Action::kRunTask, principal, "root")) {
+  if (root && !guard_->allowsByName(Action::kRunTask, principal, "root")) {
     return Error{"Not authorized to run task '" + task.task_id().value() + "' as " +
-                 (user.empty() ? std::string("the slave's user (no user given)")
+                 (user->empty() ? std::string("the slave's user (no user given)")
                                : std::string("user 'root'")) +
                  " with " + describe(principal) +
                  ": tasks run as root only for principals that a run_tasks rule of --acls names "
