@@ -5,10 +5,23 @@
 
 namespace mesos {
 
-// A state a task never leaves: finished, failed, killed, lost or in error.
+// A state a task never leaves: finished, failed, killed, lost, in error,
+// dropped, gone or gone by operator (TASK_UNREACHABLE and TASK_UNKNOWN are
+// not: an unreachable task may come back).
 inline bool isTerminalState(TaskState state) {
-  return state == TASK_FINISHED || state == TASK_FAILED || state == TASK_KILLED ||
-         state == TASK_LOST || state == TASK_ERROR;
+  switch (state) {
+    case TASK_FINISHED:
+    case TASK_FAILED:
+    case TASK_KILLED:
+    case TASK_LOST:
+    case TASK_ERROR:
+    case TASK_DROPPED:
+    case TASK_GONE:
+    case TASK_GONE_BY_OPERATOR:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace mesos

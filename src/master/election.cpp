@@ -74,13 +74,15 @@ void Master::elected() {
   standbyLogged_.clear();
   windowOpen_ = true;
   LOG(INFO) << "Master " << info_.id() << " at " << self() << " is the leading master; "
-            << "offers start in " << seconds(flags_.allocation_settle_delay)
+            << "it reads the registry, offers start in " << seconds(flags_.allocation_settle_delay)
             << " s, reconciliation waits up to " << seconds(flags_.slave_reregister_timeout)
             << " s for slaves not yet back";
   delay(flags_.allocation_settle_delay,
         [this] { dispatch(allocator_.pid(), &AllocatorActor::hold, false); });
-  delay(flags_.slave_reregister_timeout, [this] { reregistrationWindowClosed(); });
   delay(flags_.slave_ping_timeout, [this] { pingSlaves(); });
+  // Nothing is handled until the registry is read (partitions.cpp), which
+  // also opens the re-registration window.
+  recoverRegistry();
 }
 
 void Master::lostLeadership(const std::string& why) {
@@ -132,7 +134,8 @@ void Master::answerDeferred(const Slave& s) {
     if (task != nullptr && task->slave == &s) {
       sendReconciliation(*f, *task);
     } else {
-      sendMasterUpdate(*f, s.id, d.taskId, TASK_LOST, TaskStatus::REASON_RECONCILIATION,
+      sendMasterUpdate(*f, s.id, d.taskId, stateFor(*f, TASK_GONE),
+                       TaskStatus::REASON_RECONCILIATION,
                        "Reconciliation: the task's slave re-registered without it");
     }
   }
@@ -149,26 +152,31 @@ void Master::answerDeferred(const TaskRecord& task) {
 
 void Master::reregistrationWindowClosed() {
   windowOpen_ = false;
+  // The agents the registry lists that are not back become unreachable
+  // (partitions.cpp), which answers the reconciliations that wait for them.
+  markRecoveredUnreachable();
+  if (lost_) return;
   size_t answered = 0;
-  auto lost = [&](const Deferred& d, const SlaveID& slaveId) {
+  auto unknown = [&](const Deferred& d, const SlaveID& slaveId) {
     Framework* f = framework(d.frameworkId);
     if (f == nullptr) return;
     answered++;
-    sendMasterUpdate(*f, slaveId, d.taskId, TASK_LOST, TaskStatus::REASON_RECONCILIATION,
+    sendMasterUpdate(*f, slaveId, d.taskId, stateFor(*f, TASK_UNKNOWN),
+                     TaskStatus::REASON_RECONCILIATION,
                      "Reconciliation: the task's slave did not re-register within "
                      "--slave_reregister_timeout of the election");
   };
   for (const auto& [slaveId, deferred] : deferredBySlave_) {
     SlaveID id;
     id.set_value(slaveId);
-    for (const Deferred& d : deferred) lost(d, id);
+    for (const Deferred& d : deferred) unknown(d, id);
   }
-  for (const auto& [key, d] : deferredByTask_) lost(d, SlaveID());
+  for (const auto& [key, d] : deferredByTask_) unknown(d, SlaveID());
   deferredBySlave_.clear();
   deferredByTask_.clear();
   LOG(INFO) << "The re-registration window after the election closed"
             << (answered > 0 ? "; " + std::to_string(answered) + " waiting reconciliations "
-                                   "answered TASK_LOST"
+                                   "answered"
                              : std::string());
 }
 

@@ -33,8 +33,10 @@ MasterFlags::MasterFlags() {
   add(&slave_ping_timeout, "slave_ping_timeout",
       "Time a slave has to answer a ping before the ping counts as missed",
       flags::Duration(15s));
+  alias("agent_ping_timeout", "slave_ping_timeout");
   add(&max_slave_ping_timeouts, "max_slave_ping_timeouts",
-      "Missed pings in a row after which a slave is removed", uint32_t{5});
+      "Missed pings in a row after which a slave is marked unreachable", uint32_t{5});
+  alias("max_agent_ping_timeouts", "max_slave_ping_timeouts");
   add(&framework_failover_timeout, "framework_failover_timeout",
       "How long a disconnected framework whose FrameworkInfo sets no failover_timeout is kept "
       "before it is removed and its tasks killed",
@@ -59,14 +61,49 @@ MasterFlags::MasterFlags() {
       "acting a little sooner",
       flags::Duration(10s));
   add(&quorum, "quorum",
-      "Accepted for compatibility with Apache Mesos (its replicated log's quorum); unused: this "
-      "master keeps no replicated state, it rebuilds its state from the slaves and frameworks "
-      "that re-register");
+      "Accepted for compatibility with Apache Mesos (its replicated log's quorum); unused: the "
+      "registry is kept in ZooKeeper, whose ensemble has its own quorum");
   add(&slave_reregister_timeout, "slave_reregister_timeout",
-      "After an election, how long reconciliation of a task on a slave that has not re-registered "
-      "waits for that slave before answering TASK_LOST; frameworks known only from slaves' "
-      "reports are kept at least this long",
+      "After an election, how long slaves the registry lists have to re-register: those that do "
+      "not are marked unreachable (reconciliation of their tasks waits until then); frameworks "
+      "known only from slaves' reports are kept at least this long",
       flags::Duration(std::chrono::minutes(10)));
+  alias("agent_reregister_timeout", "slave_reregister_timeout");
+  add(&registry, "registry",
+      "Where the registry of agents is kept: zookeeper (under the --zk path), file (under "
+      "--work_dir), or in_memory (lost when the master stops) (default: zookeeper with --zk, "
+      "else file with --work_dir, else in_memory)");
+  add(&registry_fetch_timeout, "registry_fetch_timeout",
+      "How long a newly elected master may take to read the registry before it gives up "
+      "leading",
+      flags::Duration(std::chrono::minutes(1)));
+  add(&registry_store_timeout, "registry_store_timeout",
+      "How long one write of the registry may take before the master gives up leading",
+      flags::Duration(std::chrono::seconds(20)));
+  add(&registry_gc_interval, "registry_gc_interval",
+      "How often the leading master forgets unreachable and gone agents past "
+      "--registry_max_agent_age or --registry_max_agent_count",
+      flags::Duration(std::chrono::minutes(15)));
+  add(&registry_max_agent_age, "registry_max_agent_age",
+      "How long the registry remembers an unreachable or gone agent",
+      flags::Duration(std::chrono::hours(24 * 14)));
+  add(&registry_max_agent_count, "registry_max_agent_count",
+      "How many unreachable and gone agents the registry remembers at most (the oldest are "
+      "forgotten first)",
+      uint64_t{102400});
+  add(&agent_removal_rate_limit, "agent_removal_rate_limit",
+      "Most agents marked unreachable for failed health checks per time, as N/<duration> "
+      "(e.g. 1/10mins) (default: no limit)");
+  alias("slave_removal_rate_limit", "agent_removal_rate_limit");
+  add(&recovery_agent_removal_limit, "recovery_agent_removal_limit",
+      "After a failover, the largest share of the registry's agents that may be marked "
+      "unreachable for not re-registering in time; past it the master stops leading instead "
+      "(a human should look)",
+      std::string("100%"));
+  alias("recovery_slave_removal_limit", "recovery_agent_removal_limit");
+  add(&max_unreachable_tasks_per_framework, "max_unreachable_tasks_per_framework",
+      "Tasks on unreachable agents remembered per framework, for reconciliation",
+      uint32_t{1000});
   add(&allocation_settle_delay, "allocation_settle_delay",
       "After an election, how long the master lets slaves and frameworks re-register before it "
       "offers resources",
@@ -137,6 +174,53 @@ Result<std::unique_ptr<allocator::Allocator>> createAllocator(const MasterFlags&
   return allocator::create(flags.allocator, *config);
 }
 
+std::string MasterFlags::registryKind() const {
+  if (registry) return *registry;
+  if (zk) return "zookeeper";
+  if (work_dir) return "file";
+  return "in_memory";
+}
+
+Result<std::optional<MasterFlags::RemovalRate>> MasterFlags::removalRate() const {
+  if (!agent_removal_rate_limit) return std::optional<RemovalRate>();
+  const std::string& text = *agent_removal_rate_limit;
+  size_t slash = text.find('/');
+  auto invalid = [&](const std::string& why) {
+    return Error{"--agent_removal_rate_limit=" + text + ": " + why +
+                 " (expected N/<duration>, e.g. 1/10mins)"};
+  };
+  if (slash == std::string::npos) return invalid("no '/'");
+  RemovalRate rate;
+  try {
+    size_t used = 0;
+    rate.count = std::stod(text.substr(0, slash), &used);
+    if (used != slash) return invalid("the count is not a number");
+  } catch (const std::exception&) {
+    return invalid("the count is not a number");
+  }
+  if (!(rate.count > 0)) return invalid("the count must be positive");
+  auto per = flags::parseDuration(text.substr(slash + 1));
+  if (!per) return invalid(per.error().message);
+  if (per.value() <= flags::Duration::zero()) return invalid("the duration must be positive");
+  rate.per = per.value();
+  return std::optional<RemovalRate>(rate);
+}
+
+Result<double> MasterFlags::recoveryRemovalLimit() const {
+  const std::string& text = recovery_agent_removal_limit;
+  auto invalid = Error{"--recovery_agent_removal_limit=" + text +
+                       ": expected a percentage from 0% to 100%, e.g. 10%"};
+  if (text.empty() || text.back() != '%') return invalid;
+  try {
+    size_t used = 0;
+    double percent = std::stod(text.substr(0, text.size() - 1), &used);
+    if (used != text.size() - 1 || !(percent >= 0 && percent <= 100)) return invalid;
+    return percent / 100.0;
+  } catch (const std::exception&) {
+    return invalid;
+  }
+}
+
 Result<void> MasterFlags::validate() const {
   if (auto ok = process::Runtime::checkAddressFlags(ip, advertise_ip, advertise_port); !ok) {
     return ok.error();
@@ -182,6 +266,28 @@ Result<void> MasterFlags::validate() const {
   if (allocation_settle_delay < flags::Duration::zero()) {
     return Error{"--allocation_settle_delay must not be negative"};
   }
+  if (registry) {
+    const std::string& kind = *registry;
+    if (kind == "replicated_log") {
+      return Error{"--registry=replicated_log: Apache Mesos's replicated log is not "
+                   "implemented; this master keeps the registry in ZooKeeper "
+                   "(--registry=zookeeper, the default with --zk), in files under --work_dir "
+                   "(--registry=file) or in memory (--registry=in_memory)"};
+    }
+    if (kind != "zookeeper" && kind != "file" && kind != "in_memory") {
+      return Error{"--registry=" + kind + ": expected zookeeper, file or in_memory"};
+    }
+    if (kind == "zookeeper" && !zk) return Error{"--registry=zookeeper needs --zk"};
+    if (kind == "file" && !work_dir) return Error{"--registry=file needs --work_dir"};
+  }
+  for (auto [value, name] : {std::pair{registry_fetch_timeout, "registry_fetch_timeout"},
+                             std::pair{registry_store_timeout, "registry_store_timeout"},
+                             std::pair{registry_gc_interval, "registry_gc_interval"},
+                             std::pair{registry_max_agent_age, "registry_max_agent_age"}}) {
+    if (value <= flags::Duration::zero()) return Error{"--" + std::string(name) + " must be positive"};
+  }
+  if (auto rate = removalRate(); !rate) return rate.error();
+  if (auto limit = recoveryRemovalLimit(); !limit) return limit.error();
   if (auto config = allocatorConfig(); !config) return config.error();
   if (auto guard = security.guard(authentication::Daemon::kMaster, true); !guard) return guard.error();
   if (auto authentication = validateAuthentication(); !authentication) {

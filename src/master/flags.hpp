@@ -40,6 +40,29 @@ struct MasterFlags : flags::FlagSet {
   flags::Duration slave_reregister_timeout;
   flags::Duration allocation_settle_delay;
 
+  // The registry of agents and partition awareness (docs/high-availability.md,
+  // docs/partition-awareness.md).
+  std::optional<std::string> registry;  // unset: zookeeper with --zk, file with --work_dir, else in_memory
+  flags::Duration registry_fetch_timeout;
+  flags::Duration registry_store_timeout;
+  flags::Duration registry_gc_interval;
+  flags::Duration registry_max_agent_age;
+  uint64_t registry_max_agent_count;
+  std::optional<std::string> agent_removal_rate_limit;
+  std::string recovery_agent_removal_limit;
+  uint32_t max_unreachable_tasks_per_framework;
+  // --registry resolved ("zookeeper", "file" or "in_memory").
+  std::string registryKind() const;
+  // --agent_removal_rate_limit "N/<duration>": at most `count` removals per
+  // `per`; none without the flag.
+  struct RemovalRate {
+    double count = 0;
+    flags::Duration per{0};
+  };
+  Result<std::optional<RemovalRate>> removalRate() const;
+  // --recovery_agent_removal_limit as a fraction (0..1).
+  Result<double> recoveryRemovalLimit() const;
+
   // Allocation (docs/allocation.md).
   std::string allocator;
   std::optional<std::string> roles;

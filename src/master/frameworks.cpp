@@ -297,6 +297,7 @@ void Master::removeFramework(Framework& f) {
   dispatch(allocator_.pid(), &AllocatorActor::removeFramework, f.id);
   frameworkPids_.erase(f.pid);
   forgetAuthentication(f.pid);
+  unreachableTasks_.erase(f.id.value());
   metrics_.frameworksRemoved++;
   registry_.unregisterFramework(f, now());
 }

@@ -216,6 +216,7 @@ Object Master::stateHead() const {
   head["activated_slaves"] =
       static_cast<int64_t>(registry_.slaveCount() - registry_.inactiveSlaveCount());
   head["deactivated_slaves"] = static_cast<int64_t>(registry_.inactiveSlaveCount());
+  head["unreachable_slaves"] = static_cast<int64_t>(unreachable_.size());
   head["flags"] = json::fromFlags(flags_);
   return head;
 }

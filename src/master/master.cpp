@@ -85,7 +85,12 @@ void Master::initialize() {
       metrics_.invalidFrameworkMessages++;
       return;
     }
-    if (counted(from, "Call", received)) schedulerCall(from, call);
+    if (!counted(from, "Call", received)) return;
+    if (recovering_) {
+      hold([this, from, call] { schedulerCall(from, call); });
+      return;
+    }
+    schedulerCall(from, call);
   });
   handle(&Master::killTask);
   handle(&Master::statusUpdateAcknowledgement);
@@ -114,10 +119,32 @@ void Master::initialize() {
 
   metricsActor_ = runtime().spawn<MetricsActor>(master, allocator_.pid(), guard_);
 
+  if (!leading_) contend();
+  // The registry (partitions.cpp): in ZooKeeper, the master's own session.
+  registrar::StorageConfig storage;
+  storage.kind = flags_.registryKind();
+  if (zk_) {
+    auto url = zk::parseUrl(*flags_.zk);
+    storage.zk = zk_.pid();
+    storage.zkPath = url->path;
+    storage.zkUrl = url->toString();
+  }
+  storage.workDir = flags_.work_dir;
+  auto backend = registrar::createStorage(storage);
+  CHECK(backend) << backend.error().message;  // the flags were validated
+  durableRegistry_ = backend.value()->durable();
+  auto registrar = std::make_unique<registrar::Registrar>(
+      process::generateId("registrar"), std::move(backend).value(),
+      std::chrono::duration_cast<std::chrono::milliseconds>(flags_.registry_fetch_timeout),
+      std::chrono::duration_cast<std::chrono::milliseconds>(flags_.registry_store_timeout));
+  registrarStats_ = registrar->stats();
+  registrar_ = runtime().spawn(std::move(registrar));
+  auto rate = flags_.removalRate();
+  CHECK(rate) << rate.error().message;
+  removalRate_ = rate.value();
   if (leading_) {
+    recoverRegistry();
     delay(flags_.slave_ping_timeout, [this] { pingSlaves(); });
-  } else {
-    contend();
   }
 }
 

@@ -36,6 +36,7 @@
 #include "master/flags.hpp"
 #include "master/metrics.hpp"
 #include "master/metrics_actor.hpp"
+#include "master/registrar/registrar.hpp"
 #include "master/registry.hpp"
 #include "messages.pb.h"
 #include "scheduler.pb.h"
@@ -218,16 +219,34 @@ class Master : public process::Actor {
   std::unordered_map<UPID, std::string> authenticated_;      // client pid -> principal
   uint64_t nextAuthentication_ = 0;
 
+  // Why the slave leaves: what the registry records and what its tasks
+  // become (docs/partition-awareness.md).
+  enum class Removal {
+    kUnreachable,   // missed its pings, or did not come back after a failover: TASK_UNREACHABLE
+    kUnregistered,  // it said it is going (or another slave took its address): TASK_GONE
+  };
+
   // slaves.cpp
   void registerSlave(const UPID& from, const RegisterSlaveMessage& message);
   void reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message);
   void unregisterSlave(const UPID& from, const UnregisterSlaveMessage& message);
   void pong(const UPID& from, const PongSlaveMessage& message);
   void pingSlaves();
-  // Removes the slave: its tasks are TASK_LOST (REASON_SLAVE_REMOVED), every
-  // framework gets LostSlaveMessage and, with `shutdown`, the slave a
-  // ShutdownMessage (not when its pid now names a new slave).
-  void removeSlave(Slave& slave, const std::string& reason, bool shutdown = true);
+  // Removes the slave (its removal stored): its tasks are TASK_UNREACHABLE
+  // or TASK_GONE for partition-aware frameworks, TASK_LOST for the others
+  // (REASON_SLAVE_REMOVED); every framework gets LostSlaveMessage; an
+  // unregistered slave gets a ShutdownMessage.
+  void removeSlave(Slave& slave, Removal removal, const std::string& reason);
+  // Takes back a slave this master does not hold (after a failover, or back
+  // from unreachable) with what it reports. Tasks and executors of the
+  // frameworks in `shutDown` are not taken: the slave is told to shut those
+  // frameworks down.
+  Slave& readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
+                      const std::unordered_set<std::string>& shutDown);
+  // A slave this master holds re-registered: tasks it reports that the
+  // master does not hold are killed (their framework shut down there when
+  // the master does not know it).
+  void killOrphans(Slave& slave, const ReregisterSlaveMessage& message);
   // The slave's connection broke: its offers are rescinded and it is offered
   // nothing until it re-registers (activateSlave()) or misses its pings.
   void deactivateSlave(Slave& slave);
@@ -273,7 +292,81 @@ class Master : public process::Actor {
   // TASK_ERROR...) to the framework.
   void sendMasterUpdate(Framework& framework, const SlaveID& slaveId, const TaskID& taskId,
                         TaskState state, TaskStatus::Reason reason, const std::string& message,
-                        const std::optional<ExecutorID>& executorId = std::nullopt);
+                        const std::optional<ExecutorID>& executorId = std::nullopt,
+                        std::optional<double> unreachableTime = std::nullopt);
+
+  // partitions.cpp: the durable registry of agents (master/registrar/,
+  // docs/high-availability.md) and partition awareness
+  // (docs/partition-awareness.md). The leading master stores each change
+  // to the agents it knows before it acts on it; a new leader reads them all
+  // before it handles anything (messages that arrive meanwhile are held).
+  void recoverRegistry();
+  void registryRecovered(const Result<std::vector<registry::Agent>>& agents);
+  // The registry cannot be read or written: this master must not lead.
+  void registryFailed(const Error& error);
+  // Holds a handler's call while the registry is read (at most kMaxHeld).
+  void hold(std::function<void()> call);
+  static constexpr size_t kMaxHeld = 200000;
+  static bool partitionAware(const FrameworkInfo& info);
+  // `state` for a partition-aware framework, TASK_LOST for any other.
+  static TaskState stateFor(const Framework& framework, TaskState state);
+  // Stores the removal, then removes the slave (removeSlave()); meanwhile
+  // it is offered nothing and its messages are dropped.
+  void removeAgent(Slave& slave, Removal removal, const std::string& reason);
+  // A slave failed its health checks: marked unreachable now, or when
+  // --agent_removal_rate_limit allows.
+  void scheduleUnreachable(Slave& slave);
+  void nextScheduledUnreachable();
+  // The agent became unreachable (stored): its tasks are remembered per
+  // framework for reconciliation (--max_unreachable_tasks_per_framework).
+  void rememberUnreachableTask(const TaskRecord& task, double since);
+  // Agents of the registry that did not re-register within
+  // --slave_reregister_timeout of the election become unreachable, unless
+  // they are more than --recovery_agent_removal_limit of them.
+  void markRecoveredUnreachable();
+  // The last agent the registry listed is back or unreachable: the
+  // reconciliations that waited for that are answered.
+  void recoveredSettled();
+  // Implicit reconciliation: every task the master holds, and a
+  // partition-aware framework's tasks on unreachable agents.
+  void reconcileImplicitly(Framework& framework);
+  // Every --registry_gc_interval: forgets unreachable and gone agents past
+  // --registry_max_agent_age and beyond --registry_max_agent_count.
+  void collectRegistryGarbage();
+  process::Spawned<registrar::Registrar> registrar_;
+  std::shared_ptr<const registrar::Stats> registrarStats_;
+  bool durableRegistry_ = false;
+  bool recovering_ = false;  // the registry is being read
+  std::deque<std::function<void()>> held_;
+  uint64_t heldDropped_ = 0;
+  // Admitted in the registry, not back since this master took over.
+  std::unordered_map<std::string, SlaveInfo> recovered_;
+  size_t recoveredAtStart_ = 0;
+  struct UnreachableAgent {
+    SlaveInfo info;
+    double since = 0;
+  };
+  std::unordered_map<std::string, UnreachableAgent> unreachable_;  // by agent id
+  std::unordered_map<std::string, double> gone_;                   // by agent id: since
+  // Changes of slaves being stored: registrations (by pid), re-registrations
+  // and removals (by id); retries meanwhile are dropped.
+  std::unordered_set<UPID> admitting_;
+  std::unordered_set<std::string> readmitting_;
+  std::unordered_set<std::string> removing_;
+  // Slaves removed because they unregistered (the last 10,000): refused if
+  // they try to re-register.
+  std::unordered_set<std::string> removed_;
+  std::deque<std::string> removedOrder_;
+  struct UnreachableTasks {
+    std::unordered_map<std::string, TaskStatus> byId;  // state TASK_UNREACHABLE
+    std::deque<std::string> order;                     // oldest first
+  };
+  std::unordered_map<std::string, UnreachableTasks> unreachableTasks_;  // by framework id
+  std::vector<std::string> implicitWaiting_;  // framework ids
+  std::optional<MasterFlags::RemovalRate> removalRate_;
+  std::deque<std::string> unreachableQueue_;  // slave ids waiting for the rate limit
+  std::unordered_set<std::string> unreachableQueued_;
+  bool unreachableTimer_ = false;
 
   // http.cpp, http_state.cpp, http_tasks.cpp: the endpoints
   // (docs/endpoints.md). Each answers at /master/<name> and, as the
@@ -403,7 +496,12 @@ class Master : public process::Actor {
     uint64_t* received = &metrics_.messages[name];  // map nodes stay put
     on<M>(std::function<void(const UPID&, const M&)>(
         [this, handler, name, received](const UPID& from, const M& message) {
-          if (counted(from, name, received)) (this->*handler)(from, message);
+          if (!counted(from, name, received)) return;
+          if (recovering_) {
+            hold([this, handler, from, message] { (this->*handler)(from, message); });
+            return;
+          }
+          (this->*handler)(from, message);
         }));
   }
   // The same for a handler that keeps (moves from) the message.
@@ -413,7 +511,13 @@ class Master : public process::Actor {
     uint64_t* received = &metrics_.messages[name];
     onOwned<M>(std::function<void(const UPID&, M&&)>(
         [this, handler, name, received](const UPID& from, M&& message) {
-          if (counted(from, name, received)) (this->*handler)(from, std::move(message));
+          if (!counted(from, name, received)) return;
+          if (recovering_) {
+            auto kept = std::make_shared<M>(std::move(message));
+            hold([this, handler, from, kept] { (this->*handler)(from, std::move(*kept)); });
+            return;
+          }
+          (this->*handler)(from, std::move(message));
         }));
   }
   bool counted(const UPID& from, const std::string& name, uint64_t* received) {

@@ -35,6 +35,25 @@ std::string Master::metricsJson() {
   metrics["master/slave_registrations"] = metrics_.slavesRegistered;
   metrics["master/slave_removals"] = metrics_.slavesRemoved;
   metrics["master/slave_shutdowns_scheduled"] = metrics_.slaveShutdownsScheduled;
+  metrics["master/slave_unreachable_scheduled"] = metrics_.slaveUnreachableScheduled;
+  metrics["master/slave_unreachable_completed"] = metrics_.slaveUnreachableCompleted;
+  metrics["master/slave_unreachable_canceled"] = metrics_.slaveUnreachableCanceled;
+  metrics["master/slave_removals_reason_unhealthy"] = metrics_.slaveRemovalsUnhealthy;
+  metrics["master/slave_removals_reason_unregistered"] = metrics_.slaveRemovalsUnregistered;
+  metrics["master/recovery_slave_removals"] = metrics_.recoverySlaveRemovals;
+  metrics["master/slave_reregistrations_refused"] = metrics_.slaveReregistrationsRefused;
+  metrics["master/slaves_unreachable"] = static_cast<int64_t>(unreachable_.size());
+  metrics["master/slaves_gone"] = static_cast<int64_t>(gone_.size());
+  metrics["master/slaves_recovering"] = static_cast<int64_t>(recovered_.size());
+  if (registrar_) {
+    // Apache Mesos's registrar metrics, and the registry's contents.
+    const registrar::Stats& registry = *registrarStats_;
+    metrics["registrar/state_fetch_ms"] = static_cast<double>(registry.recoveryUs) / 1000.0;
+    metrics["registrar/state_store_ms"] = static_cast<double>(registry.lastWriteUs) / 1000.0;
+    metrics["registrar/queued_operations"] = static_cast<int64_t>(registry.queued);
+    metrics["registrar/registry_size_bytes"] = static_cast<int64_t>(registry.bytes);
+    metrics["registrar/writes"] = static_cast<int64_t>(registry.writes);
+  }
   metrics["master/outstanding_offers"] = static_cast<int64_t>(registry_.offerCount());
   metrics["master/offers_sent"] = metrics_.offersSent;
   metrics["master/offers_declined"] = metrics_.offersDeclined;

@@ -15,6 +15,14 @@ struct Metrics {
   uint64_t slavesRegistered = 0;
   uint64_t slavesRemoved = 0;
   uint64_t slaveShutdownsScheduled = 0;  // removed for missed pings
+  // Partition awareness (partitions.cpp).
+  uint64_t slaveUnreachableScheduled = 0;  // failed health checks
+  uint64_t slaveUnreachableCompleted = 0;  // marked unreachable (stored)
+  uint64_t slaveUnreachableCanceled = 0;   // answered before the rate limit let it happen
+  uint64_t slaveRemovalsUnhealthy = 0;
+  uint64_t slaveRemovalsUnregistered = 0;
+  uint64_t recoverySlaveRemovals = 0;      // not back within the window after a failover
+  uint64_t slaveReregistrationsRefused = 0;  // gone or removed agents
   uint64_t offersSent = 0;
   uint64_t offersDeclined = 0;
   uint64_t offersRescinded = 0;

@@ -65,24 +65,68 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
     // The slave that was here lost its connection and a registration (not
     // a re-registration) comes from its address: a new slave process that
     // did not recover the old one's tasks. The old one is gone.
-    removeSlave(*s, "a new slave registered at its address " + from.toString(),
-                /*shutdown=*/false);
+    removeAgent(*s, Removal::kUnregistered,
+                "a new slave registered at its address " + from.toString());
   }
-  SlaveID id;
-  id.set_value(nextId("S"));
-  Slave& s = registry_.addSlave(id, info, from, message.version(), now());
-  link(from);
-  metrics_.slavesRegistered++;
-  resizeCluster();
-  LOG(INFO) << "Registered slave " << s.id.value() << " at " << from << " (" << info.hostname()
-            << ") with " << s.total.toString();
-  dispatch(allocator_.pid(), &AllocatorActor::addSlave, s.id, s.info, s.total,
-           std::unordered_map<std::string, Resources>{});
-  SlaveRegisteredMessage reply;
-  reply.mutable_slave_id()->CopyFrom(s.id);
-  reply.mutable_connection()->CopyFrom(connection(flags_));
-  send(from, std::move(reply));
+  // A retry while its admission is being stored.
+  if (!admitting_.insert(from).second) return;
+  SlaveInfo admitted = info;
+  admitted.mutable_id()->set_value(nextId("S"));
+  // Admitted in the registry first, then registered and answered.
+  dispatch(registrar_.pid(), &registrar::Registrar::admit, admitted, now())
+      .then(self(), [this, from, admitted, version = message.version()](const Result<bool>& done) {
+        admitting_.erase(from);
+        if (!done) return registryFailed(done.error());
+        Slave& s = registry_.addSlave(admitted.id(), admitted, from, version, now());
+        link(from);
+        metrics_.slavesRegistered++;
+        resizeCluster();
+        LOG(INFO) << "Registered slave " << s.id.value() << " at " << from << " ("
+                  << admitted.hostname() << ") with " << s.total.toString();
+        dispatch(allocator_.pid(), &AllocatorActor::addSlave, s.id, s.info, s.total,
+                 std::unordered_map<std::string, Resources>{});
+        SlaveRegisteredMessage reply;
+        reply.mutable_slave_id()->CopyFrom(s.id);
+        reply.mutable_connection()->CopyFrom(connection(flags_));
+        send(from, std::move(reply));
+      });
 }
+
+namespace {
+
+// The answer to a re-registration. For a slave this master held
+// (`reported` set): the tasks the master holds there that the slave did not
+// report (a restarted slave that could not keep them), which the slave
+// answers with TASK_LOST. Only this slave's tasks are looked at.
+SlaveReregisteredMessage reregistered(const Slave& slave, const MasterFlags& flags,
+                                      const ReregisterSlaveMessage* reported) {
+  SlaveReregisteredMessage reply;
+  reply.mutable_slave_id()->CopyFrom(slave.id);
+  reply.mutable_connection()->CopyFrom(connection(flags));
+  if (reported == nullptr) return reply;
+  std::unordered_set<std::string> tasks;
+  for (const Task& task : reported->tasks()) {
+    tasks.insert(task.framework_id().value() + "/" + task.task_id().value());
+  }
+  std::map<std::string, ReconcileTasksMessage> missing;
+  for (const TaskRecord* task : slave.tasks) {
+    if (isTerminalState(task->task.state())) continue;
+    const std::string& frameworkId = task->framework->id.value();
+    if (tasks.count(frameworkId + "/" + task->task.task_id().value())) continue;
+    ReconcileTasksMessage& lost = missing[frameworkId];
+    *lost.mutable_framework_id() = task->framework->id;
+    *lost.add_statuses() = task->latest;
+  }
+  for (auto& [frameworkId, lost] : missing) {
+    LOG(WARNING) << "Slave " << slave.id.value() << " re-registered without "
+                 << lost.statuses_size() << " task(s) of framework " << frameworkId
+                 << " that this master knows there";
+    *reply.add_reconciliations() = std::move(lost);
+  }
+  return reply;
+}
+
+}  // namespace
 
 void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message) {
   if (!slaveAuthenticated(from, "re-registration")) return;
@@ -95,38 +139,29 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     send(from, std::move(shutdown));
     return;
   }
-  // `reconcile`: a slave this master knew, reporting its tasks anew.
-  auto answer = [&](const Slave& slave, bool reconcile) {
-    SlaveReregisteredMessage reply;
-    reply.mutable_slave_id()->CopyFrom(slave.id);
-    reply.mutable_connection()->CopyFrom(connection(flags_));
-    if (reconcile) {
-      // Tasks this master holds on the slave that it did not report (a
-      // restarted slave that could not keep them): the slave answers each
-      // with TASK_LOST. Only this slave's tasks are looked at.
-      std::unordered_set<std::string> reported;
-      for (const Task& task : message.tasks()) {
-        reported.insert(task.framework_id().value() + "/" + task.task_id().value());
-      }
-      std::map<std::string, ReconcileTasksMessage> missing;
-      for (const TaskRecord* task : slave.tasks) {
-        if (isTerminalState(task->task.state())) continue;
-        const std::string& frameworkId = task->framework->id.value();
-        if (reported.count(frameworkId + "/" + task->task.task_id().value())) continue;
-        ReconcileTasksMessage& lost = missing[frameworkId];
-        *lost.mutable_framework_id() = task->framework->id;
-        *lost.add_statuses() = task->latest;
-      }
-      for (auto& [frameworkId, lost] : missing) {
-        LOG(WARNING) << "Slave " << slave.id.value() << " re-registered without "
-                     << lost.statuses_size() << " task(s) of framework " << frameworkId
-                     << " that this master knows there";
-        *reply.add_reconciliations() = std::move(lost);
-      }
-    }
-    send(from, std::move(reply));
+  const std::string id = info.id().value();
+  auto refuse = [&](const std::string& why) {
+    metrics_.slaveReregistrationsRefused++;
+    LOG(WARNING) << "Refusing re-registration of slave " << id << " at " << from << ": " << why;
+    ShutdownMessage shutdown;
+    shutdown.set_message("Re-registration refused: " + why);
+    send(from, std::move(shutdown));
   };
-  Slave* s = slave(info.id().value());
+  if (gone_.count(id) != 0) {
+    return refuse("the agent was marked gone; start it with a new work directory to register "
+                  "it anew");
+  }
+  if (removed_.count(id) != 0) {
+    return refuse("the agent was removed (it unregistered, or a new slave took its address); "
+                  "start it with a new work directory to register it anew");
+  }
+  if (removing_.count(id) != 0 || readmitting_.count(id) != 0) {
+    // A change of it is being stored; it retries.
+    VLOG(1) << "Dropping re-registration of slave " << id << " at " << from
+            << " while a change of it is stored";
+    return;
+  }
+  Slave* s = slave(id);
   if (s != nullptr && s->pid == from && s->active) {
     // A retry whose answer is on its way (after a failover thousands of
     // slaves retry before the new leader has answered them all): answer
@@ -134,75 +169,181 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     VLOG(1) << "Slave " << s->id.value() << " at " << from << " re-registered already";
     s->missedPings = 0;
     s->pongPending = false;
-    answer(*s, false);
+    killOrphans(*s, message);
+    send(from, reregistered(*s, flags_, nullptr));
     return;
   }
-  const bool known = s != nullptr;
   if (s != nullptr) {
+    // A slave this master holds, reporting its tasks anew.
     if (s->pid != from) registry_.setPid(*s, from);
     link(from);  // a broken connection took the old link with it
     s->missedPings = 0;
     s->pongPending = false;
     LOG(INFO) << "Slave " << s->id.value() << " at " << from << " re-registered";
     if (!s->active) activateSlave(*s);
-  } else {
-    // A slave this master has not seen (the master restarted): take it and
-    // what runs on it back.
-    SlaveID id = info.id();  // `info` is moved into the registry
-    s = &registry_.addSlave(id, std::move(*message.mutable_slave()), from, message.version(),
-                            now());
-    link(from);
-    metrics_.slavesRegistered++;
-    resizeCluster();
-    // The reported executors and tasks are moved into the registry, not
-    // copied: after a failover this runs for every slave in a burst.
-    for (ExecutorInfo& executor : *message.mutable_executor_infos()) {
-      FrameworkID frameworkId = executor.framework_id();
-      registry_.addExecutor(*s, frameworkId, std::move(executor));
+    killOrphans(*s, message);
+    answerDeferred(*s);
+    send(from, reregistered(*s, flags_, &message));
+    return;
+  }
+
+  // A slave this master does not hold: one the registry lists (after a
+  // failover), one back from unreachable, or one it does not know. Back from
+  // unreachable, the tasks of frameworks that are not partition-aware are
+  // shut down: their frameworks were told TASK_LOST.
+  const bool wasUnreachable = unreachable_.count(id) != 0;
+  std::unordered_set<std::string> shutDown;
+  if (wasUnreachable) {
+    std::unordered_map<std::string, const FrameworkInfo*> reported;
+    for (const FrameworkInfo& f : message.frameworks()) {
+      if (f.has_id()) reported[f.id().value()] = &f;
     }
-    for (Task& task : *message.mutable_tasks()) {
-      TaskRecord* adopted = registry_.adoptTask(*s, std::move(task), nextLaunchOrder_++);
-      if (adopted == nullptr) continue;
-      if (!adopted->released) trackTask(*s, *adopted);
-      if (!deferredByTask_.empty()) answerDeferred(*adopted);
+    auto consider = [&](const std::string& frameworkId) {
+      const Framework* f = framework(frameworkId);
+      auto it = reported.find(frameworkId);
+      bool aware = f != nullptr ? partitionAware(f->info)
+                                : it != reported.end() && partitionAware(*it->second);
+      if (!aware) shutDown.insert(frameworkId);
+    };
+    for (const Task& task : message.tasks()) consider(task.framework_id().value());
+    for (const ExecutorInfo& executor : message.executor_infos()) {
+      consider(executor.framework_id().value());
     }
-    // Frameworks not back yet are kept for their failover timeout.
-    for (const FrameworkInfo& framework : message.frameworks()) noteReportedFramework(framework);
-    // What each framework holds here, for the allocator.
-    std::unordered_map<std::string, Resources> used;
-    for (const auto& [frameworkId, executors] : s->executors) {
-      for (const auto& [executorId, executor] : executors) {
-        used[frameworkId] += Resources(executor.resources());
+  }
+  auto readmit = [this, from, id, wasUnreachable](ReregisterSlaveMessage&& message,
+                                                   const std::unordered_set<std::string>& shutDown) {
+    recovered_.erase(id);
+    if (wasUnreachable) {
+      unreachable_.erase(id);
+      LOG(INFO) << "Slave " << id << " at " << from << " is back from unreachable"
+                << (shutDown.empty() ? std::string()
+                                     : "; shutting down " + std::to_string(shutDown.size()) +
+                                           " frameworks that are not partition-aware there");
+    }
+    Slave& s = readmitSlave(from, std::move(message), shutDown);
+    answerDeferred(s);
+    send(from, reregistered(s, flags_, nullptr));
+    recoveredSettled();
+  };
+  auto listed = recovered_.find(id);
+  if (listed != recovered_.end() &&
+      listed->second.SerializeAsString() == info.SerializeAsString()) {
+    // Listed as it is: nothing to store.
+    readmit(std::move(message), shutDown);
+    return;
+  }
+  // Stored first: back from unreachable, new to the registry, or changed.
+  readmitting_.insert(id);
+  auto kept = std::make_shared<ReregisterSlaveMessage>(std::move(message));
+  dispatch(registrar_.pid(), &registrar::Registrar::admit, kept->slave(), now())
+      .then(self(), [this, id, kept, shutDown, readmit](const Result<bool>& done) {
+        readmitting_.erase(id);
+        if (!done) return registryFailed(done.error());
+        if (gone_.count(id) != 0 || slave(id) != nullptr) return;  // changed meanwhile
+        readmit(std::move(*kept), shutDown);
+      });
+}
+
+Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
+                            const std::unordered_set<std::string>& shutDown) {
+  SlaveID id = message.slave().id();  // the SlaveInfo is moved into the registry
+  const int reportedTasks = message.tasks_size();
+  Slave* s = &registry_.addSlave(id, std::move(*message.mutable_slave()), from, message.version(),
+                                 now());
+  link(from);
+  metrics_.slavesRegistered++;
+  resizeCluster();
+  // The reported executors and tasks are moved into the registry, not
+  // copied: after a failover this runs for every slave in a burst.
+  for (ExecutorInfo& executor : *message.mutable_executor_infos()) {
+    if (shutDown.count(executor.framework_id().value()) != 0) continue;
+    FrameworkID frameworkId = executor.framework_id();
+    registry_.addExecutor(*s, frameworkId, std::move(executor));
+  }
+  for (Task& task : *message.mutable_tasks()) {
+    if (shutDown.count(task.framework_id().value()) != 0) continue;
+    if (!unreachableTasks_.empty()) {
+      if (auto it = unreachableTasks_.find(task.framework_id().value());
+          it != unreachableTasks_.end()) {
+        it->second.byId.erase(task.task_id().value());
       }
     }
-    for (const TaskRecord* task : s->tasks) {
-      if (!task->released) used[task->framework->id.value()] += task->resources;
-    }
-    // After a failover thousands come back at once: one line a second
-    // says how many (each one at VLOG(1)).
-    VLOG(1) << "Re-registered slave " << s->id.value() << " at " << from << " with "
-            << message.tasks_size() << " tasks";
-    reregistered_.slaves++;
-    reregistered_.tasks += static_cast<uint64_t>(message.tasks_size());
-    if (!reregistered_.pending) {
-      reregistered_.pending = true;
-      delay(std::chrono::seconds(1), [this] {
-        LOG(INFO) << "Re-registered " << reregistered_.slaves << " slaves this master had not "
-                  << "seen, with " << reregistered_.tasks << " tasks, in the last second";
-        reregistered_ = {};
-      });
-    }
-    dispatch(allocator_.pid(), &AllocatorActor::addSlave, s->id, s->info, s->total,
-             std::move(used));
+    TaskRecord* adopted = registry_.adoptTask(*s, std::move(task), nextLaunchOrder_++);
+    if (adopted == nullptr) continue;
+    if (!adopted->released) trackTask(*s, *adopted);
+    if (!deferredByTask_.empty()) answerDeferred(*adopted);
   }
-  answerDeferred(*s);
-  answer(*s, known);
+  for (const std::string& frameworkId : shutDown) {
+    ShutdownFrameworkMessage shutdown;
+    shutdown.mutable_framework_id()->set_value(frameworkId);
+    send(from, std::move(shutdown));
+  }
+  // Frameworks not back yet are kept for their failover timeout.
+  for (const FrameworkInfo& framework : message.frameworks()) {
+    if (framework.has_id() && shutDown.count(framework.id().value()) != 0) continue;
+    noteReportedFramework(framework);
+  }
+  // What each framework holds here, for the allocator.
+  std::unordered_map<std::string, Resources> used;
+  for (const auto& [frameworkId, executors] : s->executors) {
+    for (const auto& [executorId, executor] : executors) {
+      used[frameworkId] += Resources(executor.resources());
+    }
+  }
+  for (const TaskRecord* task : s->tasks) {
+    if (!task->released) used[task->framework->id.value()] += task->resources;
+  }
+  // After a failover thousands come back at once: one line a second
+  // says how many (each one at VLOG(1)).
+  VLOG(1) << "Re-registered slave " << s->id.value() << " at " << from << " with "
+          << reportedTasks << " tasks";
+  reregistered_.slaves++;
+  reregistered_.tasks += static_cast<uint64_t>(reportedTasks);
+  if (!reregistered_.pending) {
+    reregistered_.pending = true;
+    delay(std::chrono::seconds(1), [this] {
+      LOG(INFO) << "Re-registered " << reregistered_.slaves << " slaves this master had not "
+                << "seen, with " << reregistered_.tasks << " tasks, in the last second";
+      reregistered_ = {};
+    });
+  }
+  dispatch(allocator_.pid(), &AllocatorActor::addSlave, s->id, s->info, s->total,
+           std::move(used));
+  return *s;
+}
+
+void Master::killOrphans(Slave& s, const ReregisterSlaveMessage& message) {
+  std::unordered_set<std::string> shutDown;
+  for (const Task& task : message.tasks()) {
+    if (isTerminalState(task.state())) continue;
+    const std::string& frameworkId = task.framework_id().value();
+    if (registry_.task(frameworkId, task.task_id().value()) != nullptr) continue;
+    if (registry_.framework(frameworkId) == nullptr &&
+        registry_.unregisteredFramework(frameworkId) == nullptr) {
+      // A framework this master removed, or never knew.
+      if (shutDown.insert(frameworkId).second) {
+        LOG(WARNING) << "Slave " << s.id.value() << " re-registered with tasks of framework "
+                     << frameworkId << ", which this master does not run; shutting it down there";
+        ShutdownFrameworkMessage shutdown;
+        shutdown.mutable_framework_id()->set_value(frameworkId);
+        send(s.pid, std::move(shutdown));
+      }
+      continue;
+    }
+    LOG(WARNING) << "Slave " << s.id.value() << " re-registered with task "
+                 << task.task_id().value() << " of framework " << frameworkId
+                 << ", which this master does not hold; killing it";
+    KillTaskMessage kill;
+    kill.mutable_framework_id()->set_value(frameworkId);
+    *kill.mutable_task_id() = task.task_id();
+    send(s.pid, std::move(kill));
+  }
 }
 
 void Master::unregisterSlave(const UPID& from, const UnregisterSlaveMessage& message) {
   Slave* s = slaveFrom(from, message.slave_id(), "UnregisterSlaveMessage");
   if (s == nullptr) return;
-  removeSlave(*s, "the slave unregistered");
+  removeAgent(*s, Removal::kUnregistered, "the slave unregistered");
 }
 
 void Master::pong(const UPID& from, const PongSlaveMessage&) {
@@ -214,7 +355,7 @@ void Master::pong(const UPID& from, const PongSlaveMessage&) {
 
 // Every --slave_ping_timeout: a slave that has not answered the previous
 // ping missed it; one that missed --max_slave_ping_timeouts in a row is
-// removed. One pass over the slaves per period, not per event.
+// marked unreachable. One pass over the slaves per period, not per event.
 void Master::pingSlaves() {
   std::vector<Slave*> dead;
   registry_.forEachSlave([&](Slave& s) {
@@ -229,43 +370,61 @@ void Master::pingSlaves() {
     s.pongPending = true;
   });
   for (Slave* s : dead) {
-    metrics_.slaveShutdownsScheduled++;
-    removeSlave(*s, "it missed " + std::to_string(flags_.max_slave_ping_timeouts) +
-                        " health checks in a row");
+    if (removing_.count(s->id.value()) == 0) scheduleUnreachable(*s);
   }
   delay(flags_.slave_ping_timeout, [this] { pingSlaves(); });
 }
 
-void Master::removeSlave(Slave& s, const std::string& reason, bool shutdown) {
+void Master::removeSlave(Slave& s, Removal removal, const std::string& reason) {
   const SlaveID slaveId = s.id;
   const UPID pid = s.pid;
-  LOG(WARNING) << "Removing slave " << slaveId.value() << " at " << pid << ": " << reason;
+  const bool unreachable = removal == Removal::kUnreachable;
+  const double since = now();
+  LOG(WARNING) << (unreachable ? "Marked slave " : "Removed slave ") << slaveId.value() << " at "
+               << pid << (unreachable ? " unreachable: " : ": ") << reason;
   forgetAuthentication(pid);
+  if (unreachable) {
+    unreachable_[slaveId.value()] = UnreachableAgent{s.info, since};
+    metrics_.slaveUnreachableCompleted++;
+    metrics_.slaveRemovalsUnhealthy++;
+  } else {
+    metrics_.slaveRemovalsUnregistered++;
+    if (removed_.insert(slaveId.value()).second) removedOrder_.push_back(slaveId.value());
+    while (removedOrder_.size() > 10000) {
+      removed_.erase(removedOrder_.front());
+      removedOrder_.pop_front();
+    }
+  }
 
   // Its offers are void; the resources leave with the slave.
   std::vector<std::string> offers(s.offers.begin(), s.offers.end());
   for (const std::string& offerId : offers) rescindOffer(offerId, false);
 
+  const std::string message = (unreachable ? "Slave unreachable: " : "Slave removed: ") + reason;
   std::vector<TaskRecord*> tasks(s.tasks.begin(), s.tasks.end());
   for (TaskRecord* task : tasks) {
     if (!isTerminalState(task->task.state())) {
-      const std::string message = "Slave removed: " + reason;
-      if (task->framework->registered) {
-        sendMasterUpdate(*task->framework, slaveId, task->task.task_id(), TASK_LOST,
+      Framework& f = *task->framework;
+      TaskState state = stateFor(f, unreachable ? TASK_UNREACHABLE : TASK_GONE);
+      if (f.registered) {
+        sendMasterUpdate(f, slaveId, task->task.task_id(), state,
                          TaskStatus::REASON_SLAVE_REMOVED, message,
                          task->task.has_executor_id()
                              ? std::optional<ExecutorID>(task->task.executor_id())
-                             : std::nullopt);
+                             : std::nullopt,
+                         state == TASK_UNREACHABLE ? std::optional<double>(since) : std::nullopt);
       }
-      TaskStatus lost = task->latest;
-      lost.set_state(TASK_LOST);
-      lost.set_source(TaskStatus::SOURCE_MASTER);
-      lost.set_reason(TaskStatus::REASON_SLAVE_REMOVED);
-      lost.set_message(message);
-      lost.set_timestamp(now());
-      lost.clear_uuid();
+      if (state == TASK_UNREACHABLE) rememberUnreachableTask(*task, since);
+      TaskStatus status = task->latest;
+      status.set_state(state);
+      status.set_source(TaskStatus::SOURCE_MASTER);
+      status.set_reason(TaskStatus::REASON_SLAVE_REMOVED);
+      status.set_message(message);
+      status.set_timestamp(since);
+      status.clear_uuid();
       // The allocator drops the slave's resources itself.
-      updateTask(*task, lost, false);
+      updateTask(*task, status, false);
+      registry_.release(*task);
     }
     removeTask(*task);
   }
@@ -282,10 +441,14 @@ void Master::removeSlave(Slave& s, const std::string& reason, bool shutdown) {
     lost.mutable_slave_id()->CopyFrom(slaveId);
     send(f.pid, std::move(lost));
   });
-  if (shutdown) {
-    ShutdownMessage message;
-    message.set_message("Slave removed: " + reason);
-    send(pid, std::move(message));
+  // An unregistered slave is told to go (an unreachable one may come back;
+  // one whose address a new slave took is not there any more).
+  const Slave* at = registry_.slaveAt(pid);
+  if (removal == Removal::kUnregistered && (at == nullptr || at == &s) &&
+      admitting_.count(pid) == 0) {
+    ShutdownMessage shutdown;
+    shutdown.set_message("Slave removed: " + reason);
+    send(pid, std::move(shutdown));
   }
 
   dispatch(allocator_.pid(), &AllocatorActor::removeSlave, slaveId);

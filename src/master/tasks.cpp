@@ -48,7 +48,8 @@ void Master::removeTask(TaskRecord& task) {
 void Master::sendMasterUpdate(Framework& f, const SlaveID& slaveId, const TaskID& taskId,
                               TaskState state, TaskStatus::Reason reason,
                               const std::string& message,
-                              const std::optional<ExecutorID>& executorId) {
+                              const std::optional<ExecutorID>& executorId,
+                              std::optional<double> unreachableTime) {
   StatusUpdateMessage update;
   StatusUpdate* u = update.mutable_update();
   u->mutable_framework_id()->CopyFrom(f.id);
@@ -63,6 +64,10 @@ void Master::sendMasterUpdate(Framework& f, const SlaveID& slaveId, const TaskID
   status->set_reason(reason);
   status->set_timestamp(u->timestamp());
   if (!slaveId.value().empty()) status->mutable_slave_id()->CopyFrom(slaveId);
+  if (unreachableTime) {
+    status->mutable_unreachable_time()->set_nanoseconds(
+        static_cast<int64_t>(*unreachableTime * 1e9));
+  }
   // No uuid: updates the master makes need no acknowledgement.
   send(f.pid, std::move(update));
 }
@@ -172,27 +177,73 @@ void Master::reconcileTasks(const UPID& from, const ReconcileTasksMessage& messa
   Framework* f = frameworkFrom(from, message.framework_id(), "ReconcileTasksMessage");
   if (f == nullptr) return;
   if (message.statuses_size() == 0) {
-    for (const auto& [id, task] : f->tasks) sendReconciliation(*f, *task);
+    // After a failover, the answer waits until every agent the registry
+    // lists is back or unreachable (partitions.cpp).
+    if (!recovered_.empty()) {
+      VLOG(1) << "Implicit reconciliation of framework " << f->id.value() << " waits for "
+              << recovered_.size() << " agents the registry lists";
+      implicitWaiting_.push_back(f->id.value());
+      return;
+    }
+    reconcileImplicitly(*f);
     return;
   }
+  // Apache Mesos 1.x's answers for a task the master does not hold; a
+  // framework that is not partition-aware gets TASK_LOST for each.
   for (const TaskStatus& status : message.statuses()) {
     auto task = f->tasks.find(status.task_id().value());
     if (task != f->tasks.end()) {
       sendReconciliation(*f, *task->second);
       continue;
     }
-    // After an election the task's slave may not be back yet: the answer
-    // waits for it (election.cpp). A slave that is back does not have it.
-    bool slaveBack = status.has_slave_id() && slave(status.slave_id().value()) != nullptr;
-    if (windowOpen_ && !slaveBack) {
+    const std::optional<std::string> slaveId =
+        status.has_slave_id() && !status.slave_id().value().empty()
+            ? std::optional<std::string>(status.slave_id().value())
+            : std::nullopt;
+    const SlaveID named = slaveId ? status.slave_id() : SlaveID();
+    if (auto unreachable = unreachableTasks_.find(f->id.value());
+        unreachable != unreachableTasks_.end()) {
+      if (auto known = unreachable->second.byId.find(status.task_id().value());
+          known != unreachable->second.byId.end()) {
+        const TaskStatus& last = known->second;
+        sendMasterUpdate(*f, last.slave_id(), status.task_id(), stateFor(*f, TASK_UNREACHABLE),
+                         TaskStatus::REASON_RECONCILIATION,
+                         "Reconciliation: the task's agent is unreachable", std::nullopt,
+                         static_cast<double>(last.unreachable_time().nanoseconds()) / 1e9);
+        continue;
+      }
+    }
+    // The agent may still come back after a failover: the answer waits
+    // for it (election.cpp). Without a durable registry, during the
+    // re-registration window any agent not back may.
+    bool waitForAgent = slaveId ? recovered_.count(*slaveId) != 0 : !recovered_.empty();
+    if (!durableRegistry_ && windowOpen_) {
+      waitForAgent = !slaveId || slave(*slaveId) == nullptr;
+    }
+    if (waitForAgent) {
       deferReconciliation(*f, status.task_id(),
-                          status.has_slave_id() ? std::optional<SlaveID>(status.slave_id())
-                                                : std::nullopt);
+                          slaveId ? std::optional<SlaveID>(status.slave_id()) : std::nullopt);
       continue;
     }
-    sendMasterUpdate(*f, status.has_slave_id() ? status.slave_id() : SlaveID(), status.task_id(),
-                     TASK_LOST, TaskStatus::REASON_RECONCILIATION,
-                     "Reconciliation: task unknown to the master");
+    if (slaveId && slave(*slaveId) != nullptr) {
+      sendMasterUpdate(*f, named, status.task_id(), stateFor(*f, TASK_GONE),
+                       TaskStatus::REASON_RECONCILIATION,
+                       "Reconciliation: the task is unknown to its agent's master");
+    } else if (auto agent = slaveId ? unreachable_.find(*slaveId) : unreachable_.end();
+               agent != unreachable_.end()) {
+      sendMasterUpdate(*f, named, status.task_id(), stateFor(*f, TASK_UNREACHABLE),
+                       TaskStatus::REASON_RECONCILIATION,
+                       "Reconciliation: the task's agent is unreachable", std::nullopt,
+                       agent->second.since);
+    } else if (slaveId && gone_.count(*slaveId) != 0) {
+      sendMasterUpdate(*f, named, status.task_id(), stateFor(*f, TASK_GONE_BY_OPERATOR),
+                       TaskStatus::REASON_RECONCILIATION,
+                       "Reconciliation: the task's agent was marked gone");
+    } else {
+      sendMasterUpdate(*f, named, status.task_id(), stateFor(*f, TASK_UNKNOWN),
+                       TaskStatus::REASON_RECONCILIATION,
+                       "Reconciliation: task unknown to the master");
+    }
   }
 }
 

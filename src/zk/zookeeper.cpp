@@ -32,6 +32,9 @@ struct CallContext {
   ZooKeeper* self;
   uint64_t call;
   uint64_t generation;
+  // What the client reads or writes until the completion (a transaction's
+  // steps and results), freed with the context.
+  std::shared_ptr<void> buffers;
 };
 
 struct SessionContext {
@@ -116,9 +119,16 @@ void stringDone(int rc, const char* value, const void* data) {
   });
 }
 
-void dataDone(int rc, const char* value, int length, const Stat*, const void* data) {
-  reply(rc, data, [value, length](ZooKeeper::ReplyData& r) {
+void dataDone(int rc, const char* value, int length, const Stat* stat, const void* data) {
+  reply(rc, data, [value, length, stat](ZooKeeper::ReplyData& r) {
     if (value != nullptr && length > 0) r.value.assign(value, static_cast<size_t>(length));
+    if (stat != nullptr) r.version = stat->version;
+  });
+}
+
+void statDone(int rc, const Stat* stat, const void* data) {
+  reply(rc, data, [stat](ZooKeeper::ReplyData& r) {
+    if (stat != nullptr) r.version = stat->version;
   });
 }
 
@@ -265,7 +275,7 @@ void ZooKeeper::issue(uint64_t id) {
     return;
   }
   it->second.connection = connections_;
-  auto* context = new CallContext{self(), this, id, generation_};
+  auto* context = new CallContext{self(), this, id, generation_, nullptr};
   int rc = it->second.issue(handle_, context);
   if (rc != ZOK) {
     delete context;
@@ -397,6 +407,111 @@ Future<Result<bool>> ZooKeeper::remove(std::string path) {
 Future<Result<Nothing>> ZooKeeper::createPath(std::string path) {
   auto promise = std::make_shared<Promise<Result<Nothing>>>();
   createStep(promise, std::move(path), 1);
+  return promise->future();
+}
+
+Future<Result<ZooKeeper::Versioned>> ZooKeeper::getVersioned(std::string path) {
+  auto promise = std::make_shared<Promise<Result<Versioned>>>();
+  Call call;
+  call.retry = true;
+  call.issue = [path](zhandle_t* handle, void* context) {
+    return zoo_awget(handle, path.c_str(), nullptr, nullptr, dataDone, context);
+  };
+  call.done = [promise, path](int rc, ReplyData& reply) {
+    if (rc == ZOK) {
+      promise->set(Result<Versioned>(Versioned{std::move(reply.value), reply.version}));
+    } else {
+      promise->set(Result<Versioned>(failure(rc, "get " + path)));
+    }
+  };
+  add(std::move(call));
+  return promise->future();
+}
+
+Future<Result<int32_t>> ZooKeeper::set(std::string path, std::string data, int32_t version) {
+  auto promise = std::make_shared<Promise<Result<int32_t>>>();
+  Call call;
+  // Repeating a write of the same data is harmless; a versioned one that
+  // did succeed fails the second time with ZBADVERSION, which the caller
+  // sees as losing a race (it then reads again).
+  call.retry = true;
+  call.issue = [path, data, version](zhandle_t* handle, void* context) {
+    return zoo_aset(handle, path.c_str(), data.data(), static_cast<int>(data.size()), version,
+                    statDone, context);
+  };
+  call.done = [promise, path](int rc, ReplyData& reply) {
+    if (rc == ZOK) {
+      promise->set(Result<int32_t>(reply.version));
+    } else {
+      promise->set(Result<int32_t>(failure(rc, "set " + path)));
+    }
+  };
+  add(std::move(call));
+  return promise->future();
+}
+
+namespace {
+
+// A transaction's steps and results, alive until its completion.
+struct MultiBuffers {
+  std::vector<ZooKeeper::Op> ops;
+  std::vector<zoo_op_t> steps;
+  std::vector<zoo_op_result_t> results;
+  std::vector<Stat> stats;
+  std::vector<std::string> created;  // paths the creations made
+};
+
+}  // namespace
+
+Future<Result<Nothing>> ZooKeeper::multi(std::vector<Op> ops) {
+  auto promise = std::make_shared<Promise<Result<Nothing>>>();
+  std::string what = "transaction of " + std::to_string(ops.size()) + " steps" +
+                     (ops.empty() ? std::string() : " from " + ops.front().path);
+  auto shared = std::make_shared<std::vector<Op>>(std::move(ops));
+  Call call;
+  call.retry = true;
+  const ACL_vector* acl = aclFor(url_);
+  call.issue = [shared, acl](zhandle_t* handle, void* context) {
+    // Each attempt its own buffers: the client may still hold an earlier
+    // attempt's until that one's completion.
+    auto buffers = std::make_shared<MultiBuffers>();
+    buffers->ops = *shared;
+    size_t n = buffers->ops.size();
+    buffers->steps.resize(n);
+    buffers->results.resize(n);
+    buffers->stats.resize(n);
+    buffers->created.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Op& op = buffers->ops[i];
+      zoo_op_t* step = &buffers->steps[i];
+      switch (op.kind) {
+        case Op::Kind::kCheck:
+          zoo_check_op_init(step, op.path.c_str(), op.version);
+          break;
+        case Op::Kind::kSet:
+          zoo_set_op_init(step, op.path.c_str(), op.data.data(), static_cast<int>(op.data.size()),
+                          op.version, &buffers->stats[i]);
+          break;
+        case Op::Kind::kCreate:
+          buffers->created[i].assign(op.path.size() + 16, '\0');
+          zoo_create_op_init(step, op.path.c_str(), op.data.data(),
+                             static_cast<int>(op.data.size()), acl, 0, buffers->created[i].data(),
+                             static_cast<int>(buffers->created[i].size()));
+          break;
+      }
+    }
+    static_cast<CallContext*>(context)->buffers = buffers;
+    return zoo_amulti(handle, static_cast<int>(n), buffers->steps.data(),
+                      buffers->results.data(), voidDone, context);
+  };
+  call.done = [promise, what](int rc, ReplyData&) {
+    if (rc == ZOK) {
+      promise->set(Result<Nothing>(Nothing{}));
+    } else {
+      promise->set(Result<Nothing>(failure(rc, what)));
+    }
+  };
+  add(std::move(call));
   return promise->future();
 }
 

@@ -71,6 +71,31 @@ class ZooKeeper : public process::Actor {
   // Makes `path` and its parents (persistent, empty) where missing.
   process::Future<Result<process::Nothing>> createPath(std::string path);
 
+  // Versioned data, for writers that must not overwrite each other (the
+  // master's registry, master/registrar/): a node's data with its version,
+  // and writes that fail with ZBADVERSION unless the node is at `version`
+  // (-1: any version).
+  struct Versioned {
+    std::string data;
+    int32_t version = 0;
+  };
+  process::Future<Result<Versioned>> getVersioned(std::string path);
+  // The node's new version.
+  process::Future<Result<int32_t>> set(std::string path, std::string data, int32_t version);
+  // One step of a transaction: a check of a node's version, a write, or the
+  // creation of a persistent node.
+  struct Op {
+    enum class Kind { kCheck, kSet, kCreate };
+    Kind kind = Kind::kCheck;
+    std::string path;
+    std::string data;
+    int32_t version = -1;
+  };
+  // All of `ops` or none (ZooKeeper's multi): fails with the code of the
+  // first step that failed. Issued again after a connection loss, so the
+  // steps must be safe to repeat (a check and writes of whole nodes are).
+  process::Future<Result<process::Nothing>> multi(std::vector<Op> ops);
+
   // Group membership (zk/group.cpp), Apache Mesos's layout: the members of
   // the group at `path` are its ephemeral sequential children
   // "<label>_<10-digit sequence>" (masters: "json.info"), in order of
@@ -128,6 +153,7 @@ class ZooKeeper : public process::Actor {
   struct ReplyData {
     std::string value;               // a node's data, or the path made
     std::vector<std::string> names;  // children
+    int32_t version = 0;             // the node's, when the call reports it
   };
   // Posted by the client's threads (zookeeper.cpp); not for other callers.
   void onSessionEvent(int state, uint64_t generation);

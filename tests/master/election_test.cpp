@@ -5,6 +5,8 @@
 // slaves, frameworks known only from slaves' reports kept for a while).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <chrono>
 #include <memory>
 #include <string>
@@ -50,10 +52,11 @@ class ElectionTest : public ::testing::Test {
     cluster_ = std::move(cluster).value();
   }
 
+  // Whether master `i` leads (false once it has terminated itself).
   bool leading(size_t i) {
     process::Pid<master::Master> pid(cluster_->master(i));
     auto future = process::dispatch(pid, &master::Master::leading);
-    return future.await(10s) && future.get();
+    return future.await(10s) && future.isReady() && future.get();
   }
 
   // Waits until one master leads; its index.
@@ -196,10 +199,13 @@ TEST_F(ElectionTest, OffersWaitForReregistrationToSettle) {
       << "an offer came before re-registration settled";
 }
 
-// After an election, explicit reconciliation of a task on a slave not yet
-// back waits: answered with the task's state when the slave returns with
-// it, TASK_LOST when it returns without it or the window ends.
+// Without a durable registry (the paper's soft state), after an election
+// explicit reconciliation of a task on a slave not yet back waits: answered
+// with the task's state when the slave returns with it, TASK_LOST when it
+// returns without it or the window ends. (With the registry the master
+// knows which slaves to wait for: the next test.)
 TEST_F(ElectionTest, ReconciliationWaitsForSlavesUntilTheWindowCloses) {
+  flags_.registry = "in_memory";
   start(1);
   awaitLeader();
   process::UPID master = cluster_->master(0);
@@ -250,6 +256,116 @@ TEST_F(ElectionTest, ReconciliationWaitsForSlavesUntilTheWindowCloses) {
   later.mutable_statuses(0)->set_state(TASK_RUNNING);
   scheduler.post(master, later);
   ASSERT_TRUE(waitUntil([&] { return scheduler.count<StatusUpdateMessage>() == 5; }, 30s));
+}
+
+// With the registry in ZooKeeper, a new leader knows which slaves to wait
+// for: reconciliation (explicit and implicit) waits for exactly those, and
+// those not back when the window closes become unreachable.
+TEST_F(ElectionTest, TheNewLeaderWaitsForTheSlavesTheRegistryListsThenMarksThemUnreachable) {
+  start(2);
+  size_t first = awaitLeader();
+  process::UPID leader = cluster_->master(first);
+  Peer& a = peer("slave-a", true);
+  Peer& b = peer("slave-b", true);
+  auto registration = [](const std::string& host) {
+    RegisterSlaveMessage message;
+    message.mutable_slave()->set_hostname(host);
+    *message.mutable_slave()->mutable_resources() =
+        Resources::parse("cpus:4;mem:4096").value().proto();
+    message.set_version("1.0.0");
+    return message;
+  };
+  a.post(leader, registration("slave-a.example"));
+  b.post(leader, registration("slave-b.example"));
+  ASSERT_TRUE(waitUntil([&] {
+    return a.count<SlaveRegisteredMessage>() == 1 && b.count<SlaveRegisteredMessage>() == 1;
+  }, 30s));
+  const std::string idA = a.received<SlaveRegisteredMessage>()[0].slave_id().value();
+  const std::string idB = b.received<SlaveRegisteredMessage>()[0].slave_id().value();
+
+  // The leader goes; the other takes over and reads the registry.
+  cluster_->stopMaster(first);
+  size_t second = 1 - first;
+  ASSERT_TRUE(waitUntil([&] { return leading(second); }, 30s));
+  process::UPID master = cluster_->master(second);
+  Peer& scheduler = peer("scheduler(1)", false);
+  ReregisterFrameworkMessage reregister;
+  *reregister.mutable_framework() = frameworkInfo("F1");
+  reregister.mutable_framework()->add_capabilities()->set_type(
+      FrameworkInfo::Capability::PARTITION_AWARE);
+  scheduler.post(master, reregister);
+  ASSERT_TRUE(
+      waitUntil([&] { return scheduler.count<FrameworkReregisteredMessage>() == 1; }, 30s));
+  ReconcileTasksMessage implicit;
+  implicit.mutable_framework_id()->set_value("F1");
+  scheduler.post(master, implicit);
+  ReconcileTasksMessage onB;
+  onB.mutable_framework_id()->set_value("F1");
+  onB.add_statuses()->mutable_task_id()->set_value("on-b");
+  onB.mutable_statuses(0)->set_state(TASK_RUNNING);
+  onB.mutable_statuses(0)->mutable_slave_id()->set_value(idB);
+  scheduler.post(master, onB);
+  // A slave the registry does not list: answered at once.
+  ReconcileTasksMessage elsewhere;
+  elsewhere.mutable_framework_id()->set_value("F1");
+  elsewhere.add_statuses()->mutable_task_id()->set_value("elsewhere");
+  elsewhere.mutable_statuses(0)->set_state(TASK_RUNNING);
+  elsewhere.mutable_statuses(0)->mutable_slave_id()->set_value("not-listed");
+  scheduler.post(master, elsewhere);
+  ASSERT_TRUE(waitUntil([&] { return scheduler.count<StatusUpdateMessage>() == 1; }, 30s));
+  EXPECT_EQ(TASK_UNKNOWN, scheduler.received<StatusUpdateMessage>()[0].update().status().state());
+
+  // A comes back with its task: no answer yet (B is still awaited).
+  a.post(master, reregistration(idA, "F1", {"on-a"}));
+  ASSERT_TRUE(waitUntil([&] { return a.count<SlaveReregisteredMessage>() == 1; }, 30s));
+  cluster_->runtime().settle();
+  EXPECT_EQ(1u, scheduler.count<StatusUpdateMessage>()) << "answered before B is accounted for";
+
+  // The window (3 s) closes: B is unreachable; both answers come.
+  ASSERT_TRUE(waitUntil([&] { return scheduler.count<StatusUpdateMessage>() == 3; }, 30s));
+  std::map<std::string, TaskStatus> answers;
+  for (const auto& update : scheduler.received<StatusUpdateMessage>()) {
+    answers[update.update().status().task_id().value()] = update.update().status();
+  }
+  EXPECT_EQ(TASK_RUNNING, answers["on-a"].state());
+  EXPECT_EQ(TASK_UNREACHABLE, answers["on-b"].state());
+  EXPECT_TRUE(answers["on-b"].has_unreachable_time());
+  EXPECT_EQ(1u, scheduler.count<LostSlaveMessage>());
+
+  // B comes back late: welcomed back (it is only unreachable).
+  b.post(master, reregistration(idB, "F1", {}));
+  ASSERT_TRUE(waitUntil([&] { return b.count<SlaveReregisteredMessage>() == 1; }, 30s));
+  EXPECT_EQ(0u, b.count<ShutdownMessage>());
+}
+
+// More of the listed slaves missing than --recovery_agent_removal_limit
+// allows: the new leader marks none unreachable and gives up leading.
+TEST_F(ElectionTest, TooManyListedSlavesMissingMakesTheLeaderGiveUp) {
+  flags_.recovery_agent_removal_limit = "40%";
+  start(2);
+  size_t first = awaitLeader();
+  process::UPID leader = cluster_->master(first);
+  Peer& a = peer("slave-a", true);
+  Peer& b = peer("slave-b", true);
+  for (Peer* p : {&a, &b}) {
+    RegisterSlaveMessage message;
+    message.mutable_slave()->set_hostname(p->id() + ".example");
+    *message.mutable_slave()->mutable_resources() =
+        Resources::parse("cpus:1;mem:512").value().proto();
+    p->post(leader, message);
+  }
+  ASSERT_TRUE(waitUntil([&] {
+    return a.count<SlaveRegisteredMessage>() == 1 && b.count<SlaveRegisteredMessage>() == 1;
+  }, 30s));
+  cluster_->stopMaster(first);
+  size_t second = 1 - first;
+  ASSERT_TRUE(waitUntil([&] { return leading(second); }, 30s));
+  // Only A comes back: half of the listed slaves are missing (> 40%).
+  const std::string idA = a.received<SlaveRegisteredMessage>()[0].slave_id().value();
+  a.post(cluster_->master(second), reregistration(idA, "F1", {}));
+  ASSERT_TRUE(waitUntil([&] { return a.count<SlaveReregisteredMessage>() == 1; }, 30s));
+  EXPECT_TRUE(waitUntil([&] { return !leading(second); }, 30s))
+      << "the leader did not give up after the window closed";
 }
 
 // A framework known only from a slave's report keeps its tasks for its

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "support/master_fixture.hpp"
 
 namespace mesos::test {
@@ -298,15 +300,18 @@ TEST_F(StateFragmentsTest, AnUnchangedStateIsServedAgainAndAChangeRendersAnew) {
 }
 
 // /state visits the slaves in steps (here one slave per event) while
-// slaves leave and come back, taking whatever slots are free: each slave is
-// shown at most once, and those there throughout are all shown.
+// slaves leave and others come, taking whatever slots are free: each slave
+// is shown at most once, and those there throughout are all shown. (A slave
+// that unregistered may not come back under its id: each comes anew.)
 TEST_F(StateFragmentsTest, SlavesComingAndGoingDuringARenderAreShownAtMostOnce) {
   // Ten that come and go (the first slots), then ten that stay.
   std::vector<Peer*> churning;
-  auto reregistration = [](Peer& peer) {
+  std::map<std::string, int> generation;  // of each churning peer's slave id
+  auto idOf = [&](Peer& peer) { return peer.id() + "-" + std::to_string(generation[peer.id()]); };
+  auto reregistration = [&](Peer& peer) {
     ReregisterSlaveMessage message;
     message.mutable_slave()->set_hostname(peer.id() + ".example");
-    message.mutable_slave()->mutable_id()->set_value(peer.id());
+    message.mutable_slave()->mutable_id()->set_value(idOf(peer));
     *message.mutable_slave()->mutable_resources() =
         Resources::parse("cpus:1;mem:64").value().proto();
     message.set_version("1.0.0");
@@ -333,8 +338,9 @@ TEST_F(StateFragmentsTest, SlavesComingAndGoingDuringARenderAreShownAtMostOnce) 
     for (size_t i = 0; i < 2000 && !done; ++i) {
       Peer& peer = *churning[i % churning.size()];
       UnregisterSlaveMessage leave;
-      leave.mutable_slave_id()->set_value(peer.id());
+      leave.mutable_slave_id()->set_value(idOf(peer));
       peer.post(master(), leave);
+      generation[peer.id()]++;
       peer.post(master(), reregistration(peer));
       std::this_thread::yield();
     }

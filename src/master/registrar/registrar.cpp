@@ -1,0 +1,288 @@
+#include "master/registrar/registrar.hpp"
+
+#include <glog/logging.h>
+
+namespace mesos::internal::master::registrar {
+
+using process::Future;
+using process::Nothing;
+using process::Promise;
+
+namespace {
+
+uint64_t micros(std::chrono::steady_clock::duration d) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
+}
+
+// Appends `bytes` as one element of Shard.agents (field 1, length-delimited).
+void appendAgent(std::string* out, const std::string& bytes) {
+  out->push_back(static_cast<char>((1 << 3) | 2));
+  uint64_t length = bytes.size();
+  while (length >= 0x80) {
+    out->push_back(static_cast<char>((length & 0x7f) | 0x80));
+    length >>= 7;
+  }
+  out->push_back(static_cast<char>(length));
+  out->append(bytes);
+}
+
+}  // namespace
+
+Registrar::Registrar(std::string id, std::unique_ptr<Storage> storage,
+                     std::chrono::milliseconds fetchTimeout, std::chrono::milliseconds storeTimeout)
+    : Actor(std::move(id)),
+      storage_(std::move(storage)),
+      fetchTimeout_(fetchTimeout),
+      storeTimeout_(storeTimeout) {}
+
+void Registrar::initialize() { storage_->attach(self()); }
+
+Future<Result<std::vector<registry::Agent>>> Registrar::recover() {
+  using Agents = std::vector<registry::Agent>;
+  auto promise = std::make_shared<Promise<Result<Agents>>>();
+  if (recovered_) {
+    promise->set(Result<Agents>(Error{"the registry was recovered already"}));
+    return promise->future();
+  }
+  auto start = std::chrono::steady_clock::now();
+  delay(fetchTimeout_, [this, promise] {
+    if (promise->set(Result<Agents>(Error{
+            "reading the registry (" + storage_->describe() + ") took longer than " +
+            std::to_string(fetchTimeout_.count()) + " ms (--registry_fetch_timeout)"}))) {
+      failed_ = Error{"the registry could not be read"};
+    }
+  });
+  storage_->recover(kShards).then(self(), [this, promise,
+                                           start](const Result<std::vector<std::string>>& read) {
+    if (!promise->future().isPending()) return;  // timed out
+    if (!read) {
+      failed_ = read.error();
+      promise->set(Result<Agents>(Error{"cannot read the registry (" + storage_->describe() +
+                                        "): " + read.error().message}));
+      return;
+    }
+    shards_ = static_cast<uint32_t>(read.value().size());
+    shardIds_.assign(shards_, {});
+    shardBytes_.assign(shards_, 0);
+    Agents agents;
+    for (uint32_t i = 0; i < shards_; ++i) {
+      registry::Shard shard;
+      if (!shard.ParseFromString(read.value()[i]) || !shard.IsInitialized()) {
+        failed_ = Error{"corrupt shard"};
+        promise->set(Result<Agents>(
+            Error{"shard " + std::to_string(i) + " of the registry (" + storage_->describe() +
+                  ") is corrupt: it does not parse as a list of agents; refusing to lead from "
+                  "it (restore it, or remove the registry to start empty)"}));
+        return;
+      }
+      for (registry::Agent& agent : *shard.mutable_agents()) {
+        if (!agent.info().has_id() || agent.info().id().value().empty()) continue;
+        agents.push_back(agent);
+        put(std::move(agent));
+      }
+    }
+    dirty_.clear();  // as stored
+    recovered_ = true;
+    stats_->recoveryUs = micros(std::chrono::steady_clock::now() - start);
+    LOG(INFO) << "Recovered the registry (" << storage_->describe() << "): " << stats_->admitted
+              << " admitted, " << stats_->unreachable << " unreachable and " << stats_->gone
+              << " gone agents, " << stats_->bytes << " bytes in " << shards_ << " shards, in "
+              << stats_->recoveryUs / 1000.0 << " ms";
+    promise->set(Result<Agents>(std::move(agents)));
+  });
+  return promise->future();
+}
+
+Future<Result<bool>> Registrar::admit(SlaveInfo info, double time) {
+  return enqueue([this, info = std::move(info), time] {
+    auto it = entries_.find(info.id().value());
+    if (it != entries_.end()) {
+      const registry::Agent& known = it->second.agent;
+      if (known.state() == registry::Agent::GONE) return false;
+      if (known.state() == registry::Agent::ADMITTED &&
+          known.info().SerializeAsString() == info.SerializeAsString()) {
+        return false;
+      }
+    }
+    registry::Agent agent;
+    if (it != entries_.end()) agent = it->second.agent;  // keeps drain state
+    agent.set_state(registry::Agent::ADMITTED);
+    *agent.mutable_info() = info;
+    agent.set_since(time);
+    put(std::move(agent));
+    return true;
+  });
+}
+
+Future<Result<bool>> Registrar::markUnreachable(SlaveID id, double time) {
+  return enqueue([this, id = std::move(id), time] {
+    auto it = entries_.find(id.value());
+    if (it == entries_.end() || it->second.agent.state() != registry::Agent::ADMITTED) {
+      return false;
+    }
+    registry::Agent agent = it->second.agent;
+    agent.set_state(registry::Agent::UNREACHABLE);
+    agent.set_since(time);
+    put(std::move(agent));
+    return true;
+  });
+}
+
+Future<Result<bool>> Registrar::markGone(SlaveID id, double time) {
+  return enqueue([this, id = std::move(id), time] {
+    registry::Agent agent;
+    if (auto it = entries_.find(id.value()); it != entries_.end()) {
+      if (it->second.agent.state() == registry::Agent::GONE) return false;
+      agent = it->second.agent;
+    } else {
+      *agent.mutable_info()->mutable_id() = id;
+      agent.mutable_info()->set_hostname("");
+    }
+    agent.set_state(registry::Agent::GONE);
+    agent.set_since(time);
+    agent.clear_drain();
+    put(std::move(agent));
+    return true;
+  });
+}
+
+Future<Result<bool>> Registrar::remove(std::vector<SlaveID> ids) {
+  return enqueue([this, ids = std::move(ids)] {
+    bool changed = false;
+    for (const SlaveID& id : ids) {
+      if (entries_.count(id.value()) == 0) continue;
+      erase(id.value());
+      changed = true;
+    }
+    return changed;
+  });
+}
+
+Future<Result<bool>> Registrar::enqueue(std::function<bool()> apply) {
+  auto promise = std::make_shared<Promise<Result<bool>>>();
+  if (failed_) {
+    promise->set(Result<bool>(*failed_));
+  } else if (!recovered_) {
+    promise->set(Result<bool>(Error{"the registry is not recovered yet"}));
+  } else {
+    waiting_.push_back(Change{std::move(apply), promise});
+    stats_->queued = waiting_.size();
+    flush();
+  }
+  return promise->future();
+}
+
+void Registrar::flush() {
+  if (out_ || waiting_.empty() || failed_) return;
+  std::vector<Change> batch(std::make_move_iterator(waiting_.begin()),
+                            std::make_move_iterator(waiting_.end()));
+  waiting_.clear();
+  stats_->queued = 0;
+  for (Change& change : batch) change.changed = change.apply();
+  if (dirty_.empty() || !storage_->durable()) {
+    dirty_.clear();
+    for (Change& change : batch) change.promise->set(Result<bool>(change.changed));
+    return;
+  }
+  std::vector<std::pair<uint32_t, std::string>> shards;
+  shards.reserve(dirty_.size());
+  for (uint32_t shard : dirty_) shards.emplace_back(shard, shardContent(shard));
+  dirty_.clear();
+  writing_ = std::move(batch);
+  out_ = true;
+  uint64_t write = ++writeSeq_;
+  writeStart_ = std::chrono::steady_clock::now();
+  storage_->write(std::move(shards)).then(self(), [this, write](const Result<Nothing>& result) {
+    written(write, result);
+  });
+  delay(storeTimeout_, [this, write] {
+    if (!out_ || write != writeSeq_) return;
+    written(write, Result<Nothing>(Error{
+                       "storing the registry (" + storage_->describe() + ") took longer than " +
+                       std::to_string(storeTimeout_.count()) + " ms (--registry_store_timeout)"}));
+  });
+}
+
+void Registrar::written(uint64_t write, const Result<Nothing>& result) {
+  if (!out_ || write != writeSeq_) return;  // timed out before
+  out_ = false;
+  std::vector<Change> batch = std::move(writing_);
+  writing_.clear();
+  if (!result) {
+    Error error{"cannot store the registry (" + storage_->describe() +
+                "): " + result.error().message};
+    LOG(ERROR) << error.message;
+    for (Change& change : batch) change.promise->set(Result<bool>(error));
+    fail(error);
+    return;
+  }
+  stats_->writes++;
+  stats_->lastWriteUs = micros(std::chrono::steady_clock::now() - writeStart_);
+  for (Change& change : batch) change.promise->set(Result<bool>(change.changed));
+  flush();
+}
+
+void Registrar::fail(const Error& error) {
+  failed_ = error;
+  for (Change& change : waiting_) change.promise->set(Result<bool>(error));
+  waiting_.clear();
+  stats_->queued = 0;
+}
+
+void Registrar::put(registry::Agent agent) {
+  const std::string id = agent.info().id().value();
+  auto [it, added] = entries_.try_emplace(id);
+  Entry& entry = it->second;
+  if (added) {
+    entry.shard = shardOf(id);
+    shardIds_[entry.shard].insert(id);
+  } else {
+    count(entry.agent, -1);
+    shardBytes_[entry.shard] -= entry.bytes.size();
+    stats_->bytes -= entry.bytes.size();
+  }
+  entry.agent = std::move(agent);
+  entry.bytes = entry.agent.SerializeAsString();
+  count(entry.agent, +1);
+  shardBytes_[entry.shard] += entry.bytes.size();
+  stats_->bytes += entry.bytes.size();
+  dirty_.insert(entry.shard);
+}
+
+void Registrar::erase(const std::string& id) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return;
+  count(it->second.agent, -1);
+  shardBytes_[it->second.shard] -= it->second.bytes.size();
+  stats_->bytes -= it->second.bytes.size();
+  shardIds_[it->second.shard].erase(id);
+  dirty_.insert(it->second.shard);
+  entries_.erase(it);
+}
+
+void Registrar::count(const registry::Agent& agent, int delta) {
+  std::atomic<uint64_t>* counter = agent.state() == registry::Agent::ADMITTED ? &stats_->admitted
+                                   : agent.state() == registry::Agent::UNREACHABLE
+                                       ? &stats_->unreachable
+                                       : &stats_->gone;
+  *counter += static_cast<uint64_t>(static_cast<int64_t>(delta));
+}
+
+uint32_t Registrar::shardOf(const std::string& id) const {
+  // FNV-1a: stable across builds and platforms (the shards are stored).
+  uint32_t hash = 2166136261u;
+  for (unsigned char c : id) {
+    hash ^= c;
+    hash *= 16777619u;
+  }
+  return hash % shards_;
+}
+
+std::string Registrar::shardContent(uint32_t shard) const {
+  std::string content;
+  content.reserve(shardBytes_[shard] + 6 * shardIds_[shard].size());
+  for (const std::string& id : shardIds_[shard]) appendAgent(&content, entries_.at(id).bytes);
+  return content;
+}
+
+}  // namespace mesos::internal::master::registrar

@@ -1,0 +1,75 @@
+// Where the master's registry of agents is kept (docs/high-availability.md):
+// a fixed number of shards, each written whole. A backend is a folder here
+// plus one line in storage.cpp's createStorage().
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mesos/result.hpp"
+#include "process/future.hpp"
+#include "process/upid.hpp"
+
+namespace mesos::internal::zk {
+class ZooKeeper;
+}  // namespace mesos::internal::zk
+
+namespace mesos::internal::master::registrar {
+
+class Storage {
+ public:
+  virtual ~Storage() = default;
+
+  // For logs and errors: "ZooKeeper zk://host:2181/mesos/registry".
+  virtual std::string describe() const = 0;
+  // Whether what is written outlives the master (in memory: nothing is
+  // written at all).
+  virtual bool durable() const = 0;
+  // Called once, on the registrar's actor, before anything else: the actor
+  // that continuations run on.
+  virtual void attach(const process::UPID& actor) { actor_ = actor; }
+
+  // Takes the registry over: from now on writes of earlier owners (a
+  // deposed leader) fail. Then reads it: every shard's content (empty for an
+  // empty shard). A new registry is made with `shards` shards; an existing
+  // one keeps its own number. Fails with a clear error when the registry is
+  // corrupt or another owner took it over meanwhile.
+  virtual process::Future<Result<std::vector<std::string>>> recover(uint32_t shards) = 0;
+
+  // Replaces whole shards (index, content). Fails when another owner took
+  // the registry over since recover(), or the store fails.
+  virtual process::Future<Result<process::Nothing>> write(
+      std::vector<std::pair<uint32_t, std::string>> shards) = 0;
+
+ protected:
+  process::UPID actor_;
+};
+
+// --registry's values (master/flags.cpp): "zookeeper" (the default with
+// --zk), "file" (the default with --work_dir), "in_memory".
+struct StorageConfig {
+  std::string kind;
+  // "zookeeper": the session to use (the master's) and the masters' group
+  // path, under which the registry is "<path>/registry".
+  std::optional<process::Pid<zk::ZooKeeper>> zk;
+  std::string zkPath;
+  std::string zkUrl;  // for logs, without credentials
+  // "file": the master's --work_dir, under which it is "<dir>/registry".
+  std::optional<std::string> workDir;
+};
+
+// The backend `config.kind` names, or why there is none.
+Result<std::unique_ptr<Storage>> createStorage(const StorageConfig& config);
+
+// The backends (each in its folder).
+std::unique_ptr<Storage> inMemoryStorage();
+std::unique_ptr<Storage> fileStorage(std::string directory);
+std::unique_ptr<Storage> zookeeperStorage(process::Pid<zk::ZooKeeper> zk, std::string path,
+                                          std::string url);
+
+}  // namespace mesos::internal::master::registrar

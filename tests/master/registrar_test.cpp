@@ -1,0 +1,260 @@
+// The master's durable registry of agents (src/master/registrar/): what
+// each change does, the three backends, a deposed writer fenced off in
+// ZooKeeper, and corrupt contents refused with a clear error.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <zookeeper/zookeeper.h>
+
+#include "master/registrar/registrar.hpp"
+#include "process/dispatch.hpp"
+#include "process/runtime.hpp"
+#include "support/zookeeper_server.hpp"
+#include "zk/zookeeper.hpp"
+
+namespace mesos::test {
+namespace {
+
+using namespace std::chrono_literals;
+using internal::master::registrar::Registrar;
+using internal::master::registrar::Storage;
+using internal::registry::Agent;
+namespace registrar = internal::master::registrar;
+
+SlaveInfo agentInfo(const std::string& id, const std::string& host = "host") {
+  SlaveInfo info;
+  info.set_hostname(host);
+  info.mutable_id()->set_value(id);
+  return info;
+}
+
+SlaveID agentId(const std::string& id) {
+  SlaveID slaveId;
+  slaveId.set_value(id);
+  return slaveId;
+}
+
+class RegistrarTest : public ::testing::Test {
+ protected:
+  void SetUp() override { runtime_ = std::move(process::Runtime::create({})).value(); }
+  void TearDown() override {
+    registrars_.clear();
+    zk_ = {};
+    runtime_.reset();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
+  process::Pid<Registrar> spawn(std::unique_ptr<Storage> storage) {
+    registrars_.push_back(runtime_->spawn<Registrar>(process::generateId("registrar"),
+                                                     std::move(storage), 30000ms, 30000ms));
+    return registrars_.back().pid();
+  }
+
+  template <typename T>
+  static T await(const process::Future<T>& future) {
+    EXPECT_TRUE(future.await(60s)) << "no answer within 60 s";
+    return future.get();
+  }
+
+  std::vector<Agent> recover(const process::Pid<Registrar>& registrar) {
+    auto agents = await(process::dispatch(registrar, &Registrar::recover));
+    EXPECT_TRUE(agents.ok()) << agents.error().message;
+    return agents.ok() ? agents.value() : std::vector<Agent>{};
+  }
+
+  static bool applied(const process::Future<Result<bool>>& change) {
+    auto done = await(change);
+    EXPECT_TRUE(done.ok()) << done.error().message;
+    return done.ok() && done.value();
+  }
+
+  std::string tempDir() {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("registrar-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    return dir_;
+  }
+
+  std::unique_ptr<process::Runtime> runtime_;
+  std::vector<process::Spawned<Registrar>> registrars_;
+  process::Spawned<internal::zk::ZooKeeper> zk_;
+  std::string dir_;
+};
+
+// What each change does, and whether it says it changed something.
+TEST_F(RegistrarTest, ChangesAndWhatTheyRefuse) {
+  auto r = spawn(registrar::inMemoryStorage());
+  // Nothing before recovery.
+  auto early = await(process::dispatch(r, &Registrar::admit, agentInfo("a"), 1.0));
+  ASSERT_FALSE(early.ok());
+  EXPECT_TRUE(recover(r).empty());
+
+  EXPECT_TRUE(applied(process::dispatch(r, &Registrar::admit, agentInfo("a"), 1.0)));
+  // The same again: nothing changes; a new hostname does.
+  EXPECT_FALSE(applied(process::dispatch(r, &Registrar::admit, agentInfo("a"), 2.0)));
+  EXPECT_TRUE(applied(process::dispatch(r, &Registrar::admit, agentInfo("a", "other"), 2.0)));
+  // Only an admitted agent becomes unreachable.
+  EXPECT_TRUE(applied(process::dispatch(r, &Registrar::markUnreachable, agentId("a"), 3.0)));
+  EXPECT_FALSE(applied(process::dispatch(r, &Registrar::markUnreachable, agentId("a"), 4.0)));
+  EXPECT_FALSE(applied(process::dispatch(r, &Registrar::markUnreachable, agentId("b"), 4.0)));
+  // Back from unreachable.
+  EXPECT_TRUE(applied(process::dispatch(r, &Registrar::admit, agentInfo("a", "other"), 5.0)));
+  // Gone, known or not; a gone agent is never admitted again.
+  EXPECT_TRUE(applied(process::dispatch(r, &Registrar::markGone, agentId("a"), 6.0)));
+  EXPECT_TRUE(applied(process::dispatch(r, &Registrar::markGone, agentId("c"), 6.0)));
+  EXPECT_FALSE(applied(process::dispatch(r, &Registrar::markGone, agentId("c"), 7.0)));
+  EXPECT_FALSE(applied(process::dispatch(r, &Registrar::admit, agentInfo("a"), 8.0)));
+  EXPECT_TRUE(applied(process::dispatch(r, &Registrar::remove,
+                                        std::vector<SlaveID>{agentId("a"), agentId("x")})));
+  EXPECT_FALSE(applied(process::dispatch(r, &Registrar::remove, std::vector<SlaveID>{agentId("a")})));
+  // Recovered once only.
+  auto again = await(process::dispatch(r, &Registrar::recover));
+  EXPECT_FALSE(again.ok());
+}
+
+// Files under the work directory: a second registrar over them reads what
+// the first stored; a second one at the same time is refused; a corrupt
+// shard stops recovery with a message naming it.
+TEST_F(RegistrarTest, FilesKeepTheRegistryAndRefuseCorruption) {
+  std::string dir = tempDir();
+  {
+    auto r = spawn(registrar::fileStorage(dir + "/registry"));
+    EXPECT_TRUE(recover(r).empty());
+    // Many changes at once: batched into few writes.
+    std::vector<process::Future<Result<bool>>> changes;
+    for (int i = 0; i < 1000; ++i) {
+      changes.push_back(process::dispatch(r, &Registrar::admit,
+                                          agentInfo("agent-" + std::to_string(i)), 1.0));
+    }
+    for (auto& change : changes) EXPECT_TRUE(applied(change));
+    EXPECT_TRUE(applied(process::dispatch(r, &Registrar::markUnreachable, agentId("agent-7"), 2.0)));
+    EXPECT_TRUE(applied(process::dispatch(r, &Registrar::markGone, agentId("agent-8"), 3.0)));
+    EXPECT_TRUE(applied(process::dispatch(r, &Registrar::remove, std::vector<SlaveID>{agentId("agent-9")})));
+
+    // Another master on the same directory is refused while this one runs.
+    auto other = spawn(registrar::fileStorage(dir + "/registry"));
+    auto refused = await(process::dispatch(other, &Registrar::recover));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(std::string::npos, refused.error().message.find("another master holds"))
+        << refused.error().message;
+    registrars_.clear();
+  }
+  auto r = spawn(registrar::fileStorage(dir + "/registry"));
+  std::vector<Agent> agents = recover(r);
+  ASSERT_EQ(999u, agents.size());
+  std::map<std::string, Agent> byId;
+  for (const Agent& agent : agents) byId[agent.info().id().value()] = agent;
+  EXPECT_EQ(Agent::UNREACHABLE, byId["agent-7"].state());
+  EXPECT_EQ(2.0, byId["agent-7"].since());
+  EXPECT_EQ(Agent::GONE, byId["agent-8"].state());
+  EXPECT_EQ(0u, byId.count("agent-9"));
+  EXPECT_EQ(Agent::ADMITTED, byId["agent-10"].state());
+  registrars_.clear();
+
+  // A shard that does not parse.
+  std::string shard;
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/registry")) {
+    if (entry.path().filename().string().rfind("shard-", 0) == 0 &&
+        std::filesystem::file_size(entry.path()) > 0) {
+      shard = entry.path();
+      break;
+    }
+  }
+  ASSERT_FALSE(shard.empty());
+  std::ofstream(shard, std::ios::binary | std::ios::trunc) << "\xff\xff\xff garbage";
+  auto corrupt = spawn(registrar::fileStorage(dir + "/registry"));
+  auto failed = await(process::dispatch(corrupt, &Registrar::recover));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(std::string::npos, failed.error().message.find("is corrupt")) << failed.error().message;
+  // Nothing can be changed afterwards.
+  EXPECT_FALSE(await(process::dispatch(corrupt, &Registrar::admit, agentInfo("z"), 1.0)).ok());
+}
+
+class RegistrarZooKeeperTest : public RegistrarTest {
+ protected:
+  void SetUp() override {
+    if (std::string why = ZooKeeperServers::unavailable(); !why.empty()) GTEST_SKIP() << why;
+    ASSERT_TRUE(servers_.start()) << servers_.error();
+    RegistrarTest::SetUp();
+    auto url = internal::zk::parseUrl("zk://" + servers_.connectString() + "/mesos");
+    ASSERT_TRUE(url.ok());
+    url_ = url->toString();
+    zk_ = runtime_->spawn<internal::zk::ZooKeeper>("zookeeper", *url, 5000ms);
+  }
+  std::unique_ptr<Storage> storage() {
+    return registrar::zookeeperStorage(zk_.pid(), "/mesos", url_);
+  }
+  ZooKeeperServers servers_{1};
+  std::string url_;
+};
+
+// A new owner fences the old one off: the old owner's next write fails, and
+// the new one reads every write that succeeded before.
+TEST_F(RegistrarZooKeeperTest, ADeposedOwnersWritesFail) {
+  auto first = spawn(storage());
+  EXPECT_TRUE(recover(first).empty());
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_TRUE(applied(process::dispatch(first, &Registrar::admit,
+                                          agentInfo("agent-" + std::to_string(i)), 1.0)));
+  }
+  auto second = spawn(storage());
+  EXPECT_EQ(300u, recover(second).size());
+
+  auto fenced = await(process::dispatch(first, &Registrar::admit, agentInfo("late"), 2.0));
+  ASSERT_FALSE(fenced.ok());
+  EXPECT_NE(std::string::npos, fenced.error().message.find("another master took the registry"))
+      << fenced.error().message;
+  // The deposed owner refuses everything from now on.
+  EXPECT_FALSE(await(process::dispatch(first, &Registrar::admit, agentInfo("later"), 2.0)).ok());
+  // The new owner writes.
+  EXPECT_TRUE(applied(process::dispatch(second, &Registrar::markUnreachable, agentId("agent-1"), 3.0)));
+  auto third = spawn(storage());
+  std::vector<Agent> agents = recover(third);
+  ASSERT_EQ(300u, agents.size());
+  size_t unreachable = 0;
+  for (const Agent& agent : agents) {
+    EXPECT_NE("late", agent.info().id().value());
+    if (agent.state() == Agent::UNREACHABLE) unreachable++;
+  }
+  EXPECT_EQ(1u, unreachable);
+}
+
+TEST_F(RegistrarZooKeeperTest, ACorruptShardIsRefused) {
+  auto first = spawn(storage());
+  EXPECT_TRUE(recover(first).empty());
+  EXPECT_TRUE(applied(process::dispatch(first, &Registrar::admit, agentInfo("a"), 1.0)));
+  internal::zk::ZooKeeper* zk = zk_.get();
+  uint32_t shard = 0;
+  {
+    // Which shard holds "a": the one that is not empty.
+    for (; shard < Registrar::kShards; ++shard) {
+      char path[64];
+      std::snprintf(path, sizeof(path), "/mesos/registry/shard-%04u", shard);
+      std::string p = path;
+      auto got = await(process::dispatch(zk_.pid(), [zk, p] { return zk->get(p); }));
+      ASSERT_TRUE(got.ok()) << got.error().message;
+      if (!got.value().empty()) {
+        auto set = await(
+            process::dispatch(zk_.pid(), [zk, p] { return zk->set(p, "\xff\xff garbage", -1); }));
+        ASSERT_TRUE(set.ok()) << set.error().message;
+        break;
+      }
+    }
+  }
+  ASSERT_LT(shard, Registrar::kShards);
+  auto second = spawn(storage());
+  auto failed = await(process::dispatch(second, &Registrar::recover));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(std::string::npos,
+            failed.error().message.find("shard " + std::to_string(shard) + " of the registry"))
+      << failed.error().message;
+  EXPECT_NE(std::string::npos, failed.error().message.find("is corrupt")) << failed.error().message;
+}
+
+}  // namespace
+}  // namespace mesos::test
