@@ -354,8 +354,9 @@ void Slave::checkpointExecutor(const Framework& framework, Executor* executor) {
   std::error_code ec;
   std::filesystem::create_directories(executor->metaPath + "/pids", ec);
   if (ec) {
-    checkpointed(Error{"cannot create " + executor->metaPath + "/pids: " + ec.message(), ec.value()},
-                 "executor " + executorId);
+    checkpointed(
+        Error{"cannot create " + executor->metaPath + "/pids: " + ec.message(), ec.value()},
+        "executor " + executorId);
   }
 }
 

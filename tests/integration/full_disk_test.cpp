@@ -156,7 +156,8 @@ class FullDiskTest : public DaemonsFixture {
     for (const std::string& bytes : raw->records) {
       mesos::internal::StatusUpdateRecord record;
       if (!record.ParseFromString(bytes)) return "unparsable";
-      types += (types.empty() ? "" : " ") + mesos::internal::StatusUpdateRecord::Type_Name(record.type());
+      types += (types.empty() ? "" : " ") +
+               mesos::internal::StatusUpdateRecord::Type_Name(record.type());
     }
     return types;
   }

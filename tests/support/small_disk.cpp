@@ -62,7 +62,8 @@ SmallDisk::SmallDisk(std::string dir, uint64_t bytes) : dir_(std::move(dir)) {
   ::close(fd);
   ChildResult made = runChild({mkfs, "-q", "-F", "-m", "0", image_}, 60s);
   if (!made.exitedWith(0)) {
-    missing_ = "cannot mount a tmpfs (" + tmpfsError + ") nor make an ext4 image: " + made.describe();
+    missing_ =
+        "cannot mount a tmpfs (" + tmpfsError + ") nor make an ext4 image: " + made.describe();
     return;
   }
   ChildResult loop = runChild({mountProgram, "-o", "loop", image_, dir_}, 60s);
