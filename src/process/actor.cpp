@@ -122,6 +122,11 @@ void Actor::consume(Event& event) {
             path = "/";
           }
           auto it = routes_.find(path);
+          if (it == routes_.end() && e.request.path == "/health") {
+            // A delegate without a health of its own: serving is health.
+            e.respond(Future<http::Response>(http::Response::ok("", "text/plain")));
+            return;
+          }
           if (it == routes_.end()) {
             e.respond(Future<http::Response>(
                 http::Response::notFound("no route " + e.request.path + "\n")));

@@ -891,8 +891,14 @@ void Runtime::setCorsPolicy(std::shared_ptr<const http::CorsPolicy> policy) {
 void Runtime::onHttp(http::Request&& request, const std::string& peer,
                      const Responder& responder) {
   if (request.path == "/health") {
-    responder.respond(http::Response::ok("", "text/plain"));
-    return;
+    // A delegate (a daemon's master or slave) says how it is; otherwise
+    // answering at all is health.
+    std::shared_lock lock(actorsMutex_);
+    if (delegate_.empty()) {
+      lock.unlock();
+      responder.respond(http::Response::ok("", "text/plain"));
+      return;
+    }
   }
   std::string_view path = request.path;
   size_t slash = path.find('/', 1);
@@ -905,6 +911,10 @@ void Runtime::onHttp(http::Request&& request, const std::string& peer,
       delegate = delegate_;
     }
     if (!delegate.empty()) cell = find(UPID(delegate, address_));
+  }
+  if (!cell && request.path == "/health") {
+    responder.respond(http::Response::ok("", "text/plain"));  // the delegate is gone
+    return;
   }
   if (!cell) {
     VLOG(1) << "HTTP " << request.method << " " << request.path << " from " << peer << ": 404";

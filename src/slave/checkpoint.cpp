@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <glog/logging.h>
+
 namespace mesos::internal::slave::checkpoint {
 
 namespace {
@@ -145,6 +147,12 @@ Result<Records> readRecords(const std::string& path) {
   const std::string& data = *bytes;
   size_t offset = 0;
   while (offset < data.size()) {
+    // A file system may make a file longer before the appended bytes reach
+    // the disk: a crash then leaves zeros where the last record should be.
+    if (data.find_first_not_of('\0', offset) == std::string::npos) {
+      records.torn = true;
+      break;
+    }
     if (data.size() - offset < kHeaderBytes) {
       records.torn = true;
       break;
@@ -181,21 +189,21 @@ Result<RecordLog> RecordLog::open(const std::string& path, uint64_t validBytes) 
   if (auto made = makeParents(path); !made) return made.error();
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return sysError("cannot open " + path, errno);
-  if (::ftruncate(fd, static_cast<off_t>(validBytes)) != 0 ||
-      ::lseek(fd, 0, SEEK_END) < 0) {
+  if (::ftruncate(fd, static_cast<off_t>(validBytes)) != 0) {
     int code = errno;
     ::close(fd);
     return sysError("cannot prepare " + path + " for appending", code);
   }
   bool created = validBytes == 0;
-  RecordLog log(path, fd);
+  RecordLog log(path, fd, validBytes);
   if (created) {
     if (auto synced = syncDirectory(parentOf(path)); !synced) return synced.error();
   }
   return log;
 }
 
-RecordLog::RecordLog(RecordLog&& other) noexcept : path_(std::move(other.path_)), fd_(other.fd_) {
+RecordLog::RecordLog(RecordLog&& other) noexcept
+    : path_(std::move(other.path_)), fd_(other.fd_), size_(other.size_) {
   other.fd_ = -1;
 }
 
@@ -204,6 +212,7 @@ RecordLog& RecordLog::operator=(RecordLog&& other) noexcept {
     if (fd_ >= 0) ::close(fd_);
     path_ = std::move(other.path_);
     fd_ = other.fd_;
+    size_ = other.size_;
     other.fd_ = -1;
   }
   return *this;
@@ -222,8 +231,28 @@ Result<void> RecordLog::append(const google::protobuf::Message& record) {
   putLittleEndian(static_cast<uint32_t>(bytes.size()), framed.data());
   putLittleEndian(crc32(bytes), framed.data() + 4);
   framed += bytes;
-  if (auto written = writeAll(fd_, framed.data(), framed.size(), path_); !written) return written;
-  if (::fdatasync(fd_) != 0) return sysError("cannot sync " + path_, errno);
+  Result<void> written;
+  for (size_t done = 0; done < framed.size() && written;) {
+    ssize_t n = ::pwrite(fd_, framed.data() + done, framed.size() - done,
+                         static_cast<off_t>(size_ + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      written = sysError("cannot write " + path_, errno);
+    } else {
+      done += static_cast<size_t>(n);
+    }
+  }
+  if (written && ::fdatasync(fd_) != 0) written = sysError("cannot sync " + path_, errno);
+  if (!written) {
+    // Whatever part of the record reached the file goes: the next append
+    // overwrites it anyway (it writes at size_), and a restart must not
+    // find it in the middle of the log.
+    if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+      PLOG(WARNING) << "Cannot cut the partial record off " << path_;
+    }
+    return written;
+  }
+  size_ += framed.size();
   return {};
 }
 

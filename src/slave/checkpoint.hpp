@@ -38,7 +38,8 @@ struct Records {
 };
 
 // Reads every whole record of the log at `path`. A partial record at the
-// end (a crash during an append) sets `torn` and is left out. Fails naming
+// end (a crash during an append), or a tail of zeros (a crash after the file
+// grew but before its new bytes were written), sets `torn` and is left out. Fails naming
 // the file and the offset when a whole record is corrupt (its CRC does not
 // match, or its length cannot be): that is not a crash's doing.
 Result<Records> readRecords(const std::string& path);
@@ -57,13 +58,18 @@ class RecordLog {
   RecordLog& operator=(const RecordLog&) = delete;
   ~RecordLog();
 
+  // Appends `record` and syncs it. Fails naming the file and the cause
+  // (ENOSPC: "No space left on device"); the log is then as it was before
+  // (a partly written record is cut off again), and appending may go on.
   Result<void> append(const google::protobuf::Message& record);
   const std::string& path() const { return path_; }
 
  private:
-  RecordLog(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  RecordLog(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
   std::string path_;
   int fd_ = -1;
+  uint64_t size_ = 0;  // where the whole records end: the next append goes here
 };
 
 // CRC-32 (IEEE 802.3, as zlib computes it) of `data`.

@@ -11,6 +11,10 @@ namespace mesos::internal::slave {
 constexpr std::chrono::seconds kStatusUpdateRetryIntervalMin{10};
 constexpr std::chrono::minutes kStatusUpdateRetryIntervalMax{10};
 
+// A checkpoint the disk did not take (full) is written again this often,
+// until it is.
+constexpr std::chrono::seconds kCheckpointRetryInterval{10};
+
 // Registration attempts back off from --registration_backoff_factor, doubling
 // up to this bound.
 constexpr std::chrono::minutes kRegistrationBackoffMax{1};

@@ -1003,7 +1003,11 @@ void Slave::scheduleRemoval(const Executor& executor) {
   process::dispatch(gc_.pid(), &GarbageCollector::schedule, delay, directory)
       .then(self(), [this, directory](const process::Nothing&) { sandboxRemoved(directory); });
   if (!executor.metaPath.empty()) {
-    process::dispatch(gc_.pid(), &GarbageCollector::schedule, delay, executor.metaPath);
+    std::string metaPath = executor.metaPath;
+    process::dispatch(gc_.pid(), &GarbageCollector::schedule, delay, metaPath)
+        .then(self(), [this, metaPath](const process::Nothing&) {
+          forgetUnwrittenCheckpoints(metaPath);
+        });
   }
 }
 

@@ -251,6 +251,8 @@ json::Object Slave::metrics() const {
   metrics["slave/invalid_status_updates"] = metrics_.invalidStatusUpdates;
   metrics["slave/valid_framework_messages"] = metrics_.validFrameworkMessages;
   metrics["slave/invalid_framework_messages"] = metrics_.invalidFrameworkMessages;
+  metrics["slave/checkpoint_failures"] = metrics_.checkpointFailures;
+  metrics["slave/checkpoints_failing"] = checkpointFailure_ ? 1 : 0;
   Resources total(info_.resources());
   for (const char* name : {"cpus", "gpus", "mem", "disk"}) {
     double totalValue = total.scalar(name);
@@ -267,7 +269,12 @@ Future<Response> Slave::metricsEndpoint(const Request&) {
   return Response::ok(json::stringify(metrics()));
 }
 
+// Healthy: 200 with an empty body (as Apache's). While checkpoints cannot
+// be written: 503 with the reason on one line.
 Future<Response> Slave::healthEndpoint(const Request&) {
+  if (checkpointFailure_) {
+    return Response::serviceUnavailable("Unhealthy: " + *checkpointFailure_ + "\n");
+  }
   return Response::ok("", "text/plain");
 }
 

@@ -153,6 +153,12 @@ void readTask(Reader& reader, const std::string& runDir, const std::string& task
   task.id.set_value(taskId);
   Task info;
   if (auto read = checkpoint::read(taskInfoPath(runDir, taskId), &info); !read) {
+    if (read.error().code == ENOENT) {
+      // The slave stopped, or the disk was full, between making the task's
+      // directory and writing its info (as Apache Mesos, in either mode).
+      reader.note(taskInfoPath(runDir, taskId) + " is missing: task " + taskId + " (left out)");
+      return;
+    }
     reader.skip(read.error());
     return;
   }

@@ -117,8 +117,9 @@ struct SlaveState {
 // first file that cannot be read (missing where required, truncated,
 // garbage, a torn-apart update log) fails the whole, naming the file;
 // without, that file and what depends on it are left out and said in
-// `skipped`. A torn last record of an update log is a crash's doing, not
-// corruption: it is left out in either mode (and said in `skipped`).
+// `skipped`. A torn last record of an update log is a crash's (or a full
+// disk's) doing, not corruption: it is left out in either mode (and said in
+// `skipped`); so is a task whose task.info was never written.
 // Blocks on the disk: call at start-up, not from an actor.
 Result<std::optional<SlaveState>> recover(const std::string& workDir, bool strict);
 

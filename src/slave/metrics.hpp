@@ -22,6 +22,8 @@ struct Metrics {
   uint64_t tasksLost = 0;
   uint64_t tasksError = 0;
   uint64_t executorsTerminated = 0;
+  // Checkpoint writes that failed (a full disk...), of any file or log.
+  uint64_t checkpointFailures = 0;
 };
 
 }  // namespace mesos::internal::slave

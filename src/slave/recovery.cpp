@@ -70,13 +70,6 @@ bool isCommandExecutor(const ExecutorInfo& info) {
          program.compare(program.size() - name.size(), name.size(), name) == 0;
 }
 
-void logFailure(const Result<void>& written, const std::string& what) {
-  if (!written) {
-    LOG(ERROR) << "Cannot checkpoint " << what << ": " << written.error().message
-               << "; a restarted slave will not recover it";
-  }
-}
-
 }  // namespace
 
 Result<std::optional<Slave::Recovered>> Slave::recoverCheckpoints(const Flags& flags,
@@ -330,12 +323,11 @@ void Slave::recoverExecutor(Framework* fw, const meta::ExecutorState& state,
 
 void Slave::checkpointSlave() {
   if (!recovery_) return;
-  logFailure(checkpoint::write(meta::slaveInfoPath(flags_.work_dir, info_.id().value()), info_),
-             "the slave's info");
-  logFailure(checkpoint::write(meta::bootIdPath(flags_.work_dir), meta::currentBootId() + "\n"),
-             "the boot id");
-  logFailure(checkpoint::write(meta::latestSlavePath(flags_.work_dir), info_.id().value() + "\n"),
-             "the slave's id");
+  checkpointFile(meta::slaveInfoPath(flags_.work_dir, info_.id().value()), info_,
+                 "the slave's info");
+  checkpointFile(meta::bootIdPath(flags_.work_dir), meta::currentBootId() + "\n", "the boot id");
+  checkpointFile(meta::latestSlavePath(flags_.work_dir), info_.id().value() + "\n",
+                 "the slave's id");
 }
 
 void Slave::checkpointFramework(const Framework& framework) {
@@ -343,12 +335,11 @@ void Slave::checkpointFramework(const Framework& framework) {
   if (!framework.info.checkpoint()) return;
   const std::string& slaveId = info_.id().value();
   const std::string& frameworkId = framework.id.value();
-  logFailure(checkpoint::write(meta::frameworkInfoPath(flags_.work_dir, slaveId, frameworkId),
-                               framework.info),
-             "framework " + frameworkId);
-  logFailure(checkpoint::write(meta::frameworkPidPath(flags_.work_dir, slaveId, frameworkId),
-                               framework.pid ? framework.pid.toString() : std::string()),
-             "the scheduler of framework " + frameworkId);
+  checkpointFile(meta::frameworkInfoPath(flags_.work_dir, slaveId, frameworkId), framework.info,
+                 "framework " + frameworkId);
+  checkpointFile(meta::frameworkPidPath(flags_.work_dir, slaveId, frameworkId),
+                 framework.pid ? framework.pid.toString() : std::string(),
+                 "the scheduler of framework " + frameworkId);
 }
 
 void Slave::checkpointExecutor(const Framework& framework, Executor* executor) {
@@ -358,15 +349,14 @@ void Slave::checkpointExecutor(const Framework& framework, Executor* executor) {
   const std::string& executorId = executor->info.executor_id().value();
   executor->metaPath = meta::runPath(flags_.work_dir, slaveId, framework.id.value(), executorId,
                                      executor->containerId.value());
-  logFailure(checkpoint::write(meta::executorInfoPath(flags_.work_dir, slaveId,
-                                                      framework.id.value(), executorId),
-                               executor->info),
-             "executor " + executorId);
+  checkpointFile(meta::executorInfoPath(flags_.work_dir, slaveId, framework.id.value(), executorId),
+                 executor->info, "executor " + executorId);
   std::error_code ec;
   std::filesystem::create_directories(executor->metaPath + "/pids", ec);
   if (ec) {
-    LOG(ERROR) << "Cannot checkpoint executor " << executorId << ": cannot create "
-               << executor->metaPath << ": " << ec.message();
+    checkpointed(
+        Error{"cannot create " + executor->metaPath + "/pids: " + ec.message(), ec.value()},
+        "executor " + executorId);
   }
 }
 
@@ -381,36 +371,107 @@ void Slave::checkpointForkedPid(const Executor& executor) {
                          ? meta::containerPidPath(flags_.work_dir, info_.id().value(),
                                                   executor.containerId.value())
                          : meta::forkedPidPath(executor.metaPath);
-  logFailure(checkpoint::write(path, meta::formatForkedPid(executor.osPid, startTicks)),
-             "the process of executor " + executor.info.executor_id().value());
+  checkpointFile(path, meta::formatForkedPid(executor.osPid, startTicks),
+                 "the process of executor " + executor.info.executor_id().value());
 }
 
 void Slave::checkpointTask(const Executor& executor, const Task& task) {
   if (executor.metaPath.empty()) return;
-  logFailure(checkpoint::write(meta::taskInfoPath(executor.metaPath, task.task_id().value()), task),
-             "task " + task.task_id().value());
+  checkpointFile(meta::taskInfoPath(executor.metaPath, task.task_id().value()), task,
+                 "task " + task.task_id().value());
 }
 
 void Slave::checkpointExecutorPid(const Executor& executor) {
   if (executor.metaPath.empty() || !executor.pid) return;
-  logFailure(checkpoint::write(meta::libprocessPidPath(executor.metaPath),
-                               executor.pid.toString() + "\n"),
-             "the address of executor " + executor.info.executor_id().value());
+  checkpointFile(meta::libprocessPidPath(executor.metaPath), executor.pid.toString() + "\n",
+                 "the address of executor " + executor.info.executor_id().value());
 }
 
 void Slave::checkpointCompleted(const Executor& executor) {
   if (!recovery_) return;
   if (executor.metaPath.empty()) {
     if (info_.has_id()) {
+      std::string path =
+          meta::containerPidPath(flags_.work_dir, info_.id().value(), executor.containerId.value());
+      unwrittenFiles_.erase(path);
+      caughtUp();
       std::error_code ec;
-      std::filesystem::remove(
-          meta::containerPidPath(flags_.work_dir, info_.id().value(), executor.containerId.value()),
-          ec);
+      std::filesystem::remove(path, ec);
     }
     return;
   }
-  logFailure(checkpoint::write(meta::completedPath(executor.metaPath), std::string()),
-             "the end of executor " + executor.info.executor_id().value());
+  checkpointFile(meta::completedPath(executor.metaPath), std::string(),
+                 "the end of executor " + executor.info.executor_id().value());
+}
+
+void Slave::checkpointFile(const std::string& path, const google::protobuf::Message& message,
+                           const std::string& what) {
+  std::string bytes;
+  if (!message.SerializeToString(&bytes)) {
+    checkpointed(Error{"cannot serialize the " + message.GetTypeName() + " for " + path},
+                 what);
+    return;
+  }
+  checkpointFile(path, bytes, what);
+}
+
+void Slave::checkpointFile(const std::string& path, const std::string& content,
+                           const std::string& what) {
+  Result<void> written = checkpoint::write(path, content);
+  if (written) {
+    unwrittenFiles_.erase(path);
+  } else {
+    unwrittenFiles_[path] = {content, what};
+    if (!checkpointRetryTimer_) {
+      checkpointRetryTimer_ = delay(kCheckpointRetryInterval, [this] { rewriteCheckpoints(); });
+    }
+  }
+  checkpointed(written, what);
+}
+
+void Slave::rewriteCheckpoints() {
+  checkpointRetryTimer_.reset();
+  // A copy: checkpointFile() drops what it writes from unwrittenFiles_.
+  std::map<std::string, UnwrittenFile> unwritten = unwrittenFiles_;
+  for (const auto& [path, file] : unwritten) checkpointFile(path, file.content, file.what);
+}
+
+void Slave::forgetUnwrittenCheckpoints(const std::string& directory) {
+  std::string prefix = directory + "/";
+  for (auto it = unwrittenFiles_.lower_bound(prefix);
+       it != unwrittenFiles_.end() && it->first.compare(0, prefix.size(), prefix) == 0;) {
+    it = unwrittenFiles_.erase(it);
+  }
+  caughtUp();
+}
+
+void Slave::checkpointed(const Result<void>& written, const std::string& what) {
+  if (!written) {
+    metrics_.checkpointFailures++;
+    if (!checkpointFailure_) {
+      checkpointFailure_ = "cannot checkpoint " + what + ": " + written.error().message;
+      LOG(ERROR) << "Cannot checkpoint " << what << ": " << written.error().message
+                 << "; the slave goes on, keeps what it could not write and writes it once the "
+                 << "disk takes it, reports itself unhealthy at /health meanwhile, and counts "
+                 << "failed writes in slave/checkpoint_failures (not logged each)";
+    } else {
+      VLOG(1) << "Cannot checkpoint " << what << ": " << written.error().message;
+    }
+  }
+  caughtUp();
+}
+
+void Slave::caughtUp() {
+  if (checkpointFailure_ && unwrittenFiles_.empty() && unwrittenRecords_ == 0) {
+    LOG(INFO) << "Checkpoints are written again: nothing waits for the disk any more ("
+              << metrics_.checkpointFailures << " failed write(s) in all so far)";
+    checkpointFailure_.reset();
+  }
+}
+
+void Slave::updatesCheckpointed(Result<void> written, size_t unwritten) {
+  unwrittenRecords_ = unwritten;
+  checkpointed(written, "a status update stream");
 }
 
 std::string Slave::updatesLog(const FrameworkID& frameworkId, const TaskID& taskId) const {

@@ -156,9 +156,13 @@ void Slave::initialize() {
   info_.set_port(self().address.port);
 
   process::Pid<Slave> me(self());
-  statusUpdateManager_ = runtime().spawn<StatusUpdateManager>([me](const StatusUpdate& update) {
-    process::dispatch(me, &Slave::forwardStatusUpdate, update);
-  });
+  statusUpdateManager_ = runtime().spawn<StatusUpdateManager>(
+      [me](const StatusUpdate& update) {
+        process::dispatch(me, &Slave::forwardStatusUpdate, update);
+      },
+      [me](const Result<void>& written, size_t unwritten) {
+        process::dispatch(me, &Slave::updatesCheckpointed, written, unwritten);
+      });
   monitor_ = runtime().spawn<Monitor>(containerizer_);
   gc_ = runtime().spawn<GarbageCollector>();
   fetcher_ = std::make_unique<Fetcher>(launcherBinaryPath(flags_.launcher_dir, kFetcherHelper),

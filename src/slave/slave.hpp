@@ -128,7 +128,8 @@ class Slave : public process::Actor {
   // Writes the slave's info and id (once registered), a framework's info
   // and pid, an executor's info and run, a task, an executor's pid, the
   // end of a run; each a no-op for a framework that does not checkpoint.
-  // A failure is logged: the slave goes on, less recoverable.
+  // A failure goes through checkpointed(): the slave goes on, less
+  // recoverable.
   void checkpointSlave();
   void checkpointFramework(const Framework& framework);
   void checkpointExecutor(const Framework& framework, Executor* executor);
@@ -136,6 +137,28 @@ class Slave : public process::Actor {
   void checkpointTask(const Executor& executor, const Task& task);
   void checkpointExecutorPid(const Executor& executor);
   void checkpointCompleted(const Executor& executor);
+  // Writes the whole file `path` (checkpoint::write) and reports to
+  // checkpointed(); one that cannot be written is kept (the latest content
+  // for each path) and written again every kCheckpointRetryInterval until
+  // it is, unless written meanwhile or its run's checkpoints are collected.
+  void checkpointFile(const std::string& path, const std::string& content,
+                      const std::string& what);
+  void checkpointFile(const std::string& path, const google::protobuf::Message& message,
+                      const std::string& what);
+  void rewriteCheckpoints();
+  // Drops the files kept for rewriting below `directory` (removed).
+  void forgetUnwrittenCheckpoints(const std::string& directory);
+  // What came of writing a checkpoint (`what`: which one; an error names
+  // the file and the cause): a failure is counted, and the slave is
+  // unhealthy (/health) from it until nothing it could not write waits any
+  // more (unwrittenFiles_, unwrittenRecords_). Logs when checkpoints start
+  // failing and when all is written again, not at each failure.
+  void checkpointed(const Result<void>& written, const std::string& what);
+  // Healthy again (logged) once nothing waits for the disk any more.
+  void caughtUp();
+  // The same, from the status update manager: `unwritten` records of its
+  // logs wait for the disk.
+  void updatesCheckpointed(Result<void> written, size_t unwritten);
   // The log of a task's status update stream, or "" (not checkpointed).
   std::string updatesLog(const FrameworkID& frameworkId, const TaskID& taskId) const;
 
@@ -304,6 +327,15 @@ class Slave : public process::Actor {
   std::optional<process::Duration> pingTimeout_;
 
   Metrics metrics_;
+  // While checkpoints that could not be written wait: why the first failed.
+  std::optional<std::string> checkpointFailure_;
+  struct UnwrittenFile {
+    std::string content;
+    std::string what;
+  };
+  std::map<std::string, UnwrittenFile> unwrittenFiles_;  // by path
+  size_t unwrittenRecords_ = 0;  // in the status update manager's logs
+  std::optional<process::TimerId> checkpointRetryTimer_;
 
   const bool recovery_;  // SlaveOptions::recovery
   std::optional<Recovered> recovered_;  // until recover() has used it

@@ -16,10 +16,11 @@ std::string describe(const StatusUpdate& update) {
 
 }  // namespace
 
-StatusUpdateManager::StatusUpdateManager(Forward forward, process::Duration minRetry,
-                                         process::Duration maxRetry)
+StatusUpdateManager::StatusUpdateManager(Forward forward, Checkpointed checkpointed,
+                                         process::Duration minRetry, process::Duration maxRetry)
     : Actor(process::generateId("status-update-manager")),
       forward_(std::move(forward)),
+      checkpointed_(std::move(checkpointed)),
       minRetry_(minRetry),
       maxRetry_(maxRetry) {}
 
@@ -34,20 +35,15 @@ Result<void> StatusUpdateManager::update(StatusUpdate update, std::string log) {
     return Error{"status update " + describe(update) +
                  " arrived after the task's terminal update was acknowledged"};
   }
-  if (!log.empty() && !stream.log) {
-    auto opened = checkpoint::RecordLog::open(log);
-    if (!opened) return Error{"cannot checkpoint status update " + describe(update) + ": " +
-                              opened.error().message};
-    stream.log = std::move(opened).value();
+  if (!log.empty() && stream.log.empty()) {
+    stream.log = log;
+    logs_[log].released = false;
   }
-  if (stream.log) {
+  if (!stream.log.empty()) {
     StatusUpdateRecord record;
     record.set_type(StatusUpdateRecord::UPDATE);
     *record.mutable_update() = update;
-    if (auto written = stream.log->append(record); !written) {
-      return Error{"cannot checkpoint status update " + describe(update) + ": " +
-                   written.error().message};
-    }
+    append(stream.log, std::move(record));
   }
   stream.seen.insert(update.uuid());
   stream.queue.push_back(std::move(update));
@@ -73,15 +69,11 @@ Result<bool> StatusUpdateManager::acknowledge(FrameworkID frameworkId, TaskID ta
                  uuidToString(uuid) + " for task " + taskId.value() + " of framework " +
                  frameworkId.value()};
   }
-  if (stream.log) {
+  if (!stream.log.empty()) {
     StatusUpdateRecord record;
     record.set_type(StatusUpdateRecord::ACK);
     record.set_uuid(uuid);
-    if (auto written = stream.log->append(record); !written) {
-      // Sent again after a restart: the master takes a duplicate in its stride.
-      LOG(ERROR) << "Cannot checkpoint the acknowledgement of "
-                 << describe(stream.queue.front()) << ": " << written.error().message;
-    }
+    append(stream.log, std::move(record));
   }
   stopTimer(stream);
   bool terminal = isTerminalState(stream.queue.front().status().state());
@@ -89,6 +81,7 @@ Result<bool> StatusUpdateManager::acknowledge(FrameworkID frameworkId, TaskID ta
   if (terminal) stream.terminated = true;
 
   if (stream.terminated && stream.queue.empty()) {
+    release(stream.log);
     streams_.erase(it);
     return true;
   }
@@ -141,12 +134,15 @@ Result<size_t> StatusUpdateManager::recover(std::string log, Records records) {
     streams_.erase(key);
     return queued;
   }
-  auto opened = checkpoint::RecordLog::open(log, records.validBytes);
-  if (!opened) return opened.error();
-  stream.log = std::move(opened).value();
   if (records.torn) {
-    LOG(WARNING) << log << ": left out a partial last record (the slave stopped while writing it)";
+    LOG(WARNING) << log << ": cutting off a partial last record after byte "
+                 << records.validBytes << " (the slave stopped while writing it)";
   }
+  stream.log = log;
+  Log& entry = logs_[log];
+  entry = Log{};
+  entry.validBytes = records.validBytes;
+  if (!write(log, entry) && !flushTimer_) flushTimer_ = delay(minRetry_, [this] { flush(); });
   if (!paused_ && !stream.queue.empty()) {
     stream.backoff = minRetry_;
     send(key, stream);
@@ -174,6 +170,7 @@ void StatusUpdateManager::cleanup(FrameworkID frameworkId) {
   for (auto it = streams_.begin(); it != streams_.end();) {
     if (it->first.first == frameworkId.value()) {
       stopTimer(it->second);
+      release(it->second.log);
       it = streams_.erase(it);
     } else {
       ++it;
@@ -185,6 +182,61 @@ size_t StatusUpdateManager::pending() const {
   size_t count = 0;
   for (const auto& [key, stream] : streams_) count += stream.queue.size();
   return count;
+}
+
+size_t StatusUpdateManager::unwritten() const {
+  size_t count = 0;
+  for (const auto& [path, log] : logs_) count += log.unwritten.size();
+  return count;
+}
+
+void StatusUpdateManager::append(const std::string& path, StatusUpdateRecord record) {
+  Log& log = logs_[path];
+  log.unwritten.push_back(std::move(record));
+  if (!write(path, log) && !flushTimer_) flushTimer_ = delay(minRetry_, [this] { flush(); });
+}
+
+bool StatusUpdateManager::write(const std::string& path, Log& log) {
+  Result<void> written;
+  if (!log.file) {
+    auto opened = checkpoint::RecordLog::open(path, log.validBytes);
+    if (opened) {
+      log.file = std::move(opened).value();
+    } else {
+      written = opened.error();
+    }
+  }
+  while (written && !log.unwritten.empty()) {
+    written = log.file->append(log.unwritten.front());
+    if (written) log.unwritten.pop_front();
+  }
+  if (checkpointed_) checkpointed_(written, unwritten());
+  return written.ok();
+}
+
+void StatusUpdateManager::release(const std::string& path) {
+  auto it = logs_.find(path);
+  if (it == logs_.end()) return;
+  if (it->second.unwritten.empty()) {
+    logs_.erase(it);
+  } else {
+    it->second.released = true;  // flush() closes it once written
+  }
+}
+
+void StatusUpdateManager::flush() {
+  flushTimer_.reset();
+  bool behind = false;
+  for (auto it = logs_.begin(); it != logs_.end();) {
+    Log& log = it->second;
+    if ((!log.file || !log.unwritten.empty()) && !write(it->first, log)) behind = true;
+    if (log.released && log.unwritten.empty()) {
+      it = logs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (behind) flushTimer_ = delay(minRetry_, [this] { flush(); });
 }
 
 void StatusUpdateManager::send(const StreamKey& key, Stream& stream) {

@@ -8,14 +8,20 @@
 // nothing is dropped; resume() sends every stream's head at once.
 //
 // A framework that checkpoints has each task's stream written to a log
-// (checkpoint.hpp) before the update is taken or the acknowledgement
+// (checkpoint.hpp) before the update is sent or the acknowledgement
 // applied, so that a restarted slave sends on exactly what the master had
-// not acknowledged, in order (recover()).
+// not acknowledged, in order (recover()). A record the log cannot take (a
+// full disk) changes nothing of the delivery: the update is kept in memory,
+// sent and resent like any other, and the record waits, with those after it
+// in the same log, to be written in order at the log's next record or by a
+// retry every `minRetry` until the disk takes it.
 //
 // The manager does not send messages itself: `forward` (given at
 // construction, called on this actor) hands each update to the slave, which
 // sends it to the current master so that the master sees the slave as the
-// sender. All methods run as events of this actor: call them by dispatch().
+// sender; `checkpointed` (also on this actor) is told what came of every
+// attempt to write a log. All methods run as events of this actor: call
+// them by dispatch().
 #pragma once
 
 #include <deque>
@@ -39,9 +45,13 @@ namespace mesos::internal::slave {
 class StatusUpdateManager : public process::Actor {
  public:
   using Forward = std::function<void(const StatusUpdate&)>;
+  // `written` is what came of writing to a log (an error names the file and
+  // the cause); `unwritten` is how many records then wait (unwritten()).
+  using Checkpointed = std::function<void(const Result<void>& written, size_t unwritten)>;
 
-  // Starts paused. `minRetry`/`maxRetry` bound the resend backoff.
-  explicit StatusUpdateManager(Forward forward,
+  // Starts paused. `minRetry`/`maxRetry` bound the resend backoff; `minRetry`
+  // is also how often writing a log that failed is tried again.
+  explicit StatusUpdateManager(Forward forward, Checkpointed checkpointed = {},
                                process::Duration minRetry = kStatusUpdateRetryIntervalMin,
                                process::Duration maxRetry = kStatusUpdateRetryIntervalMax);
 
@@ -49,7 +59,8 @@ class StatusUpdateManager : public process::Actor {
   // stream already holds or had acknowledged) is accepted and ignored. Fails
   // when the task's stream already ended with an acknowledged terminal update.
   // With `log` (the task's checkpointed stream), the update is appended to
-  // it first; fails, taking nothing, when it cannot be.
+  // it first; when it cannot be, the update is taken all the same and its
+  // record written later (see above).
   Result<void> update(StatusUpdate update, std::string log = "");
 
   // A task's checkpointed stream as its log holds it.
@@ -66,8 +77,8 @@ class StatusUpdateManager : public process::Actor {
   // After a restart: rebuilds the task's stream from `records` (read from
   // `log`): the updates the master had not acknowledged are queued again, in
   // order, and go out once resumed; a stream whose terminal update was
-  // acknowledged is closed. Appends go on in `log`. Returns the number of
-  // updates queued.
+  // acknowledged is closed. Appends go on in `log`, after its whole records
+  // (a torn last record is cut off). Returns the number of updates queued.
   Result<size_t> recover(std::string log, Records records);
 
   // The master acknowledged `uuid` for the task. Returns true when this
@@ -86,6 +97,8 @@ class StatusUpdateManager : public process::Actor {
 
   // Updates not yet acknowledged, over all streams.
   size_t pending() const;
+  // Records taken but not yet written to their logs, over all logs.
+  size_t unwritten() const;
   bool paused() const { return paused_; }
 
  private:
@@ -95,19 +108,41 @@ class StatusUpdateManager : public process::Actor {
     bool terminated = false;         // terminal update acknowledged
     process::Duration backoff{};
     std::optional<process::TimerId> timer;
-    std::optional<checkpoint::RecordLog> log;  // when the framework checkpoints
+    std::string log;  // its key in logs_; "" when the framework does not checkpoint
   };
   using StreamKey = std::pair<std::string, std::string>;  // framework id, task id
+
+  // A stream's log. It outlives its stream while records wait for the disk.
+  struct Log {
+    std::optional<checkpoint::RecordLog> file;  // once it could be opened
+    uint64_t validBytes = 0;                    // where appending starts, until then
+    std::deque<StatusUpdateRecord> unwritten;   // taken, not yet written, oldest first
+    bool released = false;                      // its stream is gone
+  };
 
   void send(const StreamKey& key, Stream& stream);
   void retry(const StreamKey& key, const std::string& uuid);
   void stopTimer(Stream& stream);
+  // Appends `record` to the log at `path` after what waits there; what
+  // cannot be written waits for flush().
+  void append(const std::string& path, StatusUpdateRecord record);
+  // Writes what waits in `log`, in order, reporting to checkpointed_.
+  // Whether all of it is written.
+  bool write(const std::string& path, Log& log);
+  // The stream of the log at `path` is gone: the log closes once written.
+  void release(const std::string& path);
+  // Tries every log with records waiting again; again after minRetry_
+  // while any fails.
+  void flush();
 
   Forward forward_;
+  Checkpointed checkpointed_;
   process::Duration minRetry_;
   process::Duration maxRetry_;
   bool paused_ = true;
   std::map<StreamKey, Stream> streams_;
+  std::map<std::string, Log> logs_;  // by path
+  std::optional<process::TimerId> flushTimer_;
 };
 
 using mesos::isTerminalState;

@@ -1,6 +1,7 @@
 // The slave's checkpoint files: whole files replaced atomically, and the
 // append-only record logs of the status update streams, read back after a
-// crash that tore the last record, and refused when corrupt.
+// crash that tore the last record, refused when corrupt, and left whole by
+// an append that a full disk refused (on a small tmpfs the test fills).
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 
 #include "messages.pb.h"
 #include "slave/checkpoint.hpp"
+#include "support/small_disk.hpp"
 
 namespace mesos::internal::slave::checkpoint {
 namespace {
@@ -156,6 +158,67 @@ TEST_F(CheckpointTest, ATornLastRecordIsLeftOutAndCutOffOnTheNextAppend) {
   StatusUpdateRecord last;
   ASSERT_TRUE(last.ParseFromString(records->records[1]));
   EXPECT_EQ("u3", last.update().uuid());
+}
+
+TEST_F(CheckpointTest, ATailOfZerosIsATornRecord) {
+  const std::string path = dir_ + "/task.updates";
+  {
+    auto log = RecordLog::open(path);
+    ASSERT_TRUE(log.ok());
+    ASSERT_TRUE(log.value().append(update("t1", "u1")).ok());
+  }
+  const uint64_t whole = std::filesystem::file_size(path);
+  std::string bytes = *read(path);
+  // The size reached the disk, the record did not: any number of zeros.
+  for (size_t zeros : {1, 7, 8, 9, 200}) {
+    ASSERT_TRUE(write(path, bytes + std::string(zeros, '\0')).ok());
+    auto records = readRecords(path);
+    ASSERT_TRUE(records.ok()) << zeros << " zeros: " << records.error().message;
+    EXPECT_EQ(1u, records->records.size()) << zeros << " zeros";
+    EXPECT_TRUE(records->torn) << zeros << " zeros";
+    EXPECT_EQ(whole, records->validBytes);
+  }
+}
+
+TEST_F(CheckpointTest, AnAppendTheDiskRefusesLeavesTheLogWhole) {
+  mesos::test::SmallDisk disk(dir_ + "/disk", 64 << 10);
+  if (!disk.missing().empty()) GTEST_SKIP() << disk.missing();
+  const std::string path = disk.dir() + "/task.updates";
+  auto log = RecordLog::open(path);
+  ASSERT_TRUE(log.ok());
+  ASSERT_TRUE(log.value().append(update("t1", "u1")).ok());
+  const uint64_t whole = std::filesystem::file_size(path);
+  ASSERT_TRUE(disk.fill());
+
+  // Longer than what is left of the file's last block: partly written, then
+  // refused; the part is cut off again.
+  StatusUpdateRecord big = update("t1", "u2");
+  big.mutable_update()->mutable_status()->set_message(std::string(20000, 'm'));
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    auto appended = log.value().append(big);
+    ASSERT_FALSE(appended.ok());
+    EXPECT_EQ(ENOSPC, appended.error().code);
+    EXPECT_NE(std::string::npos, appended.error().message.find(path)) << appended.error().message;
+    EXPECT_NE(std::string::npos, appended.error().message.find("No space left on device"))
+        << appended.error().message;
+    EXPECT_EQ(whole, std::filesystem::file_size(path)) << "attempt " << attempt;
+  }
+  auto records = readRecords(path);
+  ASSERT_TRUE(records.ok()) << records.error().message;
+  EXPECT_EQ(1u, records->records.size());
+  EXPECT_FALSE(records->torn);
+
+  // Space again: appending goes on where the whole records end.
+  disk.free();
+  ASSERT_TRUE(log.value().append(big).ok());
+  ASSERT_TRUE(log.value().append(update("t1", "u3")).ok());
+  records = readRecords(path);
+  ASSERT_TRUE(records.ok()) << records.error().message;
+  ASSERT_EQ(3u, records->records.size());
+  EXPECT_FALSE(records->torn);
+  StatusUpdateRecord second;
+  ASSERT_TRUE(second.ParseFromString(records->records[1]));
+  EXPECT_EQ("u2", second.update().uuid());
 }
 
 TEST_F(CheckpointTest, ACorruptRecordInTheMiddleIsAnErrorNamingFileAndOffset) {

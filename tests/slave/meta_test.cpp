@@ -256,6 +256,24 @@ TEST_F(MetaTest, ATornLastUpdateIsLeftOutInEitherMode) {
   }
 }
 
+TEST_F(MetaTest, ATaskWhoseInfoWasNeverWrittenIsLeftOutInEitherMode) {
+  writeState();
+  // The slave stopped, or the disk was full, before task.info was written.
+  std::filesystem::remove(taskInfoPath(run_, "T1"));
+  for (bool strict : {true, false}) {
+    auto read = recover(dir_, strict);
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    const RunState& run = (*read)->frameworks.at("F1").executors.at("E1").runs.at("C1");
+    EXPECT_EQ(run.tasks.count("T1"), 0u);
+    EXPECT_EQ(run.forkedPid, 4242);  // the rest of the run is recovered
+    ASSERT_EQ((*read)->skipped.size(), 1u);
+    EXPECT_NE((*read)->skipped[0].find(taskInfoPath(run_, "T1")), std::string::npos);
+  }
+  // Unreadable is not missing: still corruption.
+  overwrite(taskInfoPath(run_, "T1"), "\x0a");
+  EXPECT_FALSE(recover(dir_, true).ok());
+}
+
 TEST_F(MetaTest, TheSlaveItselfMustBeReadable) {
   writeState();
   overwrite(slaveInfoPath(dir_, "S1"), "garbage");

@@ -1,18 +1,23 @@
 // The status update manager on its own: delivery order per task, resending
-// with backoff until acknowledged, pausing while the master is away, and a
-// checkpointed stream taken up again by a new manager (a restarted slave).
+// with backoff until acknowledged, pausing while the master is away, a
+// checkpointed stream taken up again by a new manager (a restarted slave),
+// and a stream whose log the disk refuses (a small tmpfs the test fills).
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
 
 #include <filesystem>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "common/uuid.hpp"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
 #include "slave/status_update_manager.hpp"
+#include "support/small_disk.hpp"
 
 namespace mesos::internal::slave {
 namespace {
@@ -298,6 +303,89 @@ TEST_F(StatusUpdateManagerTest, ACheckpointedStreamGoesOnInANewManagerWhereItSto
   EXPECT_EQ(0u, again.get().value());
   EXPECT_EQ(0u, pending());
   std::filesystem::remove_all(dir);
+}
+
+TEST_F(StatusUpdateManagerTest, AFullDiskDelaysTheLogButNotTheUpdates) {
+  char pattern[] = "/tmp/mesos-updates-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { std::filesystem::remove_all(dir); }
+  } cleanup{dir};
+  std::optional<mesos::test::SmallDisk> disk;
+  disk.emplace(dir + "/disk", 64 << 10);
+  if (!disk->missing().empty()) GTEST_SKIP() << disk->missing();
+  const std::string log = disk->dir() + "/tasks/t1/task.updates";
+
+  // What the manager reported: the error ("" for none), the records waiting.
+  auto reports = std::make_shared<std::vector<std::pair<std::string, size_t>>>();
+  manager_.reset();
+  manager_ = runtime_->spawn<StatusUpdateManager>(
+      [this](const StatusUpdate& update) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        forwarded_.push_back(update);
+      },
+      [this, reports](const Result<void>& written, size_t unwritten) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        reports->emplace_back(written ? "" : written.error().message, unwritten);
+      });
+  auto lastReport = [&] {
+    runtime_->settle();
+    std::lock_guard<std::mutex> lock(mutex_);
+    return reports->empty() ? std::make_pair(std::string("none"), size_t{0}) : reports->back();
+  };
+  auto unwritten = [&] {
+    auto count = process::dispatch(manager_.pid(), &StatusUpdateManager::unwritten);
+    EXPECT_TRUE(count.await());
+    return count.get();
+  };
+
+  ASSERT_TRUE(disk->fill());
+  resume();
+  StatusUpdate running = makeUpdate("t1", TASK_RUNNING);
+  StatusUpdate finished = makeUpdate("t1", TASK_FINISHED);
+  ASSERT_TRUE(add(running, log).ok());
+  // Sent, though not written; and the failure said, with the file and why.
+  ASSERT_EQ(1u, forwarded().size());
+  EXPECT_EQ(running.uuid(), forwarded()[0].uuid());
+  auto report = lastReport();
+  // (The file, or on a file system where a full disk refuses directories
+  // too, its directory.)
+  EXPECT_NE(std::string::npos, report.first.find(disk->dir() + "/tasks/t1")) << report.first;
+  EXPECT_NE(std::string::npos, report.first.find("No space left on device")) << report.first;
+  EXPECT_EQ(1u, report.second);
+
+  // Resent until acknowledged, as any other.
+  advance(10s);
+  ASSERT_EQ(2u, forwarded().size());
+  EXPECT_EQ(running.uuid(), forwarded()[1].uuid());
+  ASSERT_TRUE(ack(running).ok());
+  ASSERT_TRUE(add(finished, log).ok());
+  ASSERT_EQ(3u, forwarded().size());
+  EXPECT_EQ(finished.uuid(), forwarded()[2].uuid());
+  auto closed = ack(finished);
+  ASSERT_TRUE(closed.ok());
+  EXPECT_TRUE(closed.value());
+  EXPECT_EQ(0u, pending());
+  EXPECT_EQ(4u, unwritten());  // two updates, two acknowledgements
+  advance(10s);                // tried again: still full
+  EXPECT_EQ(4u, unwritten());
+  EXPECT_FALSE(lastReport().first.empty());
+
+  // Space again: the records go to the log in order at the next try.
+  disk->free();
+  advance(10s);
+  EXPECT_EQ(0u, unwritten());
+  EXPECT_EQ(std::make_pair(std::string(), size_t{0}), lastReport());
+  auto records = StatusUpdateManager::read(log);
+  ASSERT_TRUE(records.ok()) << records.error().message;
+  EXPECT_FALSE(records->torn);
+  ASSERT_EQ(2u, records->updates.size());
+  EXPECT_EQ(running.uuid(), records->updates[0].uuid());
+  EXPECT_EQ(finished.uuid(), records->updates[1].uuid());
+  EXPECT_EQ((std::vector<std::string>{running.uuid(), finished.uuid()}), records->acknowledged);
+  manager_.reset();
 }
 
 TEST_F(StatusUpdateManagerTest, ALogThatIsNotAStreamIsRefusedNamingIt) {
