@@ -71,6 +71,7 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
   SlaveID id;
   id.set_value(nextId("S"));
   Slave& s = registry_.addSlave(id, info, from, message.version(), now());
+  operatorEvents_.agentAdded(s);
   link(from);
   metrics_.slavesRegistered++;
   resizeCluster();
@@ -151,6 +152,7 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     SlaveID id = info.id();  // `info` is moved into the registry
     s = &registry_.addSlave(id, std::move(*message.mutable_slave()), from, message.version(),
                             now());
+    operatorEvents_.agentAdded(*s);
     link(from);
     metrics_.slavesRegistered++;
     resizeCluster();
@@ -163,6 +165,7 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     for (Task& task : *message.mutable_tasks()) {
       TaskRecord* adopted = registry_.adoptTask(*s, std::move(task), nextLaunchOrder_++);
       if (adopted == nullptr) continue;
+      operatorEvents_.taskAdded(*adopted);
       if (!adopted->released) trackTask(*s, *adopted);
       if (!deferredByTask_.empty()) answerDeferred(*adopted);
     }
@@ -290,6 +293,7 @@ void Master::removeSlave(Slave& s, const std::string& reason, bool shutdown) {
 
   dispatch(allocator_.pid(), &AllocatorActor::removeSlave, slaveId);
   metrics_.slavesRemoved++;
+  operatorEvents_.agentRemoved(s.id);
   registry_.removeSlave(s);
   resizeCluster();
 }
