@@ -39,7 +39,7 @@ V1Agent v1Agent(const Slave& slave) {
   *agent.mutable_agent_info() = evolve<v1::AgentInfo>(slave.info);
   *agent.mutable_agent_info()->mutable_id() = evolve<v1::AgentID>(slave.id);
   agent.set_active(slave.active);
-  agent.set_deactivated(!slave.active);
+  agent.set_deactivated(false);  // no operator deactivates agents here (no DEACTIVATE_AGENT)
   agent.set_version(slave.version);
   agent.set_pid(slave.pid.toString());
   *agent.mutable_registered_time() = v1Time(slave.registeredTime);
