@@ -587,7 +587,27 @@ TEST_F(OperatorApiTest, BadInputGetsAClearErrorAndTheMasterServesOn) {
   EXPECT_EQ(get.status, 405);
   EXPECT_EQ(get.headers["allow"], "POST");
 
+  // Media types with parameters are fine.
+  HttpResponse charset = post(R"({"type": "GET_HEALTH"})", "application/json; charset=utf-8",
+                              "application/x-protobuf;q=0.9");
+  EXPECT_EQ(charset.status, 200) << charset.body;
+  EXPECT_EQ(charset.headers["content-type"], kProtobuf);
+
   EXPECT_TRUE(make(callOf(Call::GET_HEALTH), kJson, V1Response::GET_HEALTH).get_health().healthy());
+}
+
+// A master that is not elected (its ZooKeeper is unreachable) answers what
+// concerns itself and 503 for the cluster's state.
+TEST_F(OperatorApiTest, AStandbyAnswersAboutItselfOnly) {
+  flags_.zk = "zk://127.0.0.1:1/mesos";
+  start();
+  EXPECT_TRUE(make(callOf(Call::GET_HEALTH), kJson, V1Response::GET_HEALTH).get_health().healthy());
+  V1Response master = make(callOf(Call::GET_MASTER), kJson, V1Response::GET_MASTER);
+  EXPECT_FALSE(master.get_master().has_elected_time());
+  for (Call::Type type : {Call::GET_STATE, Call::SUBSCRIBE, Call::TEARDOWN}) {
+    HttpResponse answer = post(encode(callOf(type), kJson), kJson, kJson);
+    EXPECT_EQ(answer.status, 503) << Call::Type_Name(type) << ": " << answer.body;
+  }
 }
 
 }  // namespace
