@@ -70,8 +70,7 @@ const std::string* stringAt(const json::Value& value, const char* key) {
 }
 
 // A completed task from its /state JSON (the registry keeps no more of it).
-std::optional<v1::Task> completedTask(const CompletedTask& completed,
-                                      const std::string& frameworkId) {
+v1::Task completedTask(const CompletedTask& completed, const std::string& frameworkId) {
   v1::Task task;
   task.mutable_task_id()->set_value(completed.id);
   task.mutable_framework_id()->set_value(frameworkId);
@@ -315,10 +314,8 @@ V1Response::GetTasks OperatorApi::tasks(const OperatorViewer& viewer) const {
   };
   auto completed = [&](const Framework& f) {
     for (const CompletedTask& task : f.completed) {
-      std::optional<v1::Task> out = completedTask(task, f.id.value());
-      if (out && viewer.seesTask(f.info.user(), out->user())) {
-        *tasks.add_completed_tasks() = std::move(*out);
-      }
+      v1::Task out = completedTask(task, f.id.value());
+      if (viewer.seesTask(f.info.user(), out.user())) *tasks.add_completed_tasks() = std::move(out);
     }
   };
   m_.registry_.forEachFramework([&](const Framework& f) {

@@ -29,10 +29,7 @@ v1::TimeInfo v1Time(double seconds) {
   return time;
 }
 
-v1::Task v1Task(const TaskRecord& task) {
-  v1::Task out = evolve<v1::Task>(task.task);
-  return out;
-}
+v1::Task v1Task(const TaskRecord& task) { return evolve<v1::Task>(task.task); }
 
 V1Agent v1Agent(const Slave& slave) {
   V1Agent agent;
