@@ -52,6 +52,7 @@
 #include "http_get.hpp"
 #include "../tls_env.hpp"
 #include "probe.hpp"
+#include "subscribers.hpp"
 #include "common/free_port.hpp"
 #include "process/runtime.hpp"
 
@@ -99,6 +100,10 @@ DEFINE_bool(tls, false,
             "children (client certificates required and verified; downgrade on, for the "
             "harness's plain HTTP polls). Without it, LIBPROCESS_SSL_* from the environment apply.");
 DEFINE_uint64(seed, 1, "Seed of the task durations.");
+DEFINE_int32(operator_subscribers, 0,
+             "Subscribers of the master's operator event stream (SUBSCRIBE to /api/v1) that read "
+             "everything, opened once the master is up (from 127.0.0.2, 127.0.0.3, ..., 1000 "
+             "from each); the master gets --max_operator_event_stream_subscribers to match.");
 
 namespace {
 
@@ -219,6 +224,7 @@ class Coordinator {
   bool measuring_ = false;
   std::vector<double> busySamples_;
   Figures figures_;
+  fig10::OperatorSubscribers subscribers_;  // --operator_subscribers
 };
 
 void Coordinator::progress(const std::string& text) {
@@ -348,6 +354,11 @@ bool Coordinator::startMaster() {
   std::vector<std::string> argv = {FLAGS_master_binary, "--ip=127.0.0.1",
                                    "--port=" + std::to_string(port_),
                                    "--work_dir=" + workDir_ + "/master"};
+  if (FLAGS_operator_subscribers > 1000 &&
+      FLAGS_master_flags.find("--max_operator_event_stream_subscribers") == std::string::npos) {
+    argv.push_back("--max_operator_event_stream_subscribers=" +
+                   std::to_string(FLAGS_operator_subscribers));
+  }
   for (const std::string& flag : splitWords(FLAGS_master_flags)) argv.push_back(flag);
   std::string error;
   auto index = children_.spawn("master", argv, false, workDir_ + "/master.log", &error);
@@ -365,6 +376,13 @@ bool Coordinator::startMaster() {
     if (health.complete && health.status == 200) {
       progress("master up at " + masterUpid_ + " (pid " +
                std::to_string(children_[master_].pid) + ")");
+      if (FLAGS_operator_subscribers > 0) {
+        if (!subscribers_.start(port_, FLAGS_operator_subscribers, &error)) {
+          progress("operator event stream subscribers: " + error);
+          return false;
+        }
+        progress(std::to_string(subscribers_.opened()) + " operator event streams open");
+      }
       return true;
     }
   }
@@ -629,6 +647,7 @@ int Coordinator::run() {
 
   bool cut = !status_.empty();
   if (status_.empty()) status_ = saturated ? "ok" : "did_not_saturate";
+  subscribers_.stop();
   children_.killAll();
 
   auto line = [](const char* name, double value, const char* unit) {
@@ -667,6 +686,12 @@ int Coordinator::run() {
   line("status_updates_resent", static_cast<double>(figures_.resent), "updates");
   line("tasks_failed", static_cast<double>(figures_.tasksFailed), "tasks");
   line("harness_cpu_cores", figures_.harnessCores, "cores");
+  if (FLAGS_operator_subscribers > 0) {
+    line("operator_subscribers", FLAGS_operator_subscribers, "streams");
+    line("operator_streams_accepted", subscribers_.accepted(), "streams");
+    line("operator_streams_closed", subscribers_.closed(), "streams");
+    line("operator_event_bytes", static_cast<double>(subscribers_.bytes()), "bytes");
+  }
   std::printf("status: %s\n", status_.c_str());
   std::fflush(stdout);
 

@@ -50,6 +50,14 @@ MasterFlags::MasterFlags() {
   add(&cluster, "cluster", "Human-readable name of the cluster, shown in /state", std::string());
   add(&max_body_size, "max_body_size", "Largest request body accepted",
       flags::Bytes{64ull * 1024 * 1024});
+  add(&max_operator_event_stream_subscribers, "max_operator_event_stream_subscribers",
+      "Most subscribers to the operator API's event stream (SUBSCRIBE to /api/v1) at once: a "
+      "new one past it closes the oldest",
+      uint32_t{1000});
+  add(&operator_event_stream_queue_limit, "operator_event_stream_queue_limit",
+      "Most bytes of events one subscriber of the operator API's event stream may leave unread "
+      "(beyond its first event, the state); past it its stream is closed",
+      flags::Bytes{4ull * 1024 * 1024});
 
   add(&zk, "zk",
       "ZooKeeper URL of the masters' group, for leader election among several masters: "

@@ -32,6 +32,9 @@ struct MasterFlags : flags::FlagSet {
   uint32_t max_completed_tasks_per_framework;
   std::string cluster;
   flags::Bytes max_body_size;
+  // The v1 operator API's event stream (docs/operator-http-api.md).
+  uint32_t max_operator_event_stream_subscribers;
+  flags::Bytes operator_event_stream_queue_limit;
 
   // High availability (docs/high-availability.md).
   std::optional<std::string> zk;

@@ -186,6 +186,7 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
     }
   }
   registry_.setReregistered(*f, now());
+  operatorEvents_.frameworkUpdated(*f);
   // Slaves holding its tasks learn where the scheduler is now and send
   // again the updates it has not acknowledged (those sent while it was
   // away went nowhere).
@@ -211,6 +212,7 @@ Framework* Master::addFramework(const FrameworkInfo& info, const UPID& pid) {
   frameworkPids_[pid] = f.id.value();
   link(pid);
   metrics_.frameworksRegistered++;
+  operatorEvents_.frameworkAdded(f);
   dispatch(allocator_.pid(), &AllocatorActor::addFramework, f.id, f.info,
            std::unordered_map<std::string, Resources>{}, true);
   return &f;
@@ -253,6 +255,7 @@ void Master::deactivateFramework(const UPID& from, const DeactivateFrameworkMess
   if (f == nullptr || !f->active) return;
   LOG(INFO) << "Deactivating framework " << f->id.value();
   registry_.setActive(*f, false);
+  operatorEvents_.frameworkUpdated(*f);
   dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f->id);
   std::vector<std::string> offers(f->offers.begin(), f->offers.end());
   for (const std::string& offerId : offers) rescindOffer(offerId, true);
@@ -261,6 +264,7 @@ void Master::deactivateFramework(const UPID& from, const DeactivateFrameworkMess
 void Master::disconnectFramework(Framework& f) {
   if (f.active) {
     registry_.setActive(f, false);
+    operatorEvents_.frameworkUpdated(f);
     dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f.id);
     // Nobody is listening for rescinds.
     std::vector<std::string> offers(f.offers.begin(), f.offers.end());
@@ -299,6 +303,7 @@ void Master::removeFramework(Framework& f) {
   forgetAuthentication(f.pid);
   unreachableTasks_.erase(f.id.value());
   metrics_.frameworksRemoved++;
+  operatorEvents_.frameworkRemoved(f);
   registry_.unregisterFramework(f, now());
 }
 

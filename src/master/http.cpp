@@ -43,6 +43,10 @@ void Master::installRoutes() {
   route("/teardown", guarded(Realm::kReadwrite, "/teardown", &Master::teardownEndpoint));
   route("/api/v1/scheduler",
         guarded(Realm::kFramework, "/api/v1/scheduler", &Master::schedulerCallEndpoint));
+  route("/api/v1", guarded(Realm::kReadwrite, "/api/v1", &Master::operatorEndpoint));
+  operatorEvents_.start(runtime(), self(),
+                        {flags_.max_operator_event_stream_subscribers,
+                         flags_.operator_event_stream_queue_limit.value, kHeartbeatInterval});
   route("/metrics/snapshot",
         guarded(Realm::kReadonly, "/metrics/snapshot", &Master::metricsEndpoint));
   installWebUi();

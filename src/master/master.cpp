@@ -150,6 +150,7 @@ void Master::initialize() {
 
 void Master::finalize() {
   LOG(INFO) << "Master " << info_.id() << " stopping";
+  operatorEvents_.stop();
 }
 
 void Master::exited(const UPID& pid) {

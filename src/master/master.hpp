@@ -36,6 +36,7 @@
 #include "master/flags.hpp"
 #include "master/metrics.hpp"
 #include "master/metrics_actor.hpp"
+#include "master/operator_events.hpp"
 #include "master/registrar/registrar.hpp"
 #include "master/registry.hpp"
 #include "messages.pb.h"
@@ -417,6 +418,14 @@ class Master : public process::Actor {
       const process::http::Request& request, v1::scheduler::Call& call);
   // POST /master/teardown (frameworkId=<id>): teardown_frameworks.
   process::Future<process::http::Response> teardownEndpoint(
+      const process::http::Request& request);
+  // operator_api.cpp, operator_events.cpp, operator_stream.cpp: the v1
+  // operator API at /api/v1 (docs/operator-http-api.md). The hooks
+  // (operatorEvents_.taskAdded(...) etc.) cost nothing without subscribers;
+  // the stream's fan-out runs on actors of its own.
+  friend class OperatorApi;
+  OperatorEvents operatorEvents_;
+  process::Future<process::http::Response> operatorEndpoint(
       const process::http::Request& request);
   // webui.cpp: the web UI's routes ("/" and its static files).
   void installWebUi();

@@ -78,6 +78,7 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
         admitting_.erase(from);
         if (!done) return registryFailed(done.error());
         Slave& s = registry_.addSlave(admitted.id(), admitted, from, version, now());
+        operatorEvents_.agentAdded(s);
         link(from);
         metrics_.slavesRegistered++;
         resizeCluster();
@@ -250,6 +251,7 @@ Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
   const int reportedTasks = message.tasks_size();
   Slave* s = &registry_.addSlave(id, std::move(*message.mutable_slave()), from, message.version(),
                                  now());
+  operatorEvents_.agentAdded(*s);
   link(from);
   metrics_.slavesRegistered++;
   resizeCluster();
@@ -270,6 +272,7 @@ Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
     }
     TaskRecord* adopted = registry_.adoptTask(*s, std::move(task), nextLaunchOrder_++);
     if (adopted == nullptr) continue;
+    operatorEvents_.taskAdded(*adopted);
     if (!adopted->released) trackTask(*s, *adopted);
     if (!deferredByTask_.empty()) answerDeferred(*adopted);
   }
@@ -453,6 +456,7 @@ void Master::removeSlave(Slave& s, Removal removal, const std::string& reason) {
 
   dispatch(allocator_.pid(), &AllocatorActor::removeSlave, slaveId);
   metrics_.slavesRemoved++;
+  operatorEvents_.agentRemoved(s.id);
   registry_.removeSlave(s);
   resizeCluster();
 }

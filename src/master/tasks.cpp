@@ -14,6 +14,7 @@ TaskRecord& Master::addTask(Framework& f, Slave& s, const TaskInfo& info) {
   if (info.has_executor()) registry_.addExecutor(s, f.id, info.executor());
   TaskRecord& task = registry_.addTask(f, s, info, nextLaunchOrder_++);
   trackTask(s, task);
+  operatorEvents_.taskAdded(task);
   return task;
 }
 
@@ -28,7 +29,10 @@ void Master::updateTask(TaskRecord& task, const TaskStatus& status, bool recover
     return;
   }
   bool wasReleased = task.released;
-  if (!registry_.updateTask(task, status) || wasReleased) return;
+  TaskState before = task.task.state();
+  bool terminal = registry_.updateTask(task, status);
+  operatorEvents_.taskUpdated(task, before);
+  if (!terminal || wasReleased) return;
   untrackTask(task);
   if (recover) {
     dispatch(allocator_.pid(), &AllocatorActor::recoverResources, task.task.framework_id(),

@@ -2,6 +2,7 @@
 // and the encoding of messages and responses on the wire.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -60,6 +61,12 @@ class Pipe {
   // runs at once, on the caller's thread, if the reader is gone already;
   // never after close().
   void onReaderGone(std::function<void()> callback);
+  // At most `bytes` of this body may wait unsent on its connection; past
+  // that the transport closes the connection (a reader that does not read)
+  // as it does at its own per-connection bound. 0 (the default): only that
+  // bound. May be called from any thread, before or while writing.
+  void limitQueue(size_t bytes) { queueLimit_.store(bytes, std::memory_order_relaxed); }
+  size_t queueLimit() const { return queueLimit_.load(std::memory_order_relaxed); }
 
   // For the transport. `sink` gets each chunk's data, and `last` once at
   // the end; it is called with this pipe's lock held, so it must only hand
@@ -77,6 +84,7 @@ class Pipe {
   bool ended_ = false;                // close() was called
   bool gone_ = false;                 // the reader is gone
   std::function<void()> goneCallback_;
+  std::atomic<size_t> queueLimit_{0};
 };
 
 // What a route answers. The body sent is `body` followed by every one of

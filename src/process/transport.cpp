@@ -251,6 +251,8 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
   // behind what is there, then the answers that waited for its end.
   void streamed(std::string data, bool last) {
     if (closed_ || !stream_) return;
+    size_t bound = limit();
+    if (size_t own = stream_->queueLimit(); own > 0) bound = std::min(bound, own);
     Outgoing chunk;
     if (!data.empty()) {
       char size[20];
@@ -266,10 +268,10 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     }
     chunk.bytes = chunk.head.size();
     queued_ += chunk.bytes;
-    if (queued_ > limit()) {
+    if (queued_ > bound) {
       LOG(WARNING) << "Closing connection from " << peer_
                    << ": it is not reading its event stream (" << mib(queued_)
-                   << " queued, over the per-connection limit of " << mib(limit()) << ")";
+                   << " queued, over the limit of " << mib(bound) << ")";
       transport_.closedNotReading_.fetch_add(1);
       queued_ -= chunk.bytes;
       close();

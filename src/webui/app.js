@@ -11,7 +11,8 @@
 //   they have one.
 // - /metrics/snapshot with it (small): whether this master leads; a standby
 //   then asks its own /state (which lists no slaves) for the leader.
-// - /tasks one page (50 tasks) at a time, /roles, a slave's /state, and
+// - /tasks one page (50 tasks) at a time (the overview: the newest 200, for
+//   its active tasks), /roles, a slave's /state, and
 //   /state (the offers page only) when their view is shown, at the same period.
 // - A slave's /files/browse and /files/read straight from the slave (it
 //   answers CORS); a followed file is read from where it was left.
@@ -26,6 +27,8 @@
   const MAX_FILE_TEXT = 1 << 20;      // characters of a file kept on the page
   const HISTORY_KEY = 'mesos-webui-history:' + location.host;
   const LIVE_STATES = ['TASK_STAGING', 'TASK_STARTING', 'TASK_RUNNING', 'TASK_KILLING'];
+  // The overview's active tasks come from this many of the newest tasks.
+  const ACTIVE_SCAN = 200;
 
   const ui = {
     summary: null,        // the last /state-summary
@@ -361,8 +364,38 @@
       '<div class="grid2"><div class="panel"><h2 style="margin-top:0">Allocation, last hour</h2>' +
       '<div class="chart-box"><canvas id="chart"></canvas></div><div id="chart-note" class="muted small"></div>' +
       '</div><div class="panel"><h2 style="margin-top:0">Resources</h2><div id="resources"></div>' +
-      '<h2>Tasks by state</h2><div id="states"></div></div></div>');
+      '<h2>Tasks by state</h2><div id="states"></div></div></div>' +
+      '<div class="panel"><h2 style="margin-top:0">Active tasks</h2>' +
+      '<div id="active-tasks"><p class="muted">Loading&hellip;</p></div></div>');
     let chart = null;
+    // The newest live tasks: one page of /tasks (newest first) at most
+    // every poll period, its live ones shown.
+    let activeSeq = 0;
+    let activeAt = 0;
+    async function loadActive() {
+      const mine = ++activeSeq;
+      activeAt = Date.now();
+      try {
+        const answer = await getJSON('tasks?limit=' + ACTIVE_SCAN + '&order=desc');
+        if (mine !== activeSeq || !$('active-tasks')) return;
+        const live = answer.tasks.filter((t) => LIVE_STATES.includes(t.state)).slice(0, PAGE);
+        const rows = live.map((t) => {
+          const f = frameworkById(t.framework_id);
+          const s = slaveById(t.slave_id);
+          return '<tr><td>' + esc(t.name || t.id) + '</td><td><a href="#/frameworks/' +
+            enc(t.framework_id) + '">' + esc(f ? f.name : t.framework_id) + '</a></td><td>' +
+            stateBadge(t.state) + '</td><td><a href="#/slaves/' + enc(t.slave_id) + '">' +
+            esc(s ? s.hostname : t.slave_id) + '</a></td></tr>';
+        }).join('');
+        $('active-tasks').innerHTML = '<table class="data table table-sm"><thead><tr><th>Task</th>' +
+          '<th>Framework</th><th>State</th><th>Host</th></tr></thead><tbody>' +
+          (rows || '<tr><td colspan="4" class="muted">no active tasks</td></tr>') + '</tbody></table>' +
+          '<div class="muted small">The newest ' + PAGE + ' live tasks among the master\'s newest ' +
+          ACTIVE_SCAN + ' (/tasks); each framework\'s page lists them all.</div>';
+      } catch (error) {
+        if (mine === activeSeq && $('active-tasks')) $('active-tasks').innerHTML = errorBox(error.message);
+      }
+    }
     if (window.Chart) {
       chart = new window.Chart($('chart'), {
         type: 'line',
@@ -387,6 +420,7 @@
     function update() {
       const s = ui.summary;
       if (!s) return;
+      if (Date.now() - activeAt >= 10000) loadActive();
       const t = totals(s);
       const running = s.frameworks.reduce((sum, f) => sum + (f.TASK_RUNNING || 0), 0);
       const live = s.frameworks.reduce((sum, f) => sum + liveTasks(f), 0);

@@ -174,7 +174,7 @@ if [[ "${chart_js:0:200}" != *Chart.js* ]]; then
   chart_note='No chart: Chart.js (libjs-chart.js) was not installed'
 fi
 expect_page "${ui}#/" "$artifacts/overview.html" '<span class="state TASK_RUNNING">TASK_RUNNING</span>' \
-  'Allocation, last hour' "$chart_note"
+  'Allocation, last hour' "$chart_note" '<td>webui-task</td><td><a href="#/frameworks/'
 # The same page at /master/, where it fetches its JSON relative to that path
 # (/master/metrics/snapshot, /master/state-summary, ...).
 expect_page "http://$master/master/#/" "$artifacts/overview-under-master.html" \

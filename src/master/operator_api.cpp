@@ -1,0 +1,429 @@
+// POST /api/v1 (also /master/api/v1): Apache Mesos's v1 operator API
+// (docs/operator-http-api.md). A mesos.v1.master.Call as JSON or protobuf
+// (Content-Type), answered with a mesos.v1.master.Response in the encoding
+// Accept picks; SUBSCRIBE opens an event stream fanned out off this actor
+// (operator_events.hpp, operator_stream.hpp). What a principal sees is
+// filtered by the view_* ACLs as /state is (authorization.cpp).
+#include <map>
+#include <string>
+#include <string_view>
+
+#include <glog/logging.h>
+
+#include "common/json.hpp"
+#include "common/protobuf_json.hpp"
+#include "common/state_json.hpp"
+#include "common/v1.hpp"
+#include "master/master.hpp"
+#include "master/metrics_actor.hpp"
+#include "master/operator_events.hpp"
+#include "process/dispatch.hpp"
+#include "v1/master.pb.h"
+
+namespace mesos::internal::master {
+
+using process::Future;
+using process::http::Request;
+using process::http::Response;
+using Call = v1::master::Call;
+using V1Response = v1::master::Response;
+
+namespace {
+
+constexpr std::string_view kJson = "application/json";
+constexpr std::string_view kProtobuf = "application/x-protobuf";
+
+Response answer(int status, const std::string& message) {
+  return Response{status, "text/plain", message + "\n", {}};
+}
+
+std::string_view bareType(std::string_view type) {
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
+  while (!type.empty() && type.back() == ' ') type.remove_suffix(1);
+  return type;
+}
+
+// No Accept header, or one listing `type`, "application/*" or "*/*".
+bool accepts(const Request& request, std::string_view type) {
+  if (!request.hasHeader("accept")) return true;
+  std::string_view rest = request.header("accept");
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string_view listed = bareType(rest.substr(0, comma));
+    if (listed == type || listed == "*/*" || listed == "application/*") return true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+Response encoded(const V1Response& response, OperatorEncoding encoding) {
+  return Response::ok(
+      encoding == OperatorEncoding::kJson ? toJson(response) : response.SerializeAsString(),
+      mediaType(encoding));
+}
+
+const std::string* stringAt(const json::Value& value, const char* key) {
+  const json::Value& field = value[key];
+  return field.isString() ? &field.string() : nullptr;
+}
+
+// A completed task from its /state JSON (the registry keeps no more of it).
+v1::Task completedTask(const CompletedTask& completed, const std::string& frameworkId) {
+  v1::Task task;
+  task.mutable_task_id()->set_value(completed.id);
+  task.mutable_framework_id()->set_value(frameworkId);
+  task.mutable_agent_id()->set_value(completed.slaveId);
+  task.set_state(static_cast<v1::TaskState>(completed.state));
+  task.set_name("");
+  if (completed.json != nullptr) {
+    if (auto parsed = json::parse(*completed.json); parsed && parsed->isObject()) {
+      if (const std::string* name = stringAt(*parsed, "name")) task.set_name(*name);
+      if (const std::string* executor = stringAt(*parsed, "executor_id");
+          executor != nullptr && !executor->empty()) {
+        task.mutable_executor_id()->set_value(*executor);
+      }
+      if (const std::string* user = stringAt(*parsed, "user")) task.set_user(*user);
+    }
+  }
+  return task;
+}
+
+}  // namespace
+
+// The calls, served on the master's actor. A friend of Master.
+class OperatorApi {
+ public:
+  explicit OperatorApi(Master& master) : m_(master) {}
+
+  Future<Response> serve(const Request& request);
+
+ private:
+  Future<Response> call(const Request& request, const Call& call, OperatorEncoding encoding);
+  V1Response::GetState state(const OperatorViewer& viewer) const;
+  V1Response::GetAgents agents() const;
+  V1Response::GetFrameworks frameworks(const OperatorViewer& viewer) const;
+  V1Response::GetExecutors executors(const OperatorViewer& viewer) const;
+  V1Response::GetTasks tasks(const OperatorViewer& viewer) const;
+  V1Response::GetRoles roles() const;
+  Future<Response> metrics(OperatorEncoding encoding);
+  Response teardown(const Request& request, const Call& call);
+  Response subscribe(const Request& request, OperatorEncoding encoding);
+  // The user of an entry of the registry, registered or not.
+  std::string frameworkUser(const std::string& frameworkId) const;
+
+  Master& m_;
+};
+
+Future<Response> Master::operatorEndpoint(const Request& request) {
+  return OperatorApi(*this).serve(request);
+}
+
+Future<Response> OperatorApi::serve(const Request& request) {
+  if (request.method != "POST") {
+    return Response{405, "text/plain", "Expecting a POST request\n", {{"Allow", "POST"}}};
+  }
+  std::string_view type = bareType(request.header("content-type"));
+  Call call;
+  if (type == kProtobuf) {
+    if (!call.ParsePartialFromString(request.body)) {
+      return answer(400, "Failed to parse body into Call: not a protobuf mesos.v1.master.Call");
+    }
+  } else if (type == kJson) {
+    if (auto parsed = fromJson(request.body, &call); !parsed) {
+      return answer(400, "Failed to parse body into Call: " + parsed.error().message);
+    }
+  } else {
+    return answer(415, "Expecting 'Content-Type' of " + std::string(kJson) + " or " +
+                           std::string(kProtobuf));
+  }
+  if (!call.IsInitialized()) {
+    return answer(400, "Failed to validate master::Call: missing required fields: " +
+                           call.InitializationErrorString());
+  }
+  if (!call.has_type() || call.type() == Call::UNKNOWN) {
+    return answer(400, "Failed to validate master::Call: Expecting 'type' to be present");
+  }
+  OperatorEncoding encoding;
+  if (accepts(request, kJson)) {
+    encoding = OperatorEncoding::kJson;
+  } else if (accepts(request, kProtobuf)) {
+    encoding = OperatorEncoding::kProtobuf;
+  } else {
+    return answer(406, "Expecting 'Accept' to allow " + std::string(kJson) + " or " +
+                           std::string(kProtobuf));
+  }
+  return this->call(request, call, encoding);
+}
+
+Future<Response> OperatorApi::call(const Request& request, const Call& call,
+                                   OperatorEncoding encoding) {
+  V1Response response;
+  switch (call.type()) {
+    case Call::GET_HEALTH:
+      response.set_type(V1Response::GET_HEALTH);
+      response.mutable_get_health()->set_healthy(true);
+      return encoded(response, encoding);
+    case Call::GET_FLAGS: {
+      OperatorViewer viewer(m_.guard_, request.principal);
+      if (!viewer.seesFlags()) {
+        return authentication::EndpointGuard::forbidden(
+            "Not authorized to view the flags (ACL view_flags)");
+      }
+      response.set_type(V1Response::GET_FLAGS);
+      for (const auto& [name, value] : m_.flags_.values()) {
+        v1::Flag* flag = response.mutable_get_flags()->add_flags();
+        flag->set_name(name);
+        flag->set_value(value);
+      }
+      return encoded(response, encoding);
+    }
+    case Call::GET_VERSION: {
+      response.set_type(V1Response::GET_VERSION);
+      v1::VersionInfo* version = response.mutable_get_version()->mutable_version_info();
+      if (auto parsed = fromJson(json::stringify(json::versionInfo()), version); !parsed) {
+        return answer(500, "Failed to describe the version: " + parsed.error().message);
+      }
+      return encoded(response, encoding);
+    }
+    case Call::GET_METRICS:
+      if (call.get_metrics().has_timeout() && call.get_metrics().timeout().nanoseconds() < 0) {
+        return answer(400, "Failed to validate master::Call: 'get_metrics.timeout' is negative");
+      }
+      return metrics(encoding);
+    case Call::GET_MASTER: {
+      response.set_type(V1Response::GET_MASTER);
+      V1Response::GetMaster* master = response.mutable_get_master();
+      *master->mutable_master_info() = evolve<v1::MasterInfo>(m_.info_);
+      master->set_start_time(m_.startTime_);
+      if (m_.leading_) master->set_elected_time(m_.electedTime_);
+      return encoded(response, encoding);
+    }
+    default:
+      break;
+  }
+  // The rest needs the leader's state.
+  if (!m_.leading_) {
+    Response redirect = m_.redirectEndpoint(request).get();
+    if (redirect.status == 307) redirect.headers.back().second += "/api/v1";
+    return redirect;
+  }
+  switch (call.type()) {
+    case Call::GET_STATE:
+      response.set_type(V1Response::GET_STATE);
+      *response.mutable_get_state() = state(OperatorViewer(m_.guard_, request.principal));
+      return encoded(response, encoding);
+    case Call::GET_AGENTS:
+      response.set_type(V1Response::GET_AGENTS);
+      *response.mutable_get_agents() = agents();
+      return encoded(response, encoding);
+    case Call::GET_FRAMEWORKS:
+      response.set_type(V1Response::GET_FRAMEWORKS);
+      *response.mutable_get_frameworks() =
+          frameworks(OperatorViewer(m_.guard_, request.principal));
+      return encoded(response, encoding);
+    case Call::GET_EXECUTORS:
+      response.set_type(V1Response::GET_EXECUTORS);
+      *response.mutable_get_executors() = executors(OperatorViewer(m_.guard_, request.principal));
+      return encoded(response, encoding);
+    case Call::GET_TASKS:
+      response.set_type(V1Response::GET_TASKS);
+      *response.mutable_get_tasks() = tasks(OperatorViewer(m_.guard_, request.principal));
+      return encoded(response, encoding);
+    case Call::GET_ROLES:
+      response.set_type(V1Response::GET_ROLES);
+      *response.mutable_get_roles() = roles();
+      return encoded(response, encoding);
+    case Call::TEARDOWN:
+      return teardown(request, call);
+    case Call::SUBSCRIBE:
+      return subscribe(request, encoding);
+    default:
+      return answer(501, "Call " + Call::Type_Name(call.type()) +
+                             " is not supported by this master yet (docs/operator-http-api.md "
+                             "lists the calls it serves)");
+  }
+}
+
+std::string OperatorApi::frameworkUser(const std::string& frameworkId) const {
+  const Framework* f = m_.registry_.framework(frameworkId);
+  if (f == nullptr) f = m_.registry_.unregisteredFramework(frameworkId);
+  return f == nullptr ? std::string() : f->info.user();
+}
+
+V1Response::GetState OperatorApi::state(const OperatorViewer& viewer) const {
+  V1Response::GetState state;
+  *state.mutable_get_tasks() = tasks(viewer);
+  *state.mutable_get_executors() = executors(viewer);
+  *state.mutable_get_frameworks() = frameworks(viewer);
+  *state.mutable_get_agents() = agents();
+  return state;
+}
+
+V1Response::GetAgents OperatorApi::agents() const {
+  V1Response::GetAgents agents;
+  m_.registry_.forEachSlave([&](const Slave& s) { *agents.add_agents() = v1Agent(s); });
+  return agents;
+}
+
+V1Response::GetFrameworks OperatorApi::frameworks(const OperatorViewer& viewer) const {
+  V1Response::GetFrameworks frameworks;
+  m_.registry_.forEachFramework([&](const Framework& f) {
+    if (!viewer.seesFramework(f.info.user())) return;
+    V1Response::GetFrameworks::Framework* out = frameworks.add_frameworks();
+    *out = v1Framework(f);
+    for (const std::string& offerId : f.offers) {
+      if (OfferRecord* offer = m_.registry_.offer(offerId)) {
+        *out->add_offers() = evolve<v1::Offer>(offer->offer);
+      }
+    }
+  });
+  for (const std::string& id : m_.registry_.completedFrameworkIds()) {
+    const Framework* f = m_.registry_.completedFramework(id);
+    if (f != nullptr && viewer.seesFramework(f->info.user())) {
+      *frameworks.add_completed_frameworks() = v1Framework(*f);
+    }
+  }
+  return frameworks;
+}
+
+V1Response::GetExecutors OperatorApi::executors(const OperatorViewer& viewer) const {
+  V1Response::GetExecutors executors;
+  m_.registry_.forEachSlave([&](const Slave& s) {
+    for (const auto& [frameworkId, byId] : s.executors) {
+      std::string user = frameworkUser(frameworkId);
+      for (const auto& [executorId, info] : byId) {
+        if (!viewer.seesExecutor(user, info.command().user())) continue;
+        V1Response::GetExecutors::Executor* out = executors.add_executors();
+        *out->mutable_executor_info() = evolve<v1::ExecutorInfo>(info);
+        *out->mutable_agent_id() = evolve<v1::AgentID>(s.id);
+      }
+    }
+  });
+  return executors;
+}
+
+V1Response::GetTasks OperatorApi::tasks(const OperatorViewer& viewer) const {
+  V1Response::GetTasks tasks;
+  auto live = [&](const Framework& f,
+                  const std::unordered_map<std::string, std::unique_ptr<TaskRecord>>& records) {
+    for (const auto& [taskId, task] : records) {
+      if (viewer.seesTask(f.info.user(), task->task.user())) *tasks.add_tasks() = v1Task(*task);
+    }
+  };
+  auto completed = [&](const Framework& f) {
+    for (const CompletedTask& task : f.completed) {
+      v1::Task out = completedTask(task, f.id.value());
+      if (viewer.seesTask(f.info.user(), out.user())) *tasks.add_completed_tasks() = std::move(out);
+    }
+  };
+  m_.registry_.forEachFramework([&](const Framework& f) {
+    live(f, f.tasks);
+    completed(f);
+  });
+  for (const std::string& id : m_.registry_.unregisteredFrameworkIds()) {
+    if (Framework* f = m_.registry_.unregisteredFramework(id)) live(*f, f->tasks);
+  }
+  for (const std::string& id : m_.registry_.completedFrameworkIds()) {
+    if (const Framework* f = m_.registry_.completedFramework(id)) completed(*f);
+  }
+  return tasks;
+}
+
+V1Response::GetRoles OperatorApi::roles() const {
+  struct Role {
+    std::vector<std::string> frameworks;
+    Resources resources;
+  };
+  std::map<std::string, Role> roles;
+  const allocator::Config& config = m_.config_;
+  for (const std::string& role : config.roles) roles[role];
+  for (const auto& [role, weight] : config.weights) roles[role];
+  for (const auto& [role, priority] : config.priorities) roles[role];
+  for (const auto& [role, guarantee] : config.guarantees) roles[role];
+  m_.registry_.forEachFramework([&](const Framework& f) {
+    Role& role = roles[f.info.role()];
+    role.frameworks.push_back(f.id.value());
+    role.resources += f.used + f.offered;
+  });
+  V1Response::GetRoles out;
+  for (auto& [name, role] : roles) {
+    v1::Role* entry = out.add_roles();
+    entry->set_name(name);
+    auto weight = config.weights.find(name);
+    entry->set_weight(weight == config.weights.end() ? 1.0 : weight->second);
+    std::sort(role.frameworks.begin(), role.frameworks.end());
+    for (const std::string& id : role.frameworks) entry->add_frameworks()->set_value(id);
+    for (const Resource& resource : role.resources.proto()) {
+      *entry->add_resources() = evolve<v1::Resource>(resource);
+    }
+  }
+  return out;
+}
+
+Future<Response> OperatorApi::metrics(OperatorEncoding encoding) {
+  return process::dispatch(m_.metricsActor_.pid(), &MetricsActor::snapshot, Request())
+      .then(m_.self(), [encoding](const Response& snapshot) {
+        auto parsed = json::parse(snapshot.flatBody());
+        if (!parsed || !parsed->isObject()) {
+          return answer(500, "Failed to read the metrics snapshot");
+        }
+        V1Response response;
+        response.set_type(V1Response::GET_METRICS);
+        for (const auto& [name, value] : parsed->object()) {
+          v1::Metric* metric = response.mutable_get_metrics()->add_metrics();
+          metric->set_name(name);
+          if (value.isNumber()) metric->set_value(value.number());
+        }
+        return encoded(response, encoding);
+      });
+}
+
+// As POST /master/teardown (authorization.cpp): teardown_frameworks.
+Response OperatorApi::teardown(const Request& request, const Call& call) {
+  if (!call.has_teardown()) {
+    return answer(400, "Failed to validate master::Call: Expecting 'teardown' to be present");
+  }
+  const std::string& id = call.teardown().framework_id().value();
+  Framework* f = m_.framework(id);
+  if (f == nullptr) return answer(400, "No framework found with specified ID");
+  std::optional<std::string> owner;
+  if (f->info.has_principal()) owner = f->info.principal();
+  if (!m_.guard_->authorized(authorizer::Action::kTeardownFramework, request.principal, owner)) {
+    LOG(WARNING) << "Refusing to tear down framework " << id << " (TEARDOWN call) for "
+                 << (request.principal ? "principal '" + *request.principal + "'"
+                                       : std::string("no principal"))
+                 << " from " << request.peer << " (ACL teardown_frameworks)";
+    return authentication::EndpointGuard::forbidden("Not authorized to tear down framework " +
+                                                    id + " (ACL teardown_frameworks)");
+  }
+  LOG(INFO) << "Tearing down framework " << id << " (" << f->info.name()
+            << ") for a TEARDOWN call from " << request.peer;
+  if (f->active && !m_.isSchedulerStream(f->pid)) {
+    FrameworkErrorMessage message;
+    message.set_message("Framework has been removed (TEARDOWN call of the operator API)");
+    m_.send(f->pid, std::move(message));
+  }
+  m_.removeFramework(*f);
+  return Response::ok("", "text/plain");
+}
+
+Response OperatorApi::subscribe(const Request& request, OperatorEncoding encoding) {
+  auto viewer = std::make_shared<const OperatorViewer>(m_.guard_, request.principal);
+  v1::master::Event event;
+  event.set_type(v1::master::Event::SUBSCRIBED);
+  v1::master::Event::Subscribed* subscribed = event.mutable_subscribed();
+  *subscribed->mutable_get_state() = state(*viewer);
+  subscribed->set_heartbeat_interval_seconds(
+      std::chrono::duration<double>(Master::kHeartbeatInterval).count());
+  auto pipe = std::make_shared<process::http::Pipe>();
+  VLOG(1) << "Operator event stream subscribed from " << request.peer;
+  m_.operatorEvents_.subscribe(OperatorSubscriber{pipe, encoding, std::move(viewer), request.peer},
+                               std::move(event));
+  Response response{200, mediaType(encoding), "", {}};
+  response.stream = std::move(pipe);
+  return response;
+}
+
+}  // namespace mesos::internal::master

@@ -1,0 +1,614 @@
+// The v1 operator API (POST /api/v1) over real TCP against a real master,
+// with stand-in slaves and schedulers (MasterFixture): every call in both
+// encodings, the event stream, its fan-out to many subscribers, a subscriber
+// that does not read, the view_* ACLs, and bad input.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/protobuf_json.hpp"
+#include "common/v1.hpp"
+#include "support/master_fixture.hpp"
+#include "support/net.hpp"
+#include "support/raw_peer.hpp"
+#include "v1/master.pb.h"
+
+namespace mesos::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Call = v1::master::Call;
+using V1Response = v1::master::Response;
+using Event = v1::master::Event;
+
+constexpr const char* kProtobuf = "application/x-protobuf";
+constexpr const char* kJson = "application/json";
+
+constexpr const char* kCredentials =
+    R"({"credentials": [{"principal": "ops", "secret": "ops-secret"},
+                        {"principal": "alice", "secret": "alice-secret"}]})";
+
+std::string basic(const std::string& principal) {
+  if (principal == "ops") return "Authorization: Basic b3BzOm9wcy1zZWNyZXQ=\r\n";
+  if (principal == "alice") return "Authorization: Basic YWxpY2U6YWxpY2Utc2VjcmV0\r\n";
+  return "";
+}
+
+std::string encode(const Call& call, const std::string& encoding) {
+  return encoding == kJson ? toJson(call) : call.SerializeAsString();
+}
+
+std::string request(const std::string& body, const std::string& contentType,
+                    const std::string& accept, const std::string& principal = "",
+                    const std::string& method = "POST", const std::string& path = "/api/v1") {
+  return method + " " + path + " HTTP/1.1\r\nHost: test\r\nContent-Type: " + contentType +
+         "\r\nAccept: " + accept + "\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\n" + basic(principal) + "\r\n" + body;
+}
+
+Call callOf(Call::Type type) {
+  Call call;
+  call.set_type(type);
+  return call;
+}
+
+// An operator's subscription: the connection that carries its events.
+class Subscriber {
+ public:
+  Subscriber(const process::Address& master, const std::string& encoding = kJson,
+             const std::string& principal = "", int receiveBuffer = 0)
+      : peer_(master, receiveBuffer), encoding_(encoding) {
+    CHECK(peer_.connected());
+    CHECK(peer_.write(request(encode(callOf(Call::SUBSCRIBE), encoding), encoding, encoding,
+                              principal)));
+  }
+
+  // The response's head: its status (0 if none came).
+  int head() {
+    auto head = peer_.readStreamHead();
+    if (!head) return 0;
+    contentType_ = head->headers["content-type"];
+    return head->status;
+  }
+  const std::string& contentType() const { return contentType_; }
+
+  // The next event; nullopt when the stream ends or nothing comes within
+  // the socket timeout.
+  std::optional<Event> next() {
+    for (;;) {
+      size_t newline = buffer_.find('\n');
+      if (newline != std::string::npos) {
+        size_t size = std::stoul(buffer_.substr(0, newline));
+        if (buffer_.size() >= newline + 1 + size) {
+          std::string record = buffer_.substr(newline + 1, size);
+          buffer_.erase(0, newline + 1 + size);
+          Event event;
+          if (encoding_ == kJson) {
+            auto parsed = fromJson(record, &event);
+            EXPECT_TRUE(parsed) << parsed.error().message << ": " << record;
+          } else {
+            EXPECT_TRUE(event.ParseFromString(record));
+          }
+          return event;
+        }
+      }
+      auto chunk = peer_.readChunk();
+      if (!chunk || chunk->empty()) return std::nullopt;
+      buffer_ += *chunk;
+    }
+  }
+
+  // The next event that is not a HEARTBEAT, which must be of `type`.
+  Event expect(Event::Type type) {
+    for (;;) {
+      auto event = next();
+      if (!event) {
+        ADD_FAILURE() << "the stream ended (or went quiet) before a " << Event::Type_Name(type);
+        return Event();
+      }
+      if (event->type() == Event::HEARTBEAT && type != Event::HEARTBEAT) continue;
+      EXPECT_EQ(Event::Type_Name(type), Event::Type_Name(event->type())) << event->DebugString();
+      return *event;
+    }
+  }
+
+  RawPeer& peer() { return peer_; }
+
+ private:
+  RawPeer peer_;
+  std::string encoding_;
+  std::string contentType_;
+  std::string buffer_;
+};
+
+class OperatorApiTest : public MasterFixture {
+ protected:
+  // POSTs `body` to /api/v1 and reads the answer.
+  HttpResponse post(const std::string& body, const std::string& contentType,
+                    const std::string& accept, const std::string& principal = "",
+                    const std::string& method = "POST", const std::string& path = "/api/v1") {
+    RawPeer peer(runtime_->address());
+    EXPECT_TRUE(peer.write(request(body, contentType, accept, principal, method, path)));
+    auto response = peer.readResponse();
+    EXPECT_TRUE(response.has_value()) << "no answer to " << body;
+    return response.value_or(HttpResponse{});
+  }
+
+  // Makes `call` in `encoding`; expects 200 and a Response of `type`.
+  V1Response make(const Call& call, const std::string& encoding,
+                  V1Response::Type type, const std::string& principal = "") {
+    HttpResponse answer = post(encode(call, encoding), encoding, encoding, principal);
+    EXPECT_EQ(answer.status, 200) << Call::Type_Name(call.type()) << ": " << answer.body;
+    EXPECT_EQ(answer.headers["content-type"], encoding);
+    V1Response response;
+    if (encoding == kJson) {
+      auto parsed = fromJson(answer.body, &response);
+      EXPECT_TRUE(parsed) << parsed.error().message << ": " << answer.body;
+    } else {
+      EXPECT_TRUE(response.ParseFromString(answer.body));
+    }
+    EXPECT_EQ(V1Response::Type_Name(response.type()), V1Response::Type_Name(type));
+    return response;
+  }
+
+  static FrameworkInfo info(const std::string& name, const std::string& user) {
+    FrameworkInfo framework = frameworkInfo(name);
+    framework.set_user(user);
+    return framework;
+  }
+
+  // Launches `task` on the scheduler's latest offer.
+  void launchOnOffer(Peer& scheduler, const FrameworkID& id, TaskInfo task) {
+    auto offers = scheduler.received<ResourceOffersMessage>();
+    ASSERT_FALSE(offers.empty());
+    const Offer& offer = offers.back().offers(0);
+    *task.mutable_slave_id() = offer.slave_id();
+    launch(scheduler, id, {offer.id()}, {task});
+  }
+
+  static TaskInfo executorTask(const std::string& id) {
+    TaskInfo task = commandTask(id, SlaveID());
+    task.clear_command();
+    ExecutorInfo* executor = task.mutable_executor();
+    executor->mutable_executor_id()->set_value("executor-" + id);
+    executor->mutable_command()->set_value("sleep 1000");
+    return task;
+  }
+};
+
+TEST_F(OperatorApiTest, EveryCallInBothEncodings) {
+  start();
+  Peer& slave = this->slave("slave");
+  SlaveID slaveId = registerSlave(slave);
+  Peer& scheduler = this->scheduler("scheduler");
+  FrameworkID frameworkId = registerFramework(scheduler, info("operated", "tester"));
+  advance(flags_.allocation_interval);
+  launchOnOffer(scheduler, frameworkId, executorTask("t1"));
+  ASSERT_EQ(slave.received<RunTaskMessage>().size(), 1u);
+
+  for (const std::string encoding : {kJson, kProtobuf}) {
+    SCOPED_TRACE(encoding);
+    EXPECT_TRUE(make(callOf(Call::GET_HEALTH), encoding, V1Response::GET_HEALTH)
+                    .get_health()
+                    .healthy());
+
+    V1Response flags = make(callOf(Call::GET_FLAGS), encoding, V1Response::GET_FLAGS);
+    auto named = [&](const std::string& name) {
+      for (const v1::Flag& flag : flags.get_flags().flags()) {
+        if (flag.name() == name) return flag.value();
+      }
+      return std::string("<missing>");
+    };
+    EXPECT_EQ(named("max_operator_event_stream_subscribers"), "1000");
+    EXPECT_EQ(named("port"), std::to_string(flags_.port));
+
+    EXPECT_FALSE(make(callOf(Call::GET_VERSION), encoding, V1Response::GET_VERSION)
+                     .get_version()
+                     .version_info()
+                     .version()
+                     .empty());
+
+    Call metricsCall = callOf(Call::GET_METRICS);
+    metricsCall.mutable_get_metrics()->mutable_timeout()->set_nanoseconds(1000000000);
+    V1Response metrics = make(metricsCall, encoding, V1Response::GET_METRICS);
+    bool uptime = false;
+    for (const v1::Metric& metric : metrics.get_metrics().metrics()) {
+      if (metric.name() == "master/uptime_secs") uptime = true;
+    }
+    EXPECT_TRUE(uptime) << metrics.DebugString();
+
+    V1Response state = make(callOf(Call::GET_STATE), encoding, V1Response::GET_STATE);
+    ASSERT_EQ(state.get_state().get_agents().agents_size(), 1);
+    EXPECT_EQ(state.get_state().get_agents().agents(0).agent_info().id().value(),
+              slaveId.value());
+    ASSERT_EQ(state.get_state().get_frameworks().frameworks_size(), 1);
+    EXPECT_EQ(state.get_state().get_tasks().tasks_size(), 1);
+    EXPECT_EQ(state.get_state().get_executors().executors_size(), 1);
+
+    V1Response agents = make(callOf(Call::GET_AGENTS), encoding, V1Response::GET_AGENTS);
+    ASSERT_EQ(agents.get_agents().agents_size(), 1);
+    const auto& agent = agents.get_agents().agents(0);
+    EXPECT_EQ(agent.agent_info().hostname(), "slave.example");
+    EXPECT_TRUE(agent.active());
+    EXPECT_EQ(agent.version(), "1.0.0");
+    EXPECT_GT(agent.total_resources_size(), 0);
+    EXPECT_GT(agent.allocated_resources_size(), 0);
+
+    V1Response frameworks =
+        make(callOf(Call::GET_FRAMEWORKS), encoding, V1Response::GET_FRAMEWORKS);
+    ASSERT_EQ(frameworks.get_frameworks().frameworks_size(), 1);
+    const auto& framework = frameworks.get_frameworks().frameworks(0);
+    EXPECT_EQ(framework.framework_info().name(), "operated");
+    EXPECT_EQ(framework.framework_info().id().value(), frameworkId.value());
+    EXPECT_TRUE(framework.active());
+    EXPECT_TRUE(framework.connected());
+    EXPECT_GT(framework.allocated_resources_size(), 0);
+
+    V1Response executors = make(callOf(Call::GET_EXECUTORS), encoding, V1Response::GET_EXECUTORS);
+    ASSERT_EQ(executors.get_executors().executors_size(), 1);
+    EXPECT_EQ(executors.get_executors().executors(0).executor_info().executor_id().value(),
+              "executor-t1");
+    EXPECT_EQ(executors.get_executors().executors(0).agent_id().value(), slaveId.value());
+
+    V1Response tasks = make(callOf(Call::GET_TASKS), encoding, V1Response::GET_TASKS);
+    ASSERT_EQ(tasks.get_tasks().tasks_size(), 1);
+    EXPECT_EQ(tasks.get_tasks().tasks(0).task_id().value(), "t1");
+    EXPECT_EQ(tasks.get_tasks().tasks(0).agent_id().value(), slaveId.value());
+    EXPECT_EQ(tasks.get_tasks().tasks(0).state(), v1::TASK_STAGING);
+
+    V1Response roles = make(callOf(Call::GET_ROLES), encoding, V1Response::GET_ROLES);
+    ASSERT_EQ(roles.get_roles().roles_size(), 1);
+    EXPECT_EQ(roles.get_roles().roles(0).name(), "*");
+    EXPECT_EQ(roles.get_roles().roles(0).weight(), 1.0);
+    ASSERT_EQ(roles.get_roles().roles(0).frameworks_size(), 1);
+    EXPECT_EQ(roles.get_roles().roles(0).frameworks(0).value(), frameworkId.value());
+
+    V1Response master = make(callOf(Call::GET_MASTER), encoding, V1Response::GET_MASTER);
+    EXPECT_EQ(master.get_master().master_info().id(), master_->info().id());
+    EXPECT_GT(master.get_master().start_time(), 0);
+  }
+
+  // The same calls at /master/api/v1.
+  HttpResponse health = post(encode(callOf(Call::GET_HEALTH), kJson), kJson, kJson, "", "POST",
+                             "/master/api/v1");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.body, R"({"type":"GET_HEALTH","get_health":{"healthy":true}})");
+
+  // TEARDOWN: the framework and its task are gone, the scheduler told.
+  Call teardown = callOf(Call::TEARDOWN);
+  teardown.mutable_teardown()->mutable_framework_id()->set_value(frameworkId.value());
+  HttpResponse tornDown = post(encode(teardown, kProtobuf), kProtobuf, kProtobuf);
+  EXPECT_EQ(tornDown.status, 200) << tornDown.body;
+  runtime_->settle();
+  EXPECT_EQ(scheduler.received<FrameworkErrorMessage>().size(), 1u);
+  V1Response frameworks = make(callOf(Call::GET_FRAMEWORKS), kJson, V1Response::GET_FRAMEWORKS);
+  EXPECT_EQ(frameworks.get_frameworks().frameworks_size(), 0);
+  ASSERT_EQ(frameworks.get_frameworks().completed_frameworks_size(), 1);
+  EXPECT_EQ(frameworks.get_frameworks().completed_frameworks(0).framework_info().id().value(),
+            frameworkId.value());
+  V1Response tasks = make(callOf(Call::GET_TASKS), kJson, V1Response::GET_TASKS);
+  EXPECT_EQ(tasks.get_tasks().tasks_size(), 0);
+  ASSERT_EQ(tasks.get_tasks().completed_tasks_size(), 1);
+  EXPECT_EQ(tasks.get_tasks().completed_tasks(0).task_id().value(), "t1");
+  EXPECT_EQ(tasks.get_tasks().completed_tasks(0).state(), v1::TASK_KILLED);
+
+  HttpResponse again = post(encode(teardown, kJson), kJson, kJson);
+  EXPECT_EQ(again.status, 400);
+  EXPECT_EQ(again.body, "No framework found with specified ID\n");
+}
+
+// A scripted scenario, in both encodings: the exact sequence of events.
+TEST_F(OperatorApiTest, EventStreamFollowsTheCluster) {
+  start();
+  Subscriber json(runtime_->address(), kJson);
+  Subscriber protobuf(runtime_->address(), kProtobuf);
+  for (Subscriber* subscriber : {&json, &protobuf}) {
+    ASSERT_EQ(subscriber->head(), 200);
+    Event subscribed = subscriber->expect(Event::SUBSCRIBED);
+    EXPECT_EQ(subscribed.subscribed().heartbeat_interval_seconds(), 15);
+    EXPECT_EQ(subscribed.subscribed().get_state().get_agents().agents_size(), 0);
+  }
+  EXPECT_EQ(json.contentType(), kJson);
+  EXPECT_EQ(protobuf.contentType(), kProtobuf);
+
+  Peer& scheduler = this->scheduler("scheduler");
+  FrameworkID frameworkId = registerFramework(scheduler, info("scripted", "tester"));
+  Peer& slave = this->slave("slave");
+  SlaveID slaveId = registerSlave(slave);
+  advance(flags_.allocation_interval);
+  launchOnOffer(scheduler, frameworkId, commandTask("t1", slaveId));
+  ASSERT_EQ(slave.received<RunTaskMessage>().size(), 1u);
+  slave.post(master(), update(frameworkId, slaveId, "t1", TASK_RUNNING, slave));
+  runtime_->settle();
+  slave.post(master(), update(frameworkId, slaveId, "t1", TASK_FINISHED, slave));
+  runtime_->settle();
+  UnregisterSlaveMessage unregister;
+  *unregister.mutable_slave_id() = slaveId;
+  slave.post(master(), unregister);
+  runtime_->settle();
+  Call teardown = callOf(Call::TEARDOWN);
+  teardown.mutable_teardown()->mutable_framework_id()->set_value(frameworkId.value());
+  ASSERT_EQ(post(encode(teardown, kJson), kJson, kJson).status, 200);
+  runtime_->settle();
+  advance(15s);  // a heartbeat
+
+  for (Subscriber* subscriber : {&json, &protobuf}) {
+    Event added = subscriber->expect(Event::FRAMEWORK_ADDED);
+    EXPECT_EQ(added.framework_added().framework().framework_info().name(), "scripted");
+    EXPECT_EQ(added.framework_added().framework().framework_info().id().value(),
+              frameworkId.value());
+    Event agent = subscriber->expect(Event::AGENT_ADDED);
+    EXPECT_EQ(agent.agent_added().agent().agent_info().id().value(), slaveId.value());
+    EXPECT_EQ(agent.agent_added().agent().agent_info().hostname(), "slave.example");
+    Event task = subscriber->expect(Event::TASK_ADDED);
+    EXPECT_EQ(task.task_added().task().task_id().value(), "t1");
+    EXPECT_EQ(task.task_added().task().state(), v1::TASK_STAGING);
+    Event running = subscriber->expect(Event::TASK_UPDATED);
+    EXPECT_EQ(running.task_updated().state(), v1::TASK_RUNNING);
+    EXPECT_EQ(running.task_updated().status().task_id().value(), "t1");
+    EXPECT_EQ(running.task_updated().framework_id().value(), frameworkId.value());
+    Event finished = subscriber->expect(Event::TASK_UPDATED);
+    EXPECT_EQ(finished.task_updated().state(), v1::TASK_FINISHED);
+    Event removed = subscriber->expect(Event::AGENT_REMOVED);
+    EXPECT_EQ(removed.agent_removed().agent_id().value(), slaveId.value());
+    Event gone = subscriber->expect(Event::FRAMEWORK_REMOVED);
+    EXPECT_EQ(gone.framework_removed().framework_info().id().value(), frameworkId.value());
+    auto heartbeat = subscriber->next();
+    ASSERT_TRUE(heartbeat.has_value());
+    EXPECT_EQ(Event::Type_Name(heartbeat->type()), "HEARTBEAT");
+  }
+
+  // A subscriber that comes now sees the state as it is.
+  Subscriber late(runtime_->address(), kProtobuf);
+  ASSERT_EQ(late.head(), 200);
+  Event subscribed = late.expect(Event::SUBSCRIBED);
+  EXPECT_EQ(subscribed.subscribed().get_state().get_frameworks().frameworks_size(), 0);
+  EXPECT_EQ(subscribed.subscribed().get_state().get_frameworks().completed_frameworks_size(), 1);
+}
+
+TEST_F(OperatorApiTest, ThousandSubscribersEachGetTheEvent) {
+  start();
+  std::vector<std::unique_ptr<Subscriber>> subscribers;
+  for (int i = 0; i < 1000; ++i) {
+    subscribers.push_back(
+        std::make_unique<Subscriber>(runtime_->address(), i % 2 == 0 ? kJson : kProtobuf));
+  }
+  for (auto& subscriber : subscribers) {
+    ASSERT_EQ(subscriber->head(), 200);
+    subscriber->expect(Event::SUBSCRIBED);
+  }
+  Peer& slave = this->slave("slave");
+  SlaveID slaveId = registerSlave(slave);
+  size_t received = 0;
+  for (auto& subscriber : subscribers) {
+    Event added = subscriber->expect(Event::AGENT_ADDED);
+    if (added.agent_added().agent().agent_info().id().value() == slaveId.value()) ++received;
+  }
+  EXPECT_EQ(received, 1000u);
+}
+
+// A subscriber that never reads is dropped once it leaves more than
+// --operator_event_stream_queue_limit unread; the others go on.
+TEST_F(OperatorApiTest, SubscriberThatDoesNotReadIsDropped) {
+  WarningLog warnings;
+  google::AddLogSink(&warnings);
+  flags_.operator_event_stream_queue_limit = flags::Bytes{256 * 1024};
+  start();
+  Subscriber reader(runtime_->address(), kProtobuf);
+  Subscriber stuck(runtime_->address(), kProtobuf, "", 4096);
+  ASSERT_EQ(reader.head(), 200);
+  reader.expect(Event::SUBSCRIBED);
+  ASSERT_EQ(stuck.head(), 200);
+
+  // Each re-registration is a FRAMEWORK_UPDATED of 64 KiB.
+  Peer& scheduler = this->scheduler("scheduler");
+  FrameworkInfo big = info("big", "tester");
+  Label* label = big.mutable_labels()->add_labels();
+  label->set_key("padding");
+  label->set_value(std::string(64 * 1024, 'x'));
+  FrameworkID frameworkId = registerFramework(scheduler, big);
+  reader.expect(Event::FRAMEWORK_ADDED);
+  *big.mutable_id() = frameworkId;
+  bool dropped = false;
+  for (int i = 0; i < 400 && !dropped; ++i) {
+    ReregisterFrameworkMessage message;
+    *message.mutable_framework() = big;
+    message.set_failover(false);
+    scheduler.post(master(), message);
+    runtime_->settle();
+    Event updated = reader.expect(Event::FRAMEWORK_UPDATED);
+    EXPECT_EQ(updated.framework_updated().framework().framework_info().name(), "big");
+    dropped = warnings.count("not reading its event stream") > 0;
+  }
+  google::RemoveLogSink(&warnings);
+  EXPECT_TRUE(dropped) << warnings.all();
+  EXPECT_EQ(warnings.count("not reading its event stream"), 1u);
+  std::string unread;
+  EXPECT_NE(stuck.peer().readToEnd(&unread), RawPeer::End::kTimeout);
+
+  // The reader goes on, and the master serves.
+  Peer& slave = this->slave("slave");
+  registerSlave(slave);
+  reader.expect(Event::AGENT_ADDED);
+  EXPECT_TRUE(make(callOf(Call::GET_HEALTH), kJson, V1Response::GET_HEALTH).get_health().healthy());
+}
+
+TEST_F(OperatorApiTest, TooManySubscribersCloseTheOldest) {
+  flags_.max_operator_event_stream_subscribers = 2;
+  start();
+  Subscriber first(runtime_->address());
+  ASSERT_EQ(first.head(), 200);
+  first.expect(Event::SUBSCRIBED);
+  Subscriber second(runtime_->address());
+  ASSERT_EQ(second.head(), 200);
+  second.expect(Event::SUBSCRIBED);
+  Subscriber third(runtime_->address());
+  ASSERT_EQ(third.head(), 200);
+  third.expect(Event::SUBSCRIBED);
+  EXPECT_FALSE(first.next().has_value());  // its stream ended
+  Peer& slave = this->slave("slave");
+  registerSlave(slave);
+  second.expect(Event::AGENT_ADDED);
+  third.expect(Event::AGENT_ADDED);
+}
+
+// view_frameworks and view_tasks decide which events and state a principal
+// sees; view_flags guards GET_FLAGS; teardown_frameworks guards TEARDOWN.
+TEST_F(OperatorApiTest, AclsFilterTheStreamAndTheCalls) {
+  flags_.security.authenticate_http_readwrite = true;
+  flags_.security.http_credentials = kCredentials;
+  flags_.security.acls = R"({
+      "view_frameworks": [{"principals": {"values": ["ops"]}, "users": {"type": "ANY"}},
+                          {"principals": {"values": ["alice"]}, "users": {"values": ["alice"]}},
+                          {"principals": {"type": "ANY"}, "users": {"type": "NONE"}}],
+      "view_tasks": [{"principals": {"values": ["ops"]}, "users": {"type": "ANY"}},
+                     {"principals": {"values": ["alice"]}, "users": {"values": ["alice"]}},
+                     {"principals": {"type": "ANY"}, "users": {"type": "NONE"}}],
+      "view_flags": [{"principals": {"values": ["ops"]}, "flags": {"type": "ANY"}},
+                     {"principals": {"type": "ANY"}, "flags": {"type": "NONE"}}],
+      "teardown_frameworks": [{"principals": {"values": ["ops"]},
+                               "framework_principals": {"type": "ANY"}},
+                              {"principals": {"type": "ANY"},
+                               "framework_principals": {"type": "NONE"}}],
+      "run_tasks": [{"principals": {"type": "ANY"}, "users": {"type": "ANY"}}]})";
+  start();
+  // Without credentials: 401.
+  EXPECT_EQ(post(encode(callOf(Call::GET_HEALTH), kJson), kJson, kJson).status, 401);
+
+  Subscriber ops(runtime_->address(), kJson, "ops");
+  Subscriber alice(runtime_->address(), kProtobuf, "alice");
+  ASSERT_EQ(ops.head(), 200);
+  ASSERT_EQ(alice.head(), 200);
+  ops.expect(Event::SUBSCRIBED);
+  alice.expect(Event::SUBSCRIBED);
+
+  Peer& first = this->slave("first");
+  registerSlave(first);
+  Peer& second = this->slave("second");
+  registerSlave(second);
+  Peer& bobScheduler = this->scheduler("bob");
+  FrameworkID bobId = registerFramework(bobScheduler, info("bob-fw", "bob"));
+  Peer& aliceScheduler = this->scheduler("alice");
+  FrameworkID aliceId = registerFramework(aliceScheduler, info("alice-fw", "alice"));
+  advance(flags_.allocation_interval);
+  launchOnOffer(bobScheduler, bobId, commandTask("bob-task", SlaveID(), "cpus:1;mem:128"));
+  launchOnOffer(aliceScheduler, aliceId, commandTask("alice-task", SlaveID(), "cpus:1;mem:128"));
+
+  ops.expect(Event::AGENT_ADDED);
+  ops.expect(Event::AGENT_ADDED);
+  EXPECT_EQ(ops.expect(Event::FRAMEWORK_ADDED).framework_added().framework().framework_info().name(),
+            "bob-fw");
+  EXPECT_EQ(ops.expect(Event::FRAMEWORK_ADDED).framework_added().framework().framework_info().name(),
+            "alice-fw");
+  EXPECT_EQ(ops.expect(Event::TASK_ADDED).task_added().task().task_id().value(), "bob-task");
+  EXPECT_EQ(ops.expect(Event::TASK_ADDED).task_added().task().task_id().value(), "alice-task");
+
+  alice.expect(Event::AGENT_ADDED);
+  alice.expect(Event::AGENT_ADDED);
+  EXPECT_EQ(
+      alice.expect(Event::FRAMEWORK_ADDED).framework_added().framework().framework_info().name(),
+      "alice-fw");
+  EXPECT_EQ(alice.expect(Event::TASK_ADDED).task_added().task().task_id().value(), "alice-task");
+  // Nothing of bob's came in between: the next is this agent's.
+  Peer& third = this->slave("third");
+  registerSlave(third);
+  alice.expect(Event::AGENT_ADDED);
+
+  V1Response state = make(callOf(Call::GET_STATE), kProtobuf, V1Response::GET_STATE, "alice");
+  ASSERT_EQ(state.get_state().get_frameworks().frameworks_size(), 1);
+  EXPECT_EQ(state.get_state().get_frameworks().frameworks(0).framework_info().name(), "alice-fw");
+  ASSERT_EQ(state.get_state().get_tasks().tasks_size(), 1);
+  EXPECT_EQ(state.get_state().get_tasks().tasks(0).task_id().value(), "alice-task");
+  EXPECT_EQ(make(callOf(Call::GET_TASKS), kJson, V1Response::GET_TASKS, "ops")
+                .get_tasks()
+                .tasks_size(),
+            2);
+
+  HttpResponse flags = post(encode(callOf(Call::GET_FLAGS), kJson), kJson, kJson, "alice");
+  EXPECT_EQ(flags.status, 403);
+  EXPECT_EQ(flags.body, "Not authorized to view the flags (ACL view_flags)\n");
+  make(callOf(Call::GET_FLAGS), kJson, V1Response::GET_FLAGS, "ops");
+
+  Call teardown = callOf(Call::TEARDOWN);
+  teardown.mutable_teardown()->mutable_framework_id()->set_value(bobId.value());
+  EXPECT_EQ(post(encode(teardown, kJson), kJson, kJson, "alice").status, 403);
+  EXPECT_EQ(post(encode(teardown, kJson), kJson, kJson, "ops").status, 200);
+  runtime_->settle();
+  // Alice sees nothing of bob's framework going; ops does.
+  EXPECT_EQ(ops.expect(Event::AGENT_ADDED).agent_added().agent().agent_info().hostname(),
+            "third.example");
+  Event killed = ops.expect(Event::TASK_UPDATED);
+  EXPECT_EQ(killed.task_updated().state(), v1::TASK_KILLED);
+  EXPECT_EQ(killed.task_updated().status().task_id().value(), "bob-task");
+  EXPECT_EQ(ops.expect(Event::FRAMEWORK_REMOVED).framework_removed().framework_info().name(),
+            "bob-fw");
+  Peer& fourth = this->slave("fourth");
+  registerSlave(fourth);
+  EXPECT_EQ(alice.expect(Event::AGENT_ADDED).agent_added().agent().agent_info().hostname(),
+            "fourth.example");
+}
+
+TEST_F(OperatorApiTest, BadInputGetsAClearErrorAndTheMasterServesOn) {
+  start();
+  HttpResponse malformed = post("{\"type\": ", kJson, kJson);
+  EXPECT_EQ(malformed.status, 400);
+  EXPECT_NE(malformed.body.find("Failed to parse body into Call"), std::string::npos)
+      << malformed.body;
+
+  HttpResponse garbage = post("\xff\xff\xff", kProtobuf, kProtobuf);
+  EXPECT_EQ(garbage.status, 400);
+  EXPECT_NE(garbage.body.find("Failed to parse body into Call"), std::string::npos);
+
+  HttpResponse unknown = post(R"({"type": "MAKE_COFFEE"})", kJson, kJson);
+  EXPECT_EQ(unknown.status, 400);
+  EXPECT_EQ(unknown.body, "Failed to validate master::Call: Expecting 'type' to be present\n");
+
+  HttpResponse unsupported = post(R"({"type": "START_MAINTENANCE"})", kJson, kJson);
+  EXPECT_EQ(unsupported.status, 501);
+  EXPECT_NE(unsupported.body.find("START_MAINTENANCE is not supported"), std::string::npos)
+      << unsupported.body;
+
+  HttpResponse noTeardown = post(R"({"type": "TEARDOWN"})", kJson, kJson);
+  EXPECT_EQ(noTeardown.status, 400);
+  EXPECT_EQ(noTeardown.body,
+            "Failed to validate master::Call: Expecting 'teardown' to be present\n");
+
+  HttpResponse badType = post(R"({"type": "GET_HEALTH"})", "text/plain", kJson);
+  EXPECT_EQ(badType.status, 415);
+  EXPECT_EQ(badType.body, "Expecting 'Content-Type' of application/json or application/x-protobuf\n");
+
+  HttpResponse badAccept = post(R"({"type": "GET_HEALTH"})", kJson, "text/html");
+  EXPECT_EQ(badAccept.status, 406);
+
+  HttpResponse get = post("", kJson, kJson, "", "GET");
+  EXPECT_EQ(get.status, 405);
+  EXPECT_EQ(get.headers["allow"], "POST");
+
+  // Media types with parameters are fine.
+  HttpResponse charset = post(R"({"type": "GET_HEALTH"})", "application/json; charset=utf-8",
+                              "application/x-protobuf;q=0.9");
+  EXPECT_EQ(charset.status, 200) << charset.body;
+  EXPECT_EQ(charset.headers["content-type"], kProtobuf);
+
+  EXPECT_TRUE(make(callOf(Call::GET_HEALTH), kJson, V1Response::GET_HEALTH).get_health().healthy());
+}
+
+// A master that is not elected (its ZooKeeper is unreachable) answers what
+// concerns itself and 503 for the cluster's state.
+TEST_F(OperatorApiTest, AStandbyAnswersAboutItselfOnly) {
+  flags_.zk = "zk://127.0.0.1:1/mesos";
+  start();
+  EXPECT_TRUE(make(callOf(Call::GET_HEALTH), kJson, V1Response::GET_HEALTH).get_health().healthy());
+  V1Response master = make(callOf(Call::GET_MASTER), kJson, V1Response::GET_MASTER);
+  EXPECT_FALSE(master.get_master().has_elected_time());
+  for (Call::Type type : {Call::GET_STATE, Call::SUBSCRIBE, Call::TEARDOWN}) {
+    HttpResponse answer = post(encode(callOf(type), kJson), kJson, kJson);
+    EXPECT_EQ(answer.status, 503) << Call::Type_Name(type) << ": " << answer.body;
+  }
+}
+
+}  // namespace
+}  // namespace mesos::test
