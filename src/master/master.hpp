@@ -358,9 +358,13 @@ class Master : public process::Actor {
   // they try to re-register.
   std::unordered_set<std::string> removed_;
   std::deque<std::string> removedOrder_;
+  struct UnreachableTask {
+    Task task;          // as the master last held it, state TASK_UNREACHABLE
+    TaskStatus status;  // TASK_UNREACHABLE, with unreachable_time
+  };
   struct UnreachableTasks {
-    std::unordered_map<std::string, TaskStatus> byId;  // state TASK_UNREACHABLE
-    std::deque<std::string> order;                     // oldest first
+    std::unordered_map<std::string, UnreachableTask> byId;
+    std::deque<std::string> order;  // oldest first
   };
   std::unordered_map<std::string, UnreachableTasks> unreachableTasks_;  // by framework id
   std::vector<std::string> implicitWaiting_;  // framework ids

@@ -264,6 +264,10 @@ V1Response::GetState OperatorApi::state(const OperatorViewer& viewer) const {
 V1Response::GetAgents OperatorApi::agents() const {
   V1Response::GetAgents agents;
   m_.registry_.forEachSlave([&](const Slave& s) { *agents.add_agents() = v1Agent(s); });
+  // Listed by the registry, not back since the failover.
+  for (const auto& [id, info] : m_.recovered_) {
+    *agents.add_recovered_agents() = evolve<v1::AgentInfo>(info);
+  }
   return agents;
 }
 
@@ -324,6 +328,17 @@ V1Response::GetTasks OperatorApi::tasks(const OperatorViewer& viewer) const {
   });
   for (const std::string& id : m_.registry_.unregisteredFrameworkIds()) {
     if (Framework* f = m_.registry_.unregisteredFramework(id)) live(*f, f->tasks);
+  }
+  // Tasks on unreachable agents (partitions.cpp).
+  for (const auto& [frameworkId, unreachable] : m_.unreachableTasks_) {
+    const Framework* f = m_.registry_.framework(frameworkId);
+    if (f == nullptr) continue;
+    for (const auto& [taskId, task] : unreachable.byId) {
+      if (!viewer.seesTask(f->info.user(), task.task.has_user() ? task.task.user() : "")) continue;
+      v1::Task* out = tasks.add_unreachable_tasks();
+      *out = evolve<v1::Task>(task.task);
+      *out->add_statuses() = evolve<v1::TaskStatus>(task.status);
+    }
   }
   for (const std::string& id : m_.registry_.completedFrameworkIds()) {
     if (const Framework* f = m_.registry_.completedFramework(id)) completed(*f);

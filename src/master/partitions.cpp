@@ -170,7 +170,11 @@ void Master::rememberUnreachableTask(const TaskRecord& task, double since) {
   status.set_source(TaskStatus::SOURCE_MASTER);
   status.mutable_unreachable_time()->set_nanoseconds(static_cast<int64_t>(since * 1e9));
   status.clear_uuid();
-  if (tasks.byId.insert_or_assign(id, std::move(status)).second) tasks.order.push_back(id);
+  Task copy = task.task;
+  copy.set_state(TASK_UNREACHABLE);
+  if (tasks.byId.insert_or_assign(id, UnreachableTask{std::move(copy), std::move(status)}).second) {
+    tasks.order.push_back(id);
+  }
   while (tasks.byId.size() > flags_.max_unreachable_tasks_per_framework && !tasks.order.empty()) {
     tasks.byId.erase(tasks.order.front());
     tasks.order.pop_front();
@@ -256,7 +260,8 @@ void Master::reconcileImplicitly(Framework& f) {
   if (!partitionAware(f.info)) return;
   auto it = unreachableTasks_.find(f.id.value());
   if (it == unreachableTasks_.end()) return;
-  for (const auto& [taskId, status] : it->second.byId) {
+  for (const auto& [taskId, unreachable] : it->second.byId) {
+    const TaskStatus& status = unreachable.status;
     StatusUpdateMessage update;
     StatusUpdate* u = update.mutable_update();
     u->mutable_framework_id()->CopyFrom(f.id);

@@ -209,7 +209,7 @@ void Master::reconcileTasks(const UPID& from, const ReconcileTasksMessage& messa
         unreachable != unreachableTasks_.end()) {
       if (auto known = unreachable->second.byId.find(status.task_id().value());
           known != unreachable->second.byId.end()) {
-        const TaskStatus& last = known->second;
+        const TaskStatus& last = known->second.status;
         sendMasterUpdate(*f, last.slave_id(), status.task_id(), stateFor(*f, TASK_UNREACHABLE),
                          TaskStatus::REASON_RECONCILIATION,
                          "Reconciliation: the task's agent is unreachable", std::nullopt,

@@ -337,6 +337,13 @@ TEST_F(StateFragmentsTest, SlavesComingAndGoingDuringARenderAreShownAtMostOnce) 
     // Without settling: these interleave with the render's steps.
     for (size_t i = 0; i < 2000 && !done; ++i) {
       Peer& peer = *churning[i % churning.size()];
+      // Its current slave is not answered yet: it waits (a slave does not
+      // unregister before it is registered).
+      if (peer.count<SlaveReregisteredMessage>() !=
+          static_cast<size_t>(generation[peer.id()]) + 1) {
+        std::this_thread::yield();
+        continue;
+      }
       UnregisterSlaveMessage leave;
       leave.mutable_slave_id()->set_value(idOf(peer));
       peer.post(master(), leave);
