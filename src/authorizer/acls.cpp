@@ -20,7 +20,7 @@ struct ActionInfo {
   std::string_view object;
 };
 
-constexpr std::array<ActionInfo, 14> kActions{{
+constexpr std::array<ActionInfo, 15> kActions{{
     {Action::kRegisterFramework, "register_frameworks", "roles"},
     {Action::kRunTask, "run_tasks", "users"},
     {Action::kTeardownFramework, "teardown_frameworks", "framework_principals"},
@@ -35,6 +35,7 @@ constexpr std::array<ActionInfo, 14> kActions{{
     {Action::kUnreserveResources, "unreserve_resources", "reserver_principals"},
     {Action::kCreateVolume, "create_volumes", "roles"},
     {Action::kDestroyVolume, "destroy_volumes", "creator_principals"},
+    {Action::kMarkAgentGone, "mark_agents_gone", "agents"},
 }};
 
 // Apache's other ACL lists: accepted so that its operators' files load, not
@@ -48,7 +49,7 @@ constexpr std::string_view kUnchecked[] = {
     "attach_containers_output", "view_containers", "set_log_level", "remove_nested_containers",
     "register_agents", "update_maintenance_schedules", "get_maintenance_schedules",
     "start_maintenances", "stop_maintenances", "get_maintenance_statuses", "drain_agents",
-    "deactivate_agents", "reactivate_agents", "mark_agents_gone",
+    "deactivate_agents", "reactivate_agents",
     "launch_standalone_containers", "kill_standalone_containers",
     "wait_standalone_containers", "remove_standalone_containers",
     "view_standalone_containers", "modify_resource_provider_configs",
@@ -178,7 +179,8 @@ Result<Rule> parseRule(const json::Value& value, const std::string& where,
 // What Apache's authorizer refuses beyond the shape.
 Result<void> checkRule(Action action, const Rule& rule, const std::string& where) {
   std::string field = where + "." + std::string(infoOf(action).object);
-  if ((action == Action::kViewFlags || action == Action::kAccessMesosLog) &&
+  if ((action == Action::kViewFlags || action == Action::kAccessMesosLog ||
+       action == Action::kMarkAgentGone) &&
       rule.objects.type == Entity::Type::kSome) {
     return at(field, "must be {\"type\": \"ANY\"} or {\"type\": \"NONE\"}");
   }

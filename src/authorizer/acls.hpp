@@ -39,6 +39,7 @@ enum class Action {
   kUnreserveResources,  // unreserve_resources: principals -> reserver_principals
   kCreateVolume,        // create_volumes: principals -> roles
   kDestroyVolume,       // destroy_volumes: principals -> creator_principals
+  kMarkAgentGone,       // mark_agents_gone: principals -> agents (ANY or NONE)
 };
 
 // The JSON key of an action's list ("run_tasks") and of its object field

@@ -225,6 +225,7 @@ class Master : public process::Actor {
   enum class Removal {
     kUnreachable,   // missed its pings, or did not come back after a failover: TASK_UNREACHABLE
     kUnregistered,  // it said it is going (or another slave took its address): TASK_GONE
+    kGone,          // an operator marked it gone: TASK_GONE_BY_OPERATOR
   };
 
   // slaves.cpp
@@ -334,6 +335,14 @@ class Master : public process::Actor {
   // Every --registry_gc_interval: forgets unreachable and gone agents past
   // --registry_max_agent_age and beyond --registry_max_agent_count.
   void collectRegistryGarbage();
+  // The operator API's MARK_AGENT_GONE: the agent (registered, unreachable,
+  // or listed and not back) is stored as gone, then removed: its tasks are
+  // TASK_GONE_BY_OPERATOR (partition-aware frameworks) or TASK_LOST, and it
+  // is told to shut down and refused from now on. 200 when it is (or was)
+  // gone, 404 for an agent the master does not know, 503 while another
+  // change of it is being stored.
+  process::Future<process::http::Response> markAgentGone(const SlaveID& slaveId);
+  std::unordered_set<std::string> markingGone_;
   process::Spawned<registrar::Registrar> registrar_;
   std::shared_ptr<const registrar::Stats> registrarStats_;
   bool durableRegistry_ = false;

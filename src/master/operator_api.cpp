@@ -109,6 +109,7 @@ class OperatorApi {
   V1Response::GetRoles roles() const;
   Future<Response> metrics(OperatorEncoding encoding);
   Response teardown(const Request& request, const Call& call);
+  Future<Response> markAgentGone(const Request& request, const Call& call);
   Response subscribe(const Request& request, OperatorEncoding encoding);
   // The user of an entry of the registry, registered or not.
   std::string frameworkUser(const std::string& frameworkId) const;
@@ -237,6 +238,8 @@ Future<Response> OperatorApi::call(const Request& request, const Call& call,
       return encoded(response, encoding);
     case Call::TEARDOWN:
       return teardown(request, call);
+    case Call::MARK_AGENT_GONE:
+      return markAgentGone(request, call);
     case Call::SUBSCRIBE:
       return subscribe(request, encoding);
     default:
@@ -422,6 +425,28 @@ Response OperatorApi::teardown(const Request& request, const Call& call) {
   }
   m_.removeFramework(*f);
   return Response::ok("", "text/plain");
+}
+
+// mark_agents_gone (Apache's ACL; agents: ANY or NONE).
+Future<Response> OperatorApi::markAgentGone(const Request& request, const Call& call) {
+  if (!call.has_mark_agent_gone()) {
+    return answer(400, "Failed to validate master::Call: Expecting 'mark_agent_gone' to be present");
+  }
+  if (!m_.guard_->authorized(authorizer::Action::kMarkAgentGone, request.principal,
+                             std::nullopt)) {
+    LOG(WARNING) << "Refusing to mark agent " << call.mark_agent_gone().agent_id().value()
+                 << " gone for "
+                 << (request.principal ? "principal '" + *request.principal + "'"
+                                       : std::string("no principal"))
+                 << " from " << request.peer << " (ACL mark_agents_gone)";
+    return authentication::EndpointGuard::forbidden(
+        "Not authorized to mark agents gone (ACL mark_agents_gone)");
+  }
+  SlaveID id;
+  id.set_value(call.mark_agent_gone().agent_id().value());
+  LOG(INFO) << "Marking agent " << id.value() << " gone for a MARK_AGENT_GONE call from "
+            << request.peer;
+  return m_.markAgentGone(id);
 }
 
 Response OperatorApi::subscribe(const Request& request, OperatorEncoding encoding) {

@@ -308,4 +308,57 @@ void Master::collectRegistryGarbage() {
       });
 }
 
+process::Future<process::http::Response> Master::markAgentGone(const SlaveID& slaveId) {
+  using process::http::Response;
+  const std::string id = slaveId.value();
+  auto answer = [](int status, const std::string& message) {
+    return Response{status, "text/plain", message + "\n", {}};
+  };
+  if (gone_.count(id) != 0) return Response::ok("", "text/plain");
+  if (markingGone_.count(id) != 0 || removing_.count(id) != 0 || readmitting_.count(id) != 0) {
+    return answer(503, "Agent '" + id + "' is being changed in the registry; try again");
+  }
+  if (slave(id) == nullptr && unreachable_.count(id) == 0 && recovered_.count(id) == 0) {
+    return answer(404, "Agent '" + id + "' not found");
+  }
+  markingGone_.insert(id);
+  if (Slave* s = slave(id)) deactivateSlave(*s);
+  auto promise = std::make_shared<process::Promise<Response>>();
+  dispatch(registrar_.pid(), &Registrar::markGone, slaveId, now())
+      .then(self(), [this, id, promise, answer](const Result<bool>& done) {
+        markingGone_.erase(id);
+        if (!done) {
+          registryFailed(done.error());
+          promise->set(answer(503, "The registry failed: " + done.error().message));
+          return;
+        }
+        const double since = now();
+        gone_[id] = since;
+        LOG(WARNING) << "Agent " << id << " was marked gone by an operator";
+        if (recovered_.erase(id) != 0) recoveredSettled();
+        if (unreachable_.erase(id) != 0) {
+          // Its tasks that frameworks know as unreachable are gone for good.
+          for (auto& [frameworkId, tasks] : unreachableTasks_) {
+            Framework* f = framework(frameworkId);
+            std::vector<std::string> ended;
+            for (const auto& [taskId, task] : tasks.byId) {
+              if (task.status.slave_id().value() != id) continue;
+              ended.push_back(taskId);
+              if (f != nullptr) {
+                sendMasterUpdate(*f, task.status.slave_id(), task.status.task_id(),
+                                 stateFor(*f, TASK_GONE_BY_OPERATOR),
+                                 TaskStatus::REASON_SLAVE_REMOVED_BY_OPERATOR,
+                                 "Agent marked gone by an operator");
+              }
+            }
+            for (const std::string& taskId : ended) tasks.byId.erase(taskId);
+          }
+        }
+        if (Slave* s = slave(id)) removeSlave(*s, Removal::kGone, "marked gone by an operator");
+        lastState_.reset();
+        promise->set(Response::ok("", "text/plain"));
+      });
+  return promise->future();
+}
+
 }  // namespace mesos::internal::master

@@ -390,7 +390,7 @@ void Master::removeSlave(Slave& s, Removal removal, const std::string& reason) {
     unreachable_[slaveId.value()] = UnreachableAgent{s.info, since};
     metrics_.slaveUnreachableCompleted++;
     metrics_.slaveRemovalsUnhealthy++;
-  } else {
+  } else if (removal == Removal::kUnregistered) {
     metrics_.slaveRemovalsUnregistered++;
     if (removed_.insert(slaveId.value()).second) removedOrder_.push_back(slaveId.value());
     while (removedOrder_.size() > 10000) {
@@ -408,10 +408,14 @@ void Master::removeSlave(Slave& s, Removal removal, const std::string& reason) {
   for (TaskRecord* task : tasks) {
     if (!isTerminalState(task->task.state())) {
       Framework& f = *task->framework;
-      TaskState state = stateFor(f, unreachable ? TASK_UNREACHABLE : TASK_GONE);
+      TaskState state = stateFor(f, unreachable                   ? TASK_UNREACHABLE
+                                    : removal == Removal::kGone ? TASK_GONE_BY_OPERATOR
+                                                                : TASK_GONE);
+      const TaskStatus::Reason why = removal == Removal::kGone
+                                         ? TaskStatus::REASON_SLAVE_REMOVED_BY_OPERATOR
+                                         : TaskStatus::REASON_SLAVE_REMOVED;
       if (f.registered) {
-        sendMasterUpdate(f, slaveId, task->task.task_id(), state,
-                         TaskStatus::REASON_SLAVE_REMOVED, message,
+        sendMasterUpdate(f, slaveId, task->task.task_id(), state, why, message,
                          task->task.has_executor_id()
                              ? std::optional<ExecutorID>(task->task.executor_id())
                              : std::nullopt,
@@ -421,7 +425,7 @@ void Master::removeSlave(Slave& s, Removal removal, const std::string& reason) {
       TaskStatus status = task->latest;
       status.set_state(state);
       status.set_source(TaskStatus::SOURCE_MASTER);
-      status.set_reason(TaskStatus::REASON_SLAVE_REMOVED);
+      status.set_reason(why);
       status.set_message(message);
       status.set_timestamp(since);
       status.clear_uuid();
@@ -444,10 +448,10 @@ void Master::removeSlave(Slave& s, Removal removal, const std::string& reason) {
     lost.mutable_slave_id()->CopyFrom(slaveId);
     send(f.pid, std::move(lost));
   });
-  // An unregistered slave is told to go (an unreachable one may come back;
-  // one whose address a new slave took is not there any more).
+  // An unregistered or gone slave is told to go (an unreachable one may come
+  // back; one whose address a new slave took is not there any more).
   const Slave* at = registry_.slaveAt(pid);
-  if (removal == Removal::kUnregistered && (at == nullptr || at == &s) &&
+  if (removal != Removal::kUnreachable && (at == nullptr || at == &s) &&
       admitting_.count(pid) == 0) {
     ShutdownMessage shutdown;
     shutdown.set_message("Slave removed: " + reason);

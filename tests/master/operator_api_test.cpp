@@ -551,6 +551,58 @@ TEST_F(OperatorApiTest, AclsFilterTheStreamAndTheCalls) {
             "fourth.example");
 }
 
+// MARK_AGENT_GONE (docs/partition-awareness.md): the agent's tasks are gone
+// by operator, it is told to shut down and refused if it comes back; again
+// is fine; an agent nobody knows is 404.
+TEST_F(OperatorApiTest, AnAgentMarkedGoneIsGoneForGood) {
+  start();
+  Peer& s = scheduler("scheduler(1)");
+  Peer& a = slave("slave(1)");
+  FrameworkInfo aware = frameworkInfo("aware");
+  aware.add_capabilities()->set_type(FrameworkInfo::Capability::PARTITION_AWARE);
+  FrameworkID frameworkId = registerFramework(s, aware);
+  SlaveID slaveId = registerSlave(a, "cpus:1;mem:512");
+  auto offers = s.received<ResourceOffersMessage>();
+  ASSERT_FALSE(offers.empty());
+  launch(s, frameworkId, {offers.back().offers(0).id()}, {commandTask("t1", slaveId)});
+  a.post(master(), update(frameworkId, slaveId, "t1", TASK_RUNNING, a));
+  runtime_->settle();
+
+  const std::string call =
+      R"({"type": "MARK_AGENT_GONE", "mark_agent_gone": {"agent_id": {"value": ")" +
+      slaveId.value() + R"("}}})";
+  HttpResponse gone = post(call, kJson, kJson);
+  EXPECT_EQ(gone.status, 200) << gone.body;
+  runtime_->settle();
+  auto updates = s.received<StatusUpdateMessage>();
+  ASSERT_FALSE(updates.empty());
+  EXPECT_EQ(TASK_GONE_BY_OPERATOR, updates.back().update().status().state());
+  EXPECT_EQ(TaskStatus::REASON_SLAVE_REMOVED_BY_OPERATOR,
+            updates.back().update().status().reason());
+  ASSERT_EQ(1u, a.count<ShutdownMessage>());
+
+  // It comes back: refused.
+  ReregisterSlaveMessage back;
+  back.mutable_slave()->set_hostname("slave(1).example");
+  *back.mutable_slave()->mutable_id() = slaveId;
+  back.set_version("1.0.0");
+  a.post(master(), back);
+  runtime_->settle();
+  EXPECT_EQ(0u, a.count<SlaveReregisteredMessage>());
+  ASSERT_EQ(2u, a.count<ShutdownMessage>());
+  EXPECT_NE(std::string::npos, a.received<ShutdownMessage>()[1].message().find("gone"));
+
+  EXPECT_EQ(post(call, kJson, kJson).status, 200) << "marking a gone agent again";
+  HttpResponse unknown = post(
+      R"({"type": "MARK_AGENT_GONE", "mark_agent_gone": {"agent_id": {"value": "nobody"}}})",
+      kJson, kJson);
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(unknown.body, "Agent 'nobody' not found\n");
+  HttpResponse missing = post(R"({"type": "MARK_AGENT_GONE"})", kJson, kJson);
+  EXPECT_EQ(missing.status, 400);
+  EXPECT_EQ(get("/metrics/snapshot")["master/slaves_gone"].integer(), 1);
+}
+
 TEST_F(OperatorApiTest, BadInputGetsAClearErrorAndTheMasterServesOn) {
   start();
   HttpResponse malformed = post("{\"type\": ", kJson, kJson);

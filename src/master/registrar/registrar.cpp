@@ -1,6 +1,9 @@
 #include "master/registrar/registrar.hpp"
 
 #include <glog/logging.h>
+#include <google/protobuf/io/coded_stream.h>
+
+#include <limits>
 
 namespace mesos::internal::master::registrar {
 
@@ -66,19 +69,34 @@ Future<Result<std::vector<registry::Agent>>> Registrar::recover() {
     shardBytes_.assign(shards_, 0);
     Agents agents;
     for (uint32_t i = 0; i < shards_; ++i) {
-      registry::Shard shard;
-      if (!shard.ParseFromString(read.value()[i]) || !shard.IsInitialized()) {
+      // Each agent's bytes are kept as read (a shard is their
+      // concatenation as Shard.agents): nothing is serialized again.
+      const std::string& content = read.value()[i];
+      google::protobuf::io::CodedInputStream in(
+          reinterpret_cast<const uint8_t*>(content.data()), static_cast<int>(content.size()));
+      in.SetTotalBytesLimit(std::numeric_limits<int>::max());
+      bool corrupt = false;
+      while (in.CurrentPosition() < static_cast<int>(content.size())) {
+        uint32_t length = 0;
+        registry::Agent agent;
+        std::string bytes;
+        if (in.ReadTag() != ((1 << 3) | 2) || !in.ReadVarint32(&length) ||
+            !in.ReadString(&bytes, static_cast<int>(length)) || !agent.ParseFromString(bytes) ||
+            !agent.IsInitialized()) {
+          corrupt = true;
+          break;
+        }
+        if (!agent.info().has_id() || agent.info().id().value().empty()) continue;
+        agents.push_back(agent);
+        put(std::move(agent), std::move(bytes));
+      }
+      if (corrupt) {
         failed_ = Error{"corrupt shard"};
         promise->set(Result<Agents>(
             Error{"shard " + std::to_string(i) + " of the registry (" + storage_->describe() +
                   ") is corrupt: it does not parse as a list of agents; refusing to lead from "
                   "it (restore it, or remove the registry to start empty)"}));
         return;
-      }
-      for (registry::Agent& agent : *shard.mutable_agents()) {
-        if (!agent.info().has_id() || agent.info().id().value().empty()) continue;
-        agents.push_back(agent);
-        put(std::move(agent));
       }
     }
     dirty_.clear();  // as stored
@@ -229,7 +247,7 @@ void Registrar::fail(const Error& error) {
   stats_->queued = 0;
 }
 
-void Registrar::put(registry::Agent agent) {
+void Registrar::put(registry::Agent agent, std::optional<std::string> bytes) {
   const std::string id = agent.info().id().value();
   auto [it, added] = entries_.try_emplace(id);
   Entry& entry = it->second;
@@ -242,7 +260,7 @@ void Registrar::put(registry::Agent agent) {
     stats_->bytes -= entry.bytes.size();
   }
   entry.agent = std::move(agent);
-  entry.bytes = entry.agent.SerializeAsString();
+  entry.bytes = bytes ? std::move(*bytes) : entry.agent.SerializeAsString();
   count(entry.agent, +1);
   shardBytes_[entry.shard] += entry.bytes.size();
   stats_->bytes += entry.bytes.size();

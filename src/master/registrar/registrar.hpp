@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -94,8 +95,9 @@ class Registrar : public process::Actor {
   void flush();
   void written(uint64_t write, const Result<process::Nothing>& result);
   void fail(const Error& error);
-  // Sets `id`'s entry (serializing it again); marks its shard dirty.
-  void put(registry::Agent agent);
+  // Sets the agent's entry (`bytes`: it serialized, when known); marks its
+  // shard dirty.
+  void put(registry::Agent agent, std::optional<std::string> bytes = std::nullopt);
   void erase(const std::string& id);
   void count(const registry::Agent& agent, int delta);
   uint32_t shardOf(const std::string& id) const;
