@@ -15,6 +15,7 @@
 #include "common/state_json.hpp"
 #include "common/v1.hpp"
 #include "master/master.hpp"
+#include "master/media_types.hpp"
 #include "master/metrics_actor.hpp"
 #include "master/operator_events.hpp"
 #include "process/dispatch.hpp"
@@ -30,33 +31,11 @@ using V1Response = v1::master::Response;
 
 namespace {
 
-constexpr std::string_view kJson = "application/json";
-constexpr std::string_view kProtobuf = "application/x-protobuf";
-
-Response answer(int status, const std::string& message) {
-  return Response{status, "text/plain", message + "\n", {}};
-}
-
-std::string_view bareType(std::string_view type) {
-  type = type.substr(0, type.find(';'));
-  while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
-  while (!type.empty() && type.back() == ' ') type.remove_suffix(1);
-  return type;
-}
-
-// No Accept header, or one listing `type`, "application/*" or "*/*".
-bool accepts(const Request& request, std::string_view type) {
-  if (!request.hasHeader("accept")) return true;
-  std::string_view rest = request.header("accept");
-  while (!rest.empty()) {
-    size_t comma = rest.find(',');
-    std::string_view listed = bareType(rest.substr(0, comma));
-    if (listed == type || listed == "*/*" || listed == "application/*") return true;
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return false;
-}
+using media::accepts;
+using media::answer;
+using media::bareType;
+using media::kJson;
+using media::kProtobuf;
 
 Response encoded(const V1Response& response, OperatorEncoding encoding) {
   return Response::ok(

@@ -12,6 +12,7 @@
 #include "common/uuid.hpp"
 #include "common/v1.hpp"
 #include "master/master.hpp"
+#include "master/media_types.hpp"
 #include "process/dispatch.hpp"
 #include "master/scheduler_stream.hpp"
 #include "v1/scheduler.pb.h"
@@ -25,36 +26,11 @@ using V1Call = v1::scheduler::Call;
 
 namespace {
 
-constexpr std::string_view kJson = "application/json";
-constexpr std::string_view kProtobuf = "application/x-protobuf";
-
-Response answer(int status, const std::string& message) {
-  return Response{status, "text/plain", message + "\n", {}};
-}
-
-// A media type without its parameters, trimmed ("application/json;
-// charset=utf-8" is "application/json").
-std::string_view bareType(std::string_view type) {
-  type = type.substr(0, type.find(';'));
-  while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
-  while (!type.empty() && type.back() == ' ') type.remove_suffix(1);
-  return type;
-}
-
-// Whether the Accept header takes `type`: no header, or one listing the
-// type itself, "application/*" or "*/*".
-bool accepts(const Request& request, std::string_view type) {
-  if (!request.hasHeader("accept")) return true;
-  std::string_view rest = request.header("accept");
-  while (!rest.empty()) {
-    size_t comma = rest.find(',');
-    std::string_view listed = bareType(rest.substr(0, comma));
-    if (listed == type || listed == "*/*" || listed == "application/*") return true;
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return false;
-}
+using media::accepts;
+using media::answer;
+using media::bareType;
+using media::kJson;
+using media::kProtobuf;
 
 // The sub-message each call type needs, as Apache Mesos requires it.
 std::optional<std::string> validate(const V1Call& call) {

@@ -1,0 +1,45 @@
+// What the master's v1 HTTP APIs (scheduler_api.cpp, operator_api.cpp)
+// share about their requests: the two encodings, reading Content-Type and
+// Accept, and a plain-text error answer.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "process/http.hpp"
+
+namespace mesos::internal::master::media {
+
+constexpr std::string_view kJson = "application/json";
+constexpr std::string_view kProtobuf = "application/x-protobuf";
+
+// `message` as a plain-text answer with `status`.
+inline process::http::Response answer(int status, const std::string& message) {
+  return process::http::Response{status, "text/plain", message + "\n", {}};
+}
+
+// A media type without its parameters, trimmed ("application/json;
+// charset=utf-8" is "application/json").
+inline std::string_view bareType(std::string_view type) {
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
+  while (!type.empty() && type.back() == ' ') type.remove_suffix(1);
+  return type;
+}
+
+// Whether the Accept header takes `type`: no header, or one listing the
+// type itself, "application/*" or "*/*".
+inline bool accepts(const process::http::Request& request, std::string_view type) {
+  if (!request.hasHeader("accept")) return true;
+  std::string_view rest = request.header("accept");
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string_view listed = bareType(rest.substr(0, comma));
+    if (listed == type || listed == "*/*" || listed == "application/*") return true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+}  // namespace mesos::internal::master::media
