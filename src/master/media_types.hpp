@@ -3,9 +3,13 @@
 // Accept, and a plain-text error answer.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include <google/protobuf/message.h>
+
+#include "common/protobuf_json.hpp"
 #include "process/http.hpp"
 
 namespace mesos::internal::master::media {
@@ -40,6 +44,34 @@ inline bool accepts(const process::http::Request& request, std::string_view type
     rest.remove_prefix(comma + 1);
   }
   return false;
+}
+
+// Reads the request's body into `call` by its Content-Type (JSON or
+// protobuf) and checks its required fields; the error answer when it
+// cannot (400 naming what failed, 415 for another media type). `label`
+// names the call in errors ("master::Call").
+inline std::optional<process::http::Response> parseCall(const process::http::Request& request,
+                                                        google::protobuf::Message* call,
+                                                        const std::string& label) {
+  std::string_view type = bareType(request.header("content-type"));
+  if (type == kProtobuf) {
+    if (!call->ParsePartialFromString(request.body)) {
+      return answer(400, "Failed to parse body into Call: not a protobuf " +
+                             call->GetDescriptor()->full_name());
+    }
+  } else if (type == kJson) {
+    if (auto parsed = fromJson(request.body, call); !parsed) {
+      return answer(400, "Failed to parse body into Call: " + parsed.error().message);
+    }
+  } else {
+    return answer(415, "Expecting 'Content-Type' of " + std::string(kJson) + " or " +
+                           std::string(kProtobuf));
+  }
+  if (!call->IsInitialized()) {
+    return answer(400, "Failed to validate " + label + ": missing required fields: " +
+                           call->InitializationErrorString());
+  }
+  return std::nullopt;
 }
 
 }  // namespace mesos::internal::master::media

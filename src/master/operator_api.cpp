@@ -33,7 +33,6 @@ namespace {
 
 using media::accepts;
 using media::answer;
-using media::bareType;
 using media::kJson;
 using media::kProtobuf;
 
@@ -104,24 +103,8 @@ Future<Response> OperatorApi::serve(const Request& request) {
   if (request.method != "POST") {
     return Response{405, "text/plain", "Expecting a POST request\n", {{"Allow", "POST"}}};
   }
-  std::string_view type = bareType(request.header("content-type"));
   Call call;
-  if (type == kProtobuf) {
-    if (!call.ParsePartialFromString(request.body)) {
-      return answer(400, "Failed to parse body into Call: not a protobuf mesos.v1.master.Call");
-    }
-  } else if (type == kJson) {
-    if (auto parsed = fromJson(request.body, &call); !parsed) {
-      return answer(400, "Failed to parse body into Call: " + parsed.error().message);
-    }
-  } else {
-    return answer(415, "Expecting 'Content-Type' of " + std::string(kJson) + " or " +
-                           std::string(kProtobuf));
-  }
-  if (!call.IsInitialized()) {
-    return answer(400, "Failed to validate master::Call: missing required fields: " +
-                           call.InitializationErrorString());
-  }
+  if (auto refused = media::parseCall(request, &call, "master::Call")) return *refused;
   if (!call.has_type() || call.type() == Call::UNKNOWN) {
     return answer(400, "Failed to validate master::Call: Expecting 'type' to be present");
   }

@@ -28,7 +28,6 @@ namespace {
 
 using media::accepts;
 using media::answer;
-using media::bareType;
 using media::kJson;
 using media::kProtobuf;
 
@@ -82,24 +81,8 @@ Future<Response> Master::schedulerCallEndpoint(const Request& request) {
     if (redirect.status == 307) redirect.headers.back().second += "/api/v1/scheduler";
     return redirect;
   }
-  std::string_view type = bareType(request.header("content-type"));
   V1Call call;
-  if (type == kProtobuf) {
-    if (!call.ParsePartialFromString(request.body)) {
-      return answer(400, "Failed to parse body into Call: not a protobuf mesos.v1.scheduler.Call");
-    }
-  } else if (type == kJson) {
-    if (auto parsed = fromJson(request.body, &call); !parsed) {
-      return answer(400, "Failed to parse body into Call: " + parsed.error().message);
-    }
-  } else {
-    return answer(415, "Expecting 'Content-Type' of " + std::string(kJson) + " or " +
-                           std::string(kProtobuf));
-  }
-  if (!call.IsInitialized()) {
-    return answer(400, "Failed to validate scheduler::Call: missing required fields: " +
-                           call.InitializationErrorString());
-  }
+  if (auto refused = media::parseCall(request, &call, "scheduler::Call")) return *refused;
   if (auto error = validate(call)) {
     return answer(400, "Failed to validate scheduler::Call: " + *error);
   }
