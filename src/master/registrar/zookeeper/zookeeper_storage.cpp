@@ -1,6 +1,11 @@
 // --registry=zookeeper (the default with --zk): the registry in the
 // ZooKeeper ensemble the masters elect their leader in. The node
-// "<path>/registry" holds the header; its children "shard-<n>" the shards.
+// "<path>/registry" holds the header; its children "shard-<n>" the shards,
+// made when first written, and "written" which of them exist (bit i of
+// byte i / 8 for shard i), so that a new leader reads only those: with a
+// few agents, recovery is three round trips instead of a read of every
+// shard. A registry without "written" (made before it existed) is read
+// whole.
 //
 // Fencing: recover() writes the header node again, which moves its version
 // on; every later write is a transaction that first checks the header is
@@ -42,20 +47,71 @@ class ZooKeeperStorage : public Storage {
     auto fail = [promise](const Error& error) {
       promise->set(Result<std::vector<std::string>>(error));
     };
-    process::dispatch(zk_, &ZooKeeper::createPath, root_)
-        .then(actor_, [this, promise, fail, shards](const Result<Nothing>& made) {
-          if (!made) return fail(made.error());
-          process::dispatch(zk_, &ZooKeeper::getVersioned, root_)
-              .then(actor_, [this, promise, fail, shards](const Result<ZooKeeper::Versioned>& node) {
-                if (!node) return fail(node.error());
-                takeOver(promise, node.value(), shards);
+    // Usually the registry is there: its header is read at once, and the
+    // path made only when it is not.
+    process::dispatch(zk_, &ZooKeeper::getVersioned, root_)
+        .then(actor_, [this, promise, fail, shards](const Result<ZooKeeper::Versioned>& node) {
+          if (node) return takeOver(promise, node.value(), shards);
+          if (node.error().code != ZNONODE) return fail(node.error());
+          process::dispatch(zk_, &ZooKeeper::createPath, root_)
+              .then(actor_, [this, promise, fail, shards](const Result<Nothing>& made) {
+                if (!made) return fail(made.error());
+                process::dispatch(zk_, &ZooKeeper::getVersioned, root_)
+                    .then(actor_, [this, promise, fail, shards](
+                                      const Result<ZooKeeper::Versioned>& node) {
+                      if (!node) return fail(node.error());
+                      takeOver(promise, node.value(), shards);
+                    });
               });
         });
     return promise->future();
   }
 
   Future<Result<Nothing>> write(std::vector<std::pair<uint32_t, std::string>> shards) override {
-    // Transactions of at most kTransactionBytes each, every one fenced.
+    // Shards written for the first time are made (empty) first, outside
+    // the transactions, which stay safe to repeat: an empty shard says
+    // nothing, and only a fenced transaction marks it written.
+    std::vector<uint32_t> fresh;
+    for (const auto& [index, content] : shards) {
+      if (!isWritten(index)) fresh.push_back(index);
+    }
+    if (fresh.empty()) return transact(std::move(shards));
+    auto promise = std::make_shared<Promise<Result<Nothing>>>();
+    auto left = std::make_shared<size_t>(fresh.size());
+    auto failed = std::make_shared<std::optional<Error>>();
+    auto kept = std::make_shared<std::vector<std::pair<uint32_t, std::string>>>(std::move(shards));
+    for (uint32_t index : fresh) {
+      process::dispatch(zk_, &ZooKeeper::create, shardPath(index), std::string(), 0)
+          .then(actor_, [this, promise, left, failed, kept](const Result<std::string>& made) {
+            if (!made && made.error().code != ZNODEEXISTS && !*failed) *failed = made.error();
+            if (--*left > 0) return;
+            if (*failed) {
+              promise->set(Result<Nothing>(**failed));
+              return;
+            }
+            transact(std::move(*kept)).then(actor_, [promise](const Result<Nothing>& done) {
+              promise->set(done);
+            });
+          });
+    }
+    return promise->future();
+  }
+
+ private:
+  bool isWritten(uint32_t index) const {
+    return written_.empty() || (index / 8 < written_.size() &&
+                                (static_cast<uint8_t>(written_[index / 8]) >> (index % 8)) & 1);
+  }
+
+  // The shards' writes in transactions of at most kTransactionBytes each,
+  // every one fenced; the first also records shards written for the first
+  // time in "written".
+  Future<Result<Nothing>> transact(std::vector<std::pair<uint32_t, std::string>> shards) {
+    std::string written = written_;
+    for (const auto& [index, content] : shards) {
+      if (isWritten(index)) continue;
+      written[index / 8] = static_cast<char>(written[index / 8] | (1 << (index % 8)));
+    }
     std::vector<std::vector<ZooKeeper::Op>> transactions;
     size_t bytes = kTransactionBytes;
     for (auto& [index, content] : shards) {
@@ -72,26 +128,29 @@ class ZooKeeperStorage : public Storage {
       promise->set(Result<Nothing>(Nothing{}));
       return promise->future();
     }
+    if (written != written_) {
+      transactions.front().push_back(
+          ZooKeeper::Op{ZooKeeper::Op::Kind::kSet, root_ + "/written", written, -1});
+    }
     auto left = std::make_shared<size_t>(transactions.size());
     auto failed = std::make_shared<std::optional<Error>>();
     for (auto& ops : transactions) {
       process::dispatch(zk_, &ZooKeeper::multi, std::move(ops))
-          .then(actor_, [this, promise, left, failed](const Result<Nothing>& done) {
+          .then(actor_, [this, promise, left, failed, written](const Result<Nothing>& done) {
             if (!done && !*failed) {
               *failed = done.error().code == ZBADVERSION
                             ? Error{"another master took the registry at " + root_ +
                                     " over (its header moved on): this master no longer leads"}
                             : done.error();
             }
-            if (--*left == 0) {
-              promise->set(*failed ? Result<Nothing>(**failed) : Result<Nothing>(Nothing{}));
-            }
+            if (--*left > 0) return;
+            if (!*failed) written_ = written;
+            promise->set(*failed ? Result<Nothing>(**failed) : Result<Nothing>(Nothing{}));
           });
     }
     return promise->future();
   }
 
- private:
   std::string shardPath(uint32_t index) const {
     char name[32];
     std::snprintf(name, sizeof(name), "/shard-%04u", index);
@@ -113,26 +172,74 @@ class ZooKeeperStorage : public Storage {
                 " is corrupt or of an unknown format; refusing to start from it"}));
       return;
     }
+    // The list of written shards is read right behind the write, in the
+    // same session: ZooKeeper answers it after the write, so every earlier
+    // owner's write that succeeded is in it.
+    const bool made = node.data.empty();
+    const uint32_t count = header.shards();
+    auto fenced = std::make_shared<std::optional<Result<int32_t>>>();
+    auto listed = std::make_shared<std::optional<Result<std::string>>>();
+    auto both = [this, promise, fenced, listed, made, count] {
+      if (!*fenced || !*listed) return;
+      const Result<int32_t>& set = **fenced;
+      if (!set) {
+        promise->set(Result<std::vector<std::string>>(
+            set.error().code == ZBADVERSION
+                ? Error{"another master took the registry at " + root_ +
+                        " over while this one recovered it"}
+                : set.error()));
+        return;
+      }
+      fence_ = set.value();
+      const Result<std::string>& written = **listed;
+      if (written) {
+        written_ = written.value();
+        written_.resize((count + 7) / 8, '\0');
+      } else if (written.error().code == ZNONODE) {
+        // A new registry has no shards yet; one made before "written"
+        // existed is read whole (written_ empty: every shard counts).
+        written_ = made ? std::string((count + 7) / 8, '\0') : std::string();
+        if (made) {
+          process::dispatch(zk_, &ZooKeeper::create, root_ + "/written", written_, 0)
+              .then(actor_, [this, promise, count](const Result<std::string>& created) {
+                if (!created && created.error().code != ZNODEEXISTS) {
+                  promise->set(Result<std::vector<std::string>>(created.error()));
+                  return;
+                }
+                readShards(promise, count);
+              });
+          return;
+        }
+      } else {
+        promise->set(Result<std::vector<std::string>>(written.error()));
+        return;
+      }
+      readShards(promise, count);
+    };
     process::dispatch(zk_, &ZooKeeper::set, root_, header.SerializeAsString(), node.version)
-        .then(actor_, [this, promise, count = header.shards()](const Result<int32_t>& set) {
-          if (!set) {
-            promise->set(Result<std::vector<std::string>>(
-                set.error().code == ZBADVERSION
-                    ? Error{"another master took the registry at " + root_ +
-                            " over while this one recovered it"}
-                    : set.error()));
-            return;
-          }
-          fence_ = set.value();
-          readShards(promise, count);
+        .then(actor_, [fenced, both](const Result<int32_t>& set) {
+          *fenced = set;
+          both();
+        });
+    process::dispatch(zk_, &ZooKeeper::get, root_ + "/written")
+        .then(actor_, [listed, both](const Result<std::string>& got) {
+          *listed = got;
+          both();
         });
   }
 
-  // Reads every shard at once, making the ones missing.
+  // Reads every written shard at once, making the ones missing; the others
+  // are empty.
   void readShards(std::shared_ptr<Promise<Result<std::vector<std::string>>>> promise,
                   uint32_t count) {
     auto contents = std::make_shared<std::vector<std::string>>(count);
-    auto left = std::make_shared<uint32_t>(count);
+    uint32_t reads = 0;
+    for (uint32_t i = 0; i < count; ++i) reads += isWritten(i) ? 1 : 0;
+    if (reads == 0) {
+      promise->set(Result<std::vector<std::string>>(std::move(*contents)));
+      return;
+    }
+    auto left = std::make_shared<uint32_t>(reads);
     auto failed = std::make_shared<std::optional<Error>>();
     auto finish = [promise, contents, left, failed] {
       if (--*left > 0) return;
@@ -140,6 +247,7 @@ class ZooKeeperStorage : public Storage {
                            : Result<std::vector<std::string>>(std::move(*contents)));
     };
     for (uint32_t i = 0; i < count; ++i) {
+      if (!isWritten(i)) continue;
       std::string path = shardPath(i);
       process::dispatch(zk_, &ZooKeeper::get, path)
           .then(actor_, [this, path, i, contents, failed, finish](const Result<std::string>& got) {
@@ -166,6 +274,9 @@ class ZooKeeperStorage : public Storage {
   std::string root_;
   std::string url_;
   int32_t fence_ = -1;
+  // "written" as this owner last wrote or read it; empty: every shard is
+  // written (a registry made before the list existed).
+  std::string written_;
 };
 
 }  // namespace
