@@ -133,7 +133,7 @@ Future<Response> Master::stateEndpoint(const Request&) {
                       const Framework* f = framework(id);
                       if (f == nullptr) return false;
                       render->document.next();
-                      registry_.frameworkPieces(*f, &render->document.pieces());
+                      registry_.frameworkPieces(*f, &render->document.pieces(), unreachableTasksJson(*f));
                       return true;
                     }});
   passes.back().start = [render] {
@@ -144,7 +144,7 @@ Future<Response> Master::stateEndpoint(const Request&) {
                       const Framework* f = registry_.completedFramework(id);
                       if (f == nullptr) return false;
                       render->document.next();
-                      registry_.frameworkPieces(*f, &render->document.pieces());
+                      registry_.frameworkPieces(*f, &render->document.pieces(), unreachableTasksJson(*f));
                       return true;
                     }});
   passes.back().start = [render] {
@@ -196,14 +196,14 @@ Future<Response> Master::frameworksEndpoint(const Request&) {
                       const Framework* f = framework(id);
                       if (f == nullptr) return false;
                       document->next();
-                      registry_.frameworkPieces(*f, &document->pieces());
+                      registry_.frameworkPieces(*f, &document->pieces(), unreachableTasksJson(*f));
                       return true;
                     }});
   passes.push_back({registry_.completedFrameworkIds(), [this, document](const std::string& id) {
                       const Framework* f = registry_.completedFramework(id);
                       if (f == nullptr) return false;
                       document->next();
-                      registry_.frameworkPieces(*f, &document->pieces());
+                      registry_.frameworkPieces(*f, &document->pieces(), unreachableTasksJson(*f));
                       return true;
                     }});
   passes.back().start = [document] {

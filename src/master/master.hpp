@@ -332,6 +332,9 @@ class Master : public process::Actor {
   // The agent became unreachable (stored): its tasks are remembered per
   // framework for reconciliation (--max_unreachable_tasks_per_framework).
   void rememberUnreachableTask(const TaskRecord& task, double since);
+  // Its tasks on unreachable agents as /state's JSON objects, joined by
+  // commas (empty when none).
+  std::string unreachableTasksJson(const Framework& framework) const;
   // Agents of the registry that did not re-register within
   // --slave_reregister_timeout of the election become unreachable, unless
   // they are more than --recovery_agent_removal_limit of them.

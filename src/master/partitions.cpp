@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string_view>
+#include <unordered_set>
 
+#include "common/state_json.hpp"
 #include "master/master.hpp"
 #include "process/dispatch.hpp"
 
@@ -156,6 +159,22 @@ void Master::nextScheduledUnreachable() {
     delay(wait, [this] { nextScheduledUnreachable(); });
     return;
   }
+}
+
+std::string Master::unreachableTasksJson(const Framework& f) const {
+  auto it = unreachableTasks_.find(f.id.value());
+  if (it == unreachableTasks_.end()) return {};
+  std::string joined;
+  std::unordered_set<std::string_view> shown;  // `order` may name a task twice
+  for (const std::string& id : it->second.order) {
+    auto task = it->second.byId.find(id);
+    if (task == it->second.byId.end() || !shown.insert(id).second) continue;
+    Task copy = task->second.task;
+    *copy.add_statuses() = task->second.status;
+    if (!joined.empty()) joined += ',';
+    joined += json::stringify(json::fromTask(copy));
+  }
+  return joined;
 }
 
 void Master::rememberUnreachableTask(const TaskRecord& task, double since) {

@@ -415,7 +415,9 @@ void Registry::removeTask(TaskRecord& task) {
   now_[task.task.state()]--;
   Framework& framework = *task.framework;
   Slave& slave = *task.slave;
-  if (framework.registered) {
+  // A task on an unreachable agent is not completed: the master lists it
+  // apart (unreachable_tasks), and it may come back.
+  if (framework.registered && task.task.state() != TASK_UNREACHABLE) {
     CompletedTask completed;
     completed.id = task.task.task_id().value();
     completed.slaveId = slave.id.value();

@@ -302,7 +302,10 @@ class Registry {
   const Fragment& taskJson(const TaskRecord& task) const;
   // A framework's /state object, whole, appended to `pieces`: its fields,
   // its live tasks, completed tasks, offers and executors.
-  void frameworkPieces(const Framework& framework, Pieces* pieces) const;
+  // `unreachable`: the JSON objects of its tasks on unreachable agents,
+  // joined by commas (the master keeps those, partitions.cpp).
+  void frameworkPieces(const Framework& framework, Pieces* pieces,
+                       std::string_view unreachable = {}) const;
   // What /state-summary starts from (it adds counts); rendered every time.
   json::Object slaveObject(const Slave& slave) const;
   json::Object frameworkSummaryObject(const Framework& framework) const;

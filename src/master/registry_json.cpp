@@ -259,10 +259,13 @@ void Registry::tasksPieces(const Framework& f, Pieces* pieces) const {
   }
 }
 
-void Registry::frameworkPieces(const Framework& f, Pieces* pieces) const {
+void Registry::frameworkPieces(const Framework& f, Pieces* pieces,
+                               std::string_view unreachable) const {
   pieces->add(frameworkFields(f));
   pieces->append(",\"tasks\":[");
   tasksPieces(f, pieces);
+  pieces->append("],\"unreachable_tasks\":[");
+  pieces->append(unreachable);
   pieces->append("],\"completed_tasks\":[");
   completedPieces(f, pieces);
   pieces->append("],\"offers\":[");

@@ -126,7 +126,25 @@ TEST_F(PartitionTest, AnUnreachableSlavesTasksAreUnreachableOrLostAndComeBackOnl
   EXPECT_EQ(2, metric("master/slaves_unreachable").integer());
   EXPECT_EQ(2, metric("master/slave_unreachable_completed").integer());
   EXPECT_EQ(1, metric("master/tasks_lost").integer());
-  EXPECT_EQ(2, get("/master/state")["unreachable_slaves"].integer());
+  json::Value state = get("/master/state");
+  EXPECT_EQ(2, state["unreachable_slaves"].integer());
+  // /state lists the aware framework's task apart, as Apache does; the
+  // plain framework's lost task is completed.
+  auto frameworkIn = [](const json::Value& state, const std::string& id) {
+    for (const json::Value& f : state["frameworks"].array()) {
+      if (f["id"].string() == id) return f;
+    }
+    return json::Value();
+  };
+  json::Value shown = frameworkIn(state, aware_.info.id().value());
+  ASSERT_EQ(1u, shown["unreachable_tasks"].array().size()) << json::stringify(shown);
+  EXPECT_EQ("ta", shown["unreachable_tasks"].array()[0]["id"].string());
+  EXPECT_EQ("TASK_UNREACHABLE", shown["unreachable_tasks"].array()[0]["state"].string());
+  EXPECT_TRUE(shown["completed_tasks"].array().empty()) << json::stringify(shown);
+  json::Value lost = frameworkIn(state, plain.info.id().value());
+  EXPECT_TRUE(lost["unreachable_tasks"].array().empty());
+  ASSERT_EQ(1u, lost["completed_tasks"].array().size()) << json::stringify(lost);
+  EXPECT_EQ("TASK_LOST", lost["completed_tasks"].array()[0]["state"].string());
 
   // Reconciliation knows the unreachable task (and for the plain framework
   // says TASK_LOST).
@@ -152,6 +170,10 @@ TEST_F(PartitionTest, AnUnreachableSlavesTasksAreUnreachableOrLostAndComeBackOnl
   reconcile(*aware_.scheduler, aware_.info.id(), {{"ta", aware_.slaveId.value()}});
   a = statuses(*aware_.scheduler, "ta");
   EXPECT_EQ(TASK_RUNNING, a.back().state());
+  shown = frameworkIn(get("/master/state"), aware_.info.id().value());
+  EXPECT_TRUE(shown["unreachable_tasks"].array().empty()) << json::stringify(shown);
+  ASSERT_EQ(1u, shown["tasks"].array().size()) << json::stringify(shown);
+  EXPECT_EQ("TASK_RUNNING", shown["tasks"].array()[0]["state"].string());
   reconcile(*plain.scheduler, plain.info.id(), {{"tp", plain.slaveId.value()}});
   p = statuses(*plain.scheduler, "tp");
   EXPECT_EQ(TASK_LOST, p.back().state()) << "the plain framework's task must not come back";
