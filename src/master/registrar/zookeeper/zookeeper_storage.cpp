@@ -1,6 +1,7 @@
 // --registry=zookeeper (the default with --zk): the registry in the
 // ZooKeeper ensemble the masters elect their leader in. The node
-// "<path>/registry" holds the header; its children "shard-<n>" the shards.
+// "<path>/registry" holds the header; its children "shard-<n>" the shards
+// and "maintenance" the maintenance schedule and machines.
 //
 // Fencing: recover() writes the header node again, which moves its version
 // on; every later write is a transaction that first checks the header is
@@ -37,11 +38,9 @@ class ZooKeeperStorage : public Storage {
   std::string describe() const override { return "ZooKeeper " + url_ + " at " + root_; }
   bool durable() const override { return true; }
 
-  Future<Result<std::vector<std::string>>> recover(uint32_t shards) override {
-    auto promise = std::make_shared<Promise<Result<std::vector<std::string>>>>();
-    auto fail = [promise](const Error& error) {
-      promise->set(Result<std::vector<std::string>>(error));
-    };
+  Future<Result<Contents>> recover(uint32_t shards) override {
+    auto promise = std::make_shared<Promise<Result<Contents>>>();
+    auto fail = [promise](const Error& error) { promise->set(Result<Contents>(error)); };
     process::dispatch(zk_, &ZooKeeper::createPath, root_)
         .then(actor_, [this, promise, fail, shards](const Result<Nothing>& made) {
           if (!made) return fail(made.error());
@@ -54,10 +53,17 @@ class ZooKeeperStorage : public Storage {
     return promise->future();
   }
 
-  Future<Result<Nothing>> write(std::vector<std::pair<uint32_t, std::string>> shards) override {
+  Future<Result<Nothing>> write(std::vector<std::pair<uint32_t, std::string>> shards,
+                                std::optional<std::string> maintenance) override {
     // Transactions of at most kTransactionBytes each, every one fenced.
     std::vector<std::vector<ZooKeeper::Op>> transactions;
     size_t bytes = kTransactionBytes;
+    if (maintenance) {
+      transactions.push_back({ZooKeeper::Op{ZooKeeper::Op::Kind::kCheck, root_, "", fence_},
+                              ZooKeeper::Op{ZooKeeper::Op::Kind::kSet, maintenancePath(),
+                                            std::move(*maintenance), -1}});
+      bytes = transactions.back().back().data.size();
+    }
     for (auto& [index, content] : shards) {
       if (bytes + content.size() > kTransactionBytes) {
         transactions.push_back({ZooKeeper::Op{ZooKeeper::Op::Kind::kCheck, root_, "", fence_}});
@@ -97,10 +103,11 @@ class ZooKeeperStorage : public Storage {
     std::snprintf(name, sizeof(name), "/shard-%04u", index);
     return root_ + name;
   }
+  std::string maintenancePath() const { return root_ + "/maintenance"; }
 
   // Writes the header again at the version read (making it when the
   // registry is new): the version it moves to fences earlier owners off.
-  void takeOver(std::shared_ptr<Promise<Result<std::vector<std::string>>>> promise,
+  void takeOver(std::shared_ptr<Promise<Result<Contents>>> promise,
                 const ZooKeeper::Versioned& node, uint32_t shards) {
     registry::Header header;
     if (node.data.empty()) {
@@ -108,7 +115,7 @@ class ZooKeeperStorage : public Storage {
       header.set_shards(shards);
     } else if (!header.ParseFromString(node.data) || header.format() != 1 ||
                header.shards() == 0 || header.shards() > 65536) {
-      promise->set(Result<std::vector<std::string>>(
+      promise->set(Result<Contents>(
           Error{"the registry's header at " + root_ +
                 " is corrupt or of an unknown format; refusing to start from it"}));
       return;
@@ -116,7 +123,7 @@ class ZooKeeperStorage : public Storage {
     process::dispatch(zk_, &ZooKeeper::set, root_, header.SerializeAsString(), node.version)
         .then(actor_, [this, promise, count = header.shards()](const Result<int32_t>& set) {
           if (!set) {
-            promise->set(Result<std::vector<std::string>>(
+            promise->set(Result<Contents>(
                 set.error().code == ZBADVERSION
                     ? Error{"another master took the registry at " + root_ +
                             " over while this one recovered it"}
@@ -128,23 +135,25 @@ class ZooKeeperStorage : public Storage {
         });
   }
 
-  // Reads every shard at once, making the ones missing.
-  void readShards(std::shared_ptr<Promise<Result<std::vector<std::string>>>> promise,
-                  uint32_t count) {
-    auto contents = std::make_shared<std::vector<std::string>>(count);
-    auto left = std::make_shared<uint32_t>(count);
+  // Reads every shard and the maintenance node at once, making the ones
+  // missing.
+  void readShards(std::shared_ptr<Promise<Result<Contents>>> promise, uint32_t count) {
+    auto contents =
+        std::make_shared<Contents>(Contents{std::vector<std::string>(count), std::string()});
+    auto left = std::make_shared<uint32_t>(count + 1);
     auto failed = std::make_shared<std::optional<Error>>();
     auto finish = [promise, contents, left, failed] {
       if (--*left > 0) return;
-      promise->set(*failed ? Result<std::vector<std::string>>(**failed)
-                           : Result<std::vector<std::string>>(std::move(*contents)));
+      promise->set(*failed ? Result<Contents>(**failed) : Result<Contents>(std::move(*contents)));
     };
-    for (uint32_t i = 0; i < count; ++i) {
-      std::string path = shardPath(i);
+    for (uint32_t i = 0; i <= count; ++i) {
+      // Index `count` is the maintenance node.
+      std::string path = i < count ? shardPath(i) : maintenancePath();
       process::dispatch(zk_, &ZooKeeper::get, path)
-          .then(actor_, [this, path, i, contents, failed, finish](const Result<std::string>& got) {
+          .then(actor_, [this, path, i, count, contents, failed,
+                         finish](const Result<std::string>& got) {
             if (got) {
-              (*contents)[i] = got.value();
+              (i < count ? contents->shards[i] : contents->maintenance) = got.value();
               return finish();
             }
             if (got.error().code != ZNONODE) {
