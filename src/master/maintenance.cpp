@@ -441,6 +441,21 @@ void Master::makeInverseOffers() {
         *status->second.mutable_framework_id() = f->id;
         status->second.mutable_timestamp()->set_nanoseconds(static_cast<int64_t>(time * 1e9));
       }
+      // As Apache Mesos does, --offer_timeout applies to inverse offers
+      // too: one left unanswered is rescinded (and made again).
+      if (flags_.offer_timeout) {
+        delay(*flags_.offer_timeout, [this, id = offer.id().value()] {
+          auto it = inverseOffers_.find(id);
+          if (it == inverseOffers_.end()) return;
+          if (Framework* f = framework(it->second.offer.framework_id().value());
+              f != nullptr && f->active) {
+            RescindInverseOfferMessage rescind;
+            *rescind.mutable_inverse_offer_id() = it->second.offer.id();
+            send(f->pid, std::move(rescind));
+          }
+          inverseOffers_.erase(it);
+        });
+      }
       inverseOffers_.emplace(offer.id().value(), std::move(record));
     }
   });

@@ -315,6 +315,31 @@ TEST_F(MaintenanceTest, InverseOffersAreDeclinedAcceptedAndRescinded) {
   EXPECT_EQ(0, status().draining_machines_size());
 }
 
+// --offer_timeout applies to inverse offers too, as in Apache Mesos.
+TEST_F(MaintenanceTest, AnUnansweredInverseOfferTimesOutAndIsMadeAgain) {
+  flags_.offer_timeout = std::chrono::seconds(30);
+  start();
+  Peer& a = slave("a");
+  SlaveID aId = registerSlave(a);
+  Peer& s = maintainedScheduler("s");
+  runOn(s, a, aId, "t1", false);
+  ASSERT_EQ(200, post("/maintenance/schedule", schedule({window({machine(a)}, 1000)})).status);
+  ASSERT_EQ(1u, s.count<InverseOffersMessage>());
+  const InverseOffer first = s.received<InverseOffersMessage>()[0].inverse_offers(0);
+  advance(20s);
+  EXPECT_EQ(0u, s.count<RescindInverseOfferMessage>());
+  advance(11s);
+  auto rescinds = s.received<RescindInverseOfferMessage>();
+  ASSERT_EQ(1u, rescinds.size());
+  EXPECT_EQ(first.id().value(), rescinds[0].inverse_offer_id().value());
+  advance(flags_.allocation_interval);
+  ASSERT_EQ(2u, s.count<InverseOffersMessage>());
+  EXPECT_NE(first.id().value(),
+            s.received<InverseOffersMessage>().back().inverse_offers(0).id().value());
+  EXPECT_EQ(mesos::allocator::InverseOfferStatus::UNKNOWN,
+            status().draining_machines(0).statuses(0).status());
+}
+
 TEST_F(MaintenanceTest, MachineDownRemovesItsAgentsAndRefusesThemUntilUp) {
   start();
   Peer& a = slave("a");
