@@ -16,7 +16,12 @@
 //                             from the new leader (the emulators' reports);
 //   frameworks_reregistered_s until the last framework's driver got
 //                             FrameworkReregisteredMessage from it;
-//   slaves_detected_s         until the slaves' ZooKeeper detector named it.
+//   slaves_detected_s         until the slaves' ZooKeeper detector named it;
+//   mesos_go_reregistered_s   with --mesos_go_scheduler: until a framework
+//                             on mesos-go's v0 driver (following the leader
+//                             through ZooKeeper itself) was re-registered,
+//                             and mesos_go_after_election_s, how long after
+//                             the election that was.
 //
 // and, over the same span (kill to the last re-registration), the CPU time
 // the new leader used (leader_cpu_s) and the harness used (harness_cpu_s:
@@ -107,6 +112,10 @@ DEFINE_string(work_dir, "",
               "Directory for the children's logs and ZooKeeper's data (default: a new "
               "/tmp/failover-XXXXXX, removed after a clean run unless --keep_logs).");
 DEFINE_bool(keep_logs, false, "Keep the logs of a clean run too.");
+DEFINE_string(mesos_go_scheduler, "",
+              "Also run this mesos-go v0 framework (tests/interop/go's go_failover_scheduler, "
+              "built into <build>/tests/interop/go-bin) and measure when it is back "
+              "(mesos_go_reregistered_s).");
 
 namespace {
 
@@ -153,6 +162,8 @@ struct Failover {
   double slavesDetected = kNan;
   double slavesReregistered = kNan;
   double frameworksReregistered = kNan;
+  double mesosGoReregistered = kNan;
+  double mesosGoAfterElection = kNan;  // mesosGoReregistered - elected
   double leaderCpu = kNan;
   double harnessCpu = kNan;
   double messagesPerSlave = kNan;
@@ -210,6 +221,10 @@ class Coordinator {
   std::vector<Master> masters_;
   std::vector<Emulator> emulators_;
   std::map<size_t, size_t> emulatorOf_;  // child index -> emulators_ index
+  // The mesos-go framework (--mesos_go_scheduler): its child index, and the
+  // masters it was (re-)registered with, with when.
+  std::optional<size_t> mesosGo_;
+  std::vector<std::pair<std::string, double>> mesosGoRegistrations_;
   int slots_ = 0;
   int mastersStarted_ = 0;
   std::vector<Failover> failovers_;
@@ -233,6 +248,16 @@ void Coordinator::stop(const std::string& status) {
 }
 
 void Coordinator::onLine(size_t child, const std::string& line) {
+  if (mesosGo_ && child == *mesosGo_) {
+    // "registered <id> <master pid> <time>", "reregistered <master pid> <time>".
+    auto words = splitWords(line);
+    if (words.size() == 4 && words[0] == "registered") {
+      mesosGoRegistrations_.emplace_back(words[2], std::atof(words[3].c_str()));
+    } else if (words.size() == 3 && words[0] == "reregistered") {
+      mesosGoRegistrations_.emplace_back(words[1], std::atof(words[2].c_str()));
+    }
+    return;
+  }
   auto it = emulatorOf_.find(child);
   if (it == emulatorOf_.end()) return;
   Emulator& emulator = emulators_[it->second];
@@ -267,6 +292,11 @@ bool Coordinator::tick(int ms) {
       progress(children_[i].name + " exited; see its log in " + workDir_);
       return false;
     }
+  }
+  if (mesosGo_ && children_[*mesosGo_].exited) {
+    stop("helper_died");
+    progress("the mesos-go framework exited; see its log in " + workDir_);
+    return false;
   }
   for (const Emulator& emulator : emulators_) {
     if (children_[emulator.child].exited) {
@@ -432,6 +462,14 @@ bool Coordinator::failover(int round) {
         }
         auto frameworks = frameworks_->reregisteredWith(newPid, killedAt);
         if (frameworks.count < FLAGS_frameworks) return false;
+        if (mesosGo_) {
+          double back = kNan;
+          for (const auto& [pid, at] : mesosGoRegistrations_) {
+            if (pid == newPid && at >= killedAt) back = at;
+          }
+          if (std::isnan(back)) return false;
+          figures.mesosGoReregistered = back - killedAt;
+        }
         figures.slavesDetected = detected - killedAt;
         figures.slavesReregistered = reregistered - killedAt;
         figures.frameworksReregistered = frameworks.latest - killedAt;
@@ -466,13 +504,15 @@ bool Coordinator::failover(int round) {
                              ? fig10::jsonNumber(state.body, "elected_time")
                              : -1;
     if (electedTime > 0) figures.elected = electedTime - killedAt;
+    figures.mesosGoAfterElection = figures.mesosGoReregistered - figures.elected;
     auto metrics =
         fig10::httpGet("127.0.0.1", port, "/metrics/snapshot", std::chrono::seconds(30), true);
     if (metrics.complete && metrics.status == 200) {
       double slaves = fig10::jsonNumber(metrics.body, "master/slaves_active");
       double frameworks = fig10::jsonNumber(metrics.body, "master/frameworks_active");
       double running = fig10::jsonNumber(metrics.body, "master/tasks_running");
-      if (slaves != FLAGS_slaves || frameworks != FLAGS_frameworks || running != FLAGS_tasks) {
+      if (slaves != FLAGS_slaves || frameworks != FLAGS_frameworks + (mesosGo_ ? 1 : 0) ||
+          running != FLAGS_tasks) {
         progress("warning: the new leader has " + std::to_string(slaves) + " active slaves, " +
                  std::to_string(frameworks) + " active frameworks, " + std::to_string(running) +
                  " running tasks");
@@ -488,6 +528,13 @@ bool Coordinator::failover(int round) {
                 figures.messagesPerSlave, figures.frameworksReregistered, figures.leaderCpu,
                 figures.harnessCpu);
   progress(text);
+  if (mesosGo_) {
+    std::snprintf(text, sizeof(text),
+                  "failover %d: the mesos-go framework re-registered %.3f s (%.3f s after the "
+                  "election)",
+                  round, figures.mesosGoReregistered, figures.mesosGoAfterElection);
+    progress(text);
+  }
   failovers_.push_back(figures);
 
   // The killed master comes back as a standby; the next kill waits until
@@ -601,6 +648,20 @@ int Coordinator::run() {
       stop("start_failed");
     }
   }
+  if (status_.empty() && !FLAGS_mesos_go_scheduler.empty()) {
+    std::vector<std::string> argv = {FLAGS_mesos_go_scheduler, "--master=" + zkUrl_};
+    auto child = children_.spawn("mesos-go", argv, true, workDir_ + "/mesos-go.log", &error);
+    if (!child) {
+      progress("cannot start " + FLAGS_mesos_go_scheduler + ": " + error);
+      stop("start_failed");
+    } else {
+      mesosGo_ = *child;
+      if (!waitFor([this] { return !mesosGoRegistrations_.empty(); }, 60)) {
+        progress("the mesos-go framework did not register within 60 s");
+        stop("start_failed");
+      }
+    }
+  }
   if (status_.empty()) {
     bool running = waitFor(
         [this] {
@@ -680,6 +741,10 @@ void Coordinator::printFigures() {
   figure("slaves_detected_s", &Failover::slavesDetected, "s");
   figure("slaves_reregistered_s", &Failover::slavesReregistered, "s");
   figure("frameworks_reregistered_s", &Failover::frameworksReregistered, "s");
+  if (mesosGo_) {
+    figure("mesos_go_reregistered_s", &Failover::mesosGoReregistered, "s");
+    figure("mesos_go_after_election_s", &Failover::mesosGoAfterElection, "s");
+  }
   figure("leader_cpu_s", &Failover::leaderCpu, "s");
   figure("harness_cpu_s", &Failover::harnessCpu, "s");
   figure("registration_messages_per_slave", &Failover::messagesPerSlave, "messages");

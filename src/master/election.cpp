@@ -81,14 +81,26 @@ void Master::elected() {
         [this] { dispatch(allocator_.pid(), &AllocatorActor::hold, false); });
   delay(flags_.slave_ping_timeout, [this] { pingSlaves(); });
   // Nothing is handled until the registry is read (partitions.cpp), which
-  // also opens the re-registration window.
+  // also opens the re-registration window; what came while this master was
+  // a standby waits with the rest.
   recoverRegistry();
+  auto fresh = runtime().clock().now() - 2 * flags_.zk_session_timeout;
+  size_t kept = 0;
+  for (auto& [at, call] : standbyHeld_) {
+    if (at < fresh) continue;
+    hold(std::move(call));
+    ++kept;
+  }
+  LOG_IF(INFO, kept > 0) << "Handling " << kept
+                         << " messages that came while this master was a standby";
+  standbyHeld_.clear();
 }
 
 void Master::lostLeadership(const std::string& why) {
   if (lost_) return;
   lost_ = true;
   leading_ = false;
+  standbyHeld_.clear();
   LOG(ERROR) << "Master " << info_.id() << " is no longer the leading master (" << why
              << "); it stops acting now";
   if (lostLeadershipAction_) {
@@ -98,6 +110,25 @@ void Master::lostLeadership(const std::string& why) {
   LOG(ERROR) << "Exiting with status 1 (a supervisor restarts it as a standby)";
   google::FlushLogFiles(google::GLOG_INFO);
   std::_Exit(1);
+}
+
+void Master::standby(const UPID& from, const std::string& what, std::function<void()> call) {
+  if (lost_ || !zk_) return dropAsStandby(from, what);
+  auto now = runtime().clock().now();
+  while (!standbyHeld_.empty() &&
+         standbyHeld_.front().first < now - 2 * flags_.zk_session_timeout) {
+    standbyHeld_.pop_front();
+  }
+  if (standbyHeld_.size() >= kMaxStandbyHeld) return dropAsStandby(from, what);
+  standbyHeld_.emplace_back(now, std::move(call));
+  if (standbyLogged_.count(from) != 0) return;
+  if (standbyLogged_.size() >= 10000) standbyLogged_.clear();
+  standbyLogged_.insert(from);
+  LOG(WARNING) << "Keeping " << what << " from " << from << ": this master is a standby ("
+               << (leader_ ? "the leader is " + leader_->pid() : std::string("no leader yet"))
+               << "); it is handled if this master is elected within twice the session "
+                  "timeout, dropped otherwise; later messages from "
+               << from << " are kept without a word";
 }
 
 void Master::dropAsStandby(const UPID& from, const std::string& what) {

@@ -85,7 +85,14 @@ void Master::initialize() {
       metrics_.invalidFrameworkMessages++;
       return;
     }
-    if (!counted(from, "Call", received)) return;
+    if (!leading_) {
+      standby(from, "Call", [this, from, call, received] {
+        ++*received;
+        schedulerCall(from, call);
+      });
+      return;
+    }
+    ++*received;
     if (recovering_) {
       hold([this, from, call] { schedulerCall(from, call); });
       return;

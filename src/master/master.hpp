@@ -119,9 +119,17 @@ class Master : public process::Actor {
   void elected();
   void lostLeadership(const std::string& why);
   void watchLeader(std::optional<MasterInfo> previous);
-  // A standby drops what schedulers and slaves send (one log line per
-  // peer).
+  // What schedulers and slaves send a standby: a peer whose detector named
+  // this master before its own contender did (ZooKeeper tells them apart by
+  // a few milliseconds) would otherwise lose its first registration to the
+  // race and wait for its retry. A standby keeps such messages for twice
+  // the session timeout (at most kMaxStandbyHeld) and handles them once
+  // elected;
+  // older ones, and all once it lost leadership, are dropped (one log line
+  // per peer).
+  void standby(const UPID& from, const std::string& what, std::function<void()> call);
   void dropAsStandby(const UPID& from, const std::string& what);
+  static constexpr size_t kMaxStandbyHeld = 10000;
   // Reconciliation of `taskId` (on `slaveId`, when given) that waits for
   // the slave or the window's end.
   void deferReconciliation(const Framework& framework, const TaskID& taskId,
@@ -149,6 +157,8 @@ class Master : public process::Actor {
   std::unique_ptr<zk::MasterDetector> detector_;
   std::optional<MasterInfo> leader_;  // the leader as detected (this master once elected)
   std::unordered_set<UPID> standbyLogged_;  // peers told about dropped messages
+  // Messages a standby keeps, with when they came (steady clock).
+  std::deque<std::pair<process::TimePoint, std::function<void()>>> standbyHeld_;
   std::function<void(const std::string&)> lostLeadershipAction_;
   // The re-registration window after an election is open: reconciliation
   // of tasks on slaves not yet back waits (--slave_reregister_timeout).
@@ -582,14 +592,21 @@ class Master : public process::Actor {
 
  private:
   // Installs a handler that also counts the message in the metrics; a
-  // standby drops it (counted() says whether to go on).
+  // standby keeps it for a while (standby()).
   template <typename M>
   void handle(void (Master::*handler)(const UPID&, const M&)) {
     std::string name = M::descriptor()->name();
     uint64_t* received = &metrics_.messages[name];  // map nodes stay put
     on<M>(std::function<void(const UPID&, const M&)>(
         [this, handler, name, received](const UPID& from, const M& message) {
-          if (!counted(from, name, received)) return;
+          if (!leading_) {
+            standby(from, name, [this, handler, from, message, received] {
+              ++*received;
+              (this->*handler)(from, message);
+            });
+            return;
+          }
+          ++*received;
           if (recovering_) {
             hold([this, handler, from, message] { (this->*handler)(from, message); });
             return;
@@ -604,7 +621,15 @@ class Master : public process::Actor {
     uint64_t* received = &metrics_.messages[name];
     onOwned<M>(std::function<void(const UPID&, M&&)>(
         [this, handler, name, received](const UPID& from, M&& message) {
-          if (!counted(from, name, received)) return;
+          if (!leading_) {
+            auto kept = std::make_shared<M>(std::move(message));
+            standby(from, name, [this, handler, from, kept, received] {
+              ++*received;
+              (this->*handler)(from, std::move(*kept));
+            });
+            return;
+          }
+          ++*received;
           if (recovering_) {
             auto kept = std::make_shared<M>(std::move(message));
             hold([this, handler, from, kept] { (this->*handler)(from, std::move(*kept)); });
@@ -612,14 +637,6 @@ class Master : public process::Actor {
           }
           (this->*handler)(from, std::move(message));
         }));
-  }
-  bool counted(const UPID& from, const std::string& name, uint64_t* received) {
-    if (!leading_) {
-      dropAsStandby(from, name);
-      return false;
-    }
-    ++*received;
-    return true;
   }
 
   double now() const;

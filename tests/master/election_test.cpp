@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "local/cluster.hpp"
 #include "messages.pb.h"
@@ -132,9 +133,9 @@ class ElectionTest : public ::testing::Test {
 };
 
 // The standby names the leader in /state (without elected_time), sends
-// /master/redirect there, and drops what schedulers and slaves send it,
-// saying so once per peer.
-TEST_F(ElectionTest, AStandbyNamesTheLeaderAndDropsMessagesSayingSoOncePerPeer) {
+// /master/redirect there, and does not answer what schedulers and slaves
+// send it, saying so once per peer.
+TEST_F(ElectionTest, AStandbyNamesTheLeaderAndAnswersNoMessageSayingSoOncePerPeer) {
   start(2);
   size_t leader = awaitLeader();
   size_t standby = 1 - leader;
@@ -175,11 +176,61 @@ TEST_F(ElectionTest, AStandbyNamesTheLeaderAndDropsMessagesSayingSoOncePerPeer) 
     *message.mutable_framework() = frameworkInfo();
     scheduler.post(cluster_->master(standby), message);
   }
-  EXPECT_TRUE(warnings.await({"Dropping", scheduler.self().toString(), "standby"}));
+  EXPECT_TRUE(warnings.await({"Keeping", scheduler.self().toString(), "standby"}));
   cluster_->runtime().settle();
   google::RemoveLogSink(&warnings);
   EXPECT_EQ(1u, warnings.count("this master is a standby")) << warnings.all();
   EXPECT_TRUE(scheduler.received<FrameworkRegisteredMessage>().empty());
+}
+
+// A scheduler whose detector named the new leader before the master's own
+// contender did: what it sent the standby is handled once the standby is
+// elected, without waiting for the scheduler's retry.
+TEST_F(ElectionTest, WhatAStandbyIsSentJustBeforeItsElectionIsHandledOnceElected) {
+  start(2);
+  size_t first = awaitLeader();
+  size_t second = 1 - first;
+  Peer& scheduler = peer("scheduler(1)", false);
+  RegisterFrameworkMessage message;
+  *message.mutable_framework() = frameworkInfo();
+  scheduler.post(cluster_->master(second), message);
+  cluster_->runtime().settle();
+  EXPECT_TRUE(scheduler.received<FrameworkRegisteredMessage>().empty())
+      << "a standby answered";
+  cluster_->stopMaster(first);
+  ASSERT_TRUE(waitUntil([&] { return leading(second); }, 30s));
+  ASSERT_TRUE(
+      waitUntil([&] { return scheduler.count<FrameworkRegisteredMessage>() == 1; }, 30s))
+      << "the message sent to the standby was not handled after its election";
+  EXPECT_EQ(cluster_->master(second).toString(),
+            scheduler.received<FrameworkRegisteredMessage>()[0].master_info().pid());
+}
+
+// What a standby was sent longer than twice the session timeout before its
+// election is dropped: its sender has retried by then.
+TEST_F(ElectionTest, WhatAStandbyWasSentLongBeforeItsElectionIsDropped) {
+  flags_.zk_session_timeout = 1s;
+  start(2);
+  size_t first = awaitLeader();
+  size_t second = 1 - first;
+  Peer& scheduler = peer("scheduler(1)", false);
+  RegisterFrameworkMessage message;
+  *message.mutable_framework() = frameworkInfo();
+  scheduler.post(cluster_->master(second), message);
+  cluster_->runtime().settle();
+  auto sent = std::chrono::steady_clock::now();
+  // Bounded wait on real time: the master's session is real ZooKeeper's.
+  while (std::chrono::steady_clock::now() - sent < 2500ms) std::this_thread::sleep_for(50ms);
+  cluster_->stopMaster(first);
+  ASSERT_TRUE(waitUntil([&] { return leading(second); }, 30s));
+  // A second scheduler registers after the election: once it is answered,
+  // the first (had it been kept) would have been answered before it.
+  Peer& later = peer("scheduler(2)", false);
+  later.post(cluster_->master(second), message);
+  ASSERT_TRUE(waitUntil([&] { return later.count<FrameworkRegisteredMessage>() == 1; }, 30s));
+  cluster_->runtime().settle();
+  EXPECT_TRUE(scheduler.received<FrameworkRegisteredMessage>().empty())
+      << "a message older than twice the session timeout was handled";
 }
 
 // Offers wait --allocation_settle_delay after the election.
