@@ -20,7 +20,7 @@ struct ActionInfo {
   std::string_view object;
 };
 
-constexpr std::array<ActionInfo, 15> kActions{{
+constexpr std::array<ActionInfo, 20> kActions{{
     {Action::kRegisterFramework, "register_frameworks", "roles"},
     {Action::kRunTask, "run_tasks", "users"},
     {Action::kTeardownFramework, "teardown_frameworks", "framework_principals"},
@@ -36,6 +36,11 @@ constexpr std::array<ActionInfo, 15> kActions{{
     {Action::kCreateVolume, "create_volumes", "roles"},
     {Action::kDestroyVolume, "destroy_volumes", "creator_principals"},
     {Action::kMarkAgentGone, "mark_agents_gone", "agents"},
+    {Action::kUpdateMaintenanceSchedule, "update_maintenance_schedules", "machines"},
+    {Action::kGetMaintenanceSchedule, "get_maintenance_schedules", "machines"},
+    {Action::kStartMaintenance, "start_maintenances", "machines"},
+    {Action::kStopMaintenance, "stop_maintenances", "machines"},
+    {Action::kGetMaintenanceStatus, "get_maintenance_statuses", "machines"},
 }};
 
 // Apache's other ACL lists: accepted so that its operators' files load, not
@@ -47,9 +52,7 @@ constexpr std::string_view kUnchecked[] = {
     "launch_nested_container_sessions_as_user",
     "launch_nested_container_sessions_under_parent_with_user", "attach_containers_input",
     "attach_containers_output", "view_containers", "set_log_level", "remove_nested_containers",
-    "register_agents", "update_maintenance_schedules", "get_maintenance_schedules",
-    "start_maintenances", "stop_maintenances", "get_maintenance_statuses", "drain_agents",
-    "deactivate_agents", "reactivate_agents",
+    "register_agents", "drain_agents", "deactivate_agents", "reactivate_agents",
     "launch_standalone_containers", "kill_standalone_containers",
     "wait_standalone_containers", "remove_standalone_containers",
     "view_standalone_containers", "modify_resource_provider_configs",
@@ -180,7 +183,9 @@ Result<Rule> parseRule(const json::Value& value, const std::string& where,
 Result<void> checkRule(Action action, const Rule& rule, const std::string& where) {
   std::string field = where + "." + std::string(infoOf(action).object);
   if ((action == Action::kViewFlags || action == Action::kAccessMesosLog ||
-       action == Action::kMarkAgentGone) &&
+       action == Action::kMarkAgentGone || action == Action::kUpdateMaintenanceSchedule ||
+       action == Action::kGetMaintenanceSchedule || action == Action::kStartMaintenance ||
+       action == Action::kStopMaintenance || action == Action::kGetMaintenanceStatus) &&
       rule.objects.type == Entity::Type::kSome) {
     return at(field, "must be {\"type\": \"ANY\"} or {\"type\": \"NONE\"}");
   }

@@ -40,6 +40,12 @@ enum class Action {
   kCreateVolume,        // create_volumes: principals -> roles
   kDestroyVolume,       // destroy_volumes: principals -> creator_principals
   kMarkAgentGone,       // mark_agents_gone: principals -> agents (ANY or NONE)
+  // Maintenance (docs/maintenance.md): principals -> machines (ANY or NONE).
+  kUpdateMaintenanceSchedule,  // update_maintenance_schedules
+  kGetMaintenanceSchedule,     // get_maintenance_schedules
+  kStartMaintenance,           // start_maintenances (/machine/down)
+  kStopMaintenance,            // stop_maintenances (/machine/up)
+  kGetMaintenanceStatus,       // get_maintenance_statuses
 };
 
 // The JSON key of an action's list ("run_tasks") and of its object field

@@ -454,6 +454,14 @@ void Master::schedulerCall(const UPID& from, const scheduler::Call& call) {
       frameworkToExecutor(from, message);
       return;
     }
+    case scheduler::Call::ACCEPT_INVERSE_OFFERS:
+      answerInverseOffers(*f, call.accept_inverse_offers().inverse_offer_ids(),
+                          call.accept_inverse_offers().filters(), true);
+      return;
+    case scheduler::Call::DECLINE_INVERSE_OFFERS:
+      answerInverseOffers(*f, call.decline_inverse_offers().inverse_offer_ids(),
+                          call.decline_inverse_offers().filters(), false);
+      return;
     case scheduler::Call::REQUEST: {
       ResourceRequestMessage message;
       *message.mutable_framework_id() = id;

@@ -41,6 +41,14 @@ void Master::installRoutes() {
   route("/tasks", viewed("/tasks", &Master::tasksEndpoint));
   route("/tasks.json", viewed("/tasks.json", &Master::tasksEndpoint));
   route("/teardown", guarded(Realm::kReadwrite, "/teardown", &Master::teardownEndpoint));
+  // maintenance.cpp (docs/maintenance.md).
+  route("/maintenance/schedule", guarded(Realm::kReadwrite, "/maintenance/schedule",
+                                         &Master::maintenanceScheduleEndpoint));
+  route("/maintenance/status", guarded(Realm::kReadonly, "/maintenance/status",
+                                       &Master::maintenanceStatusEndpoint));
+  route("/machine/down",
+        guarded(Realm::kReadwrite, "/machine/down", &Master::machineDownEndpoint));
+  route("/machine/up", guarded(Realm::kReadwrite, "/machine/up", &Master::machineUpEndpoint));
   route("/api/v1/scheduler",
         guarded(Realm::kFramework, "/api/v1/scheduler", &Master::schedulerCallEndpoint));
   route("/api/v1", guarded(Realm::kReadwrite, "/api/v1", &Master::operatorEndpoint));

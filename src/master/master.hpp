@@ -39,6 +39,7 @@
 #include "master/operator_events.hpp"
 #include "master/registrar/registrar.hpp"
 #include "master/registry.hpp"
+#include "maintenance.pb.h"
 #include "messages.pb.h"
 #include "scheduler.pb.h"
 #include "process/actor.hpp"
@@ -394,6 +395,76 @@ class Master : public process::Actor {
   std::deque<std::string> unreachableQueue_;  // slave ids waiting for the rate limit
   std::unordered_set<std::string> unreachableQueued_;
   bool unreachableTimer_ = false;
+
+  // maintenance.cpp: maintenance schedules, machine modes and inverse
+  // offers (docs/maintenance.md), as Apache Mesos 1.x has them. A machine is
+  // a hostname (any case) and an IP; an agent is on the machine of its
+  // SlaveInfo.hostname and its pid's IP. The schedule and the modes are
+  // stored in the registry before the master answers or acts.
+  struct Machine {
+    MachineInfo info;  // mode DRAINING (with the window's unavailability) or DOWN
+    // Each framework's latest answer to the inverse offers for this
+    // machine's agents, by framework id.
+    std::map<std::string, mesos::allocator::InverseOfferStatus> statuses;
+  };
+  struct InverseOfferRecord {
+    InverseOffer offer;
+    std::string machine;  // machineKey()
+  };
+  static std::string machineKey(const MachineID& id);
+  static MachineID machineOf(const SlaveInfo& info, const UPID& pid);
+  // The machine in maintenance that `s` is on, if any.
+  const Machine* maintenanceOf(const Slave& s) const;
+  // Whether an agent with `info` at `pid` is on a DOWN machine (refused at
+  // (re-)registration).
+  bool onDownMachine(const SlaveInfo& info, const UPID& pid) const;
+  // The registry's maintenance, read at recovery.
+  void recoverMaintenance(const registry::Maintenance& stored);
+  // Stores `next` (schedule and machines), then makes it the master's: the
+  // inverse offers of machines that left DRAINING or changed window are
+  // rescinded, offers of agents whose unavailability changed too, and the
+  // agents on machines that went DOWN are removed. 200 once stored; 503
+  // while another change is stored or the registry is read.
+  process::Future<process::http::Response> changeMaintenance(registry::Maintenance next);
+  void applyMaintenance(const registry::Maintenance& next);
+  registry::Maintenance currentMaintenance() const;
+  // The operations behind the endpoints and the v1 calls; each checks its
+  // ACL for `principal` (400 with Apache's message for invalid input, 403
+  // when not authorized).
+  maintenance::Schedule maintenanceSchedule(const std::optional<std::string>& principal) const;
+  maintenance::ClusterStatus maintenanceStatus(const std::optional<std::string>& principal) const;
+  process::Future<process::http::Response> updateMaintenanceSchedule(
+      const maintenance::Schedule& schedule, const std::optional<std::string>& principal);
+  process::Future<process::http::Response> startMaintenance(
+      const std::vector<MachineID>& machines, const std::optional<std::string>& principal);
+  process::Future<process::http::Response> stopMaintenance(
+      const std::vector<MachineID>& machines, const std::optional<std::string>& principal);
+  process::Future<process::http::Response> maintenanceScheduleEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> maintenanceStatusEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> machineDownEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> machineUpEndpoint(
+      const process::http::Request& request);
+  // Sends inverse offers to the frameworks with tasks or executors on
+  // agents of DRAINING machines that have none outstanding there (and did
+  // not answer within their filter's refuse_seconds); again every
+  // --allocation_interval while a machine is DRAINING.
+  void makeInverseOffers();
+  void rescindInverseOffers(const std::string& machine);
+  // ACCEPT_INVERSE_OFFERS / DECLINE_INVERSE_OFFERS: the answer is recorded
+  // for /maintenance/status.
+  void answerInverseOffers(Framework& framework,
+                           const google::protobuf::RepeatedPtrField<OfferID>& ids,
+                           const Filters& filters, bool accept);
+  std::map<std::string, Machine> machines_;  // by machineKey(): DRAINING or DOWN
+  maintenance::Schedule schedule_;
+  bool maintenanceChanging_ = false;
+  std::unordered_map<std::string, InverseOfferRecord> inverseOffers_;  // by id
+  // (framework id, agent id) -> until when no inverse offer is made there.
+  std::map<std::pair<std::string, std::string>, double> inverseOfferRefused_;
+  bool inverseOfferTimer_ = false;
 
   // http.cpp, http_state.cpp, http_tasks.cpp: the endpoints
   // (docs/endpoints.md). Each answers at /master/<name> and, as the

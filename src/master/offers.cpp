@@ -37,6 +37,10 @@ void Master::offer(const FrameworkID& frameworkId,
     if (flags_.offer_timeout) {
       record.timeout = delay(*flags_.offer_timeout, [this, offerId] { offerTimedOut(offerId); });
     }
+    if (const Machine* machine = maintenanceOf(*s);
+        machine != nullptr && machine->info.has_unavailability()) {
+      *record.offer.mutable_unavailability() = machine->info.unavailability();
+    }
     message.add_offers()->CopyFrom(record.offer);
     message.add_pids(s->pid.toString());
   }

@@ -89,6 +89,9 @@ class OperatorApi {
   Response teardown(const Request& request, const Call& call);
   Future<Response> markAgentGone(const Request& request, const Call& call);
   Response subscribe(const Request& request, OperatorEncoding encoding);
+  // The maintenance calls (maintenance.cpp, docs/maintenance.md).
+  Future<Response> maintenance(const Request& request, const Call& call,
+                               OperatorEncoding encoding);
   // The user of an entry of the registry, registered or not.
   std::string frameworkUser(const std::string& frameworkId) const;
 
@@ -204,6 +207,12 @@ Future<Response> OperatorApi::call(const Request& request, const Call& call,
       return markAgentGone(request, call);
     case Call::SUBSCRIBE:
       return subscribe(request, encoding);
+    case Call::GET_MAINTENANCE_STATUS:
+    case Call::GET_MAINTENANCE_SCHEDULE:
+    case Call::UPDATE_MAINTENANCE_SCHEDULE:
+    case Call::START_MAINTENANCE:
+    case Call::STOP_MAINTENANCE:
+      return maintenance(request, call, encoding);
     default:
       return answer(501, "Call " + Call::Type_Name(call.type()) +
                              " is not supported by this master yet (docs/operator-http-api.md "
@@ -409,6 +418,51 @@ Future<Response> OperatorApi::markAgentGone(const Request& request, const Call& 
   LOG(INFO) << "Marking agent " << id.value() << " gone for a MARK_AGENT_GONE call from "
             << request.peer;
   return m_.markAgentGone(id);
+}
+
+Future<Response> OperatorApi::maintenance(const Request& request, const Call& call,
+                                          OperatorEncoding encoding) {
+  auto machines = [](const google::protobuf::RepeatedPtrField<v1::MachineID>& ids) {
+    std::vector<MachineID> out;
+    for (const v1::MachineID& id : ids) out.push_back(devolve<MachineID>(id));
+    return out;
+  };
+  if (m_.recovering_) {
+    return answer(503, "The registry is being read (the maintenance schedule with it); try again");
+  }
+  V1Response response;
+  switch (call.type()) {
+    case Call::GET_MAINTENANCE_STATUS:
+      response.set_type(V1Response::GET_MAINTENANCE_STATUS);
+      *response.mutable_get_maintenance_status()->mutable_status() =
+          evolve<v1::maintenance::ClusterStatus>(m_.maintenanceStatus(request.principal));
+      return encoded(response, encoding);
+    case Call::GET_MAINTENANCE_SCHEDULE:
+      response.set_type(V1Response::GET_MAINTENANCE_SCHEDULE);
+      *response.mutable_get_maintenance_schedule()->mutable_schedule() =
+          evolve<v1::maintenance::Schedule>(m_.maintenanceSchedule(request.principal));
+      return encoded(response, encoding);
+    case Call::UPDATE_MAINTENANCE_SCHEDULE:
+      if (!call.has_update_maintenance_schedule()) {
+        return answer(400, "Failed to validate master::Call: Expecting "
+                           "'update_maintenance_schedule' to be present");
+      }
+      return m_.updateMaintenanceSchedule(
+          devolve<mesos::maintenance::Schedule>(call.update_maintenance_schedule().schedule()),
+          request.principal);
+    case Call::START_MAINTENANCE:
+      if (!call.has_start_maintenance()) {
+        return answer(400,
+                      "Failed to validate master::Call: Expecting 'start_maintenance' to be present");
+      }
+      return m_.startMaintenance(machines(call.start_maintenance().machines()), request.principal);
+    default:
+      if (!call.has_stop_maintenance()) {
+        return answer(400,
+                      "Failed to validate master::Call: Expecting 'stop_maintenance' to be present");
+      }
+      return m_.stopMaintenance(machines(call.stop_maintenance().machines()), request.principal);
+  }
 }
 
 Response OperatorApi::subscribe(const Request& request, OperatorEncoding encoding) {

@@ -53,7 +53,14 @@ void Master::recoverRegistry() {
   LOG(INFO) << "Reading the registry of agents (" << flags_.registryKind() << ")";
   dispatch(registrar_.pid(), &Registrar::recover)
       .then(self(), [this](const Result<std::vector<registry::Agent>>& agents) {
-        registryRecovered(agents);
+        if (!agents) return registryRecovered(agents);
+        // The maintenance schedule and modes (maintenance.cpp), read with
+        // the agents.
+        dispatch(registrar_.pid(), &Registrar::maintenance)
+            .then(self(), [this, agents](const registry::Maintenance& maintenance) {
+              recoverMaintenance(maintenance);
+              registryRecovered(agents);
+            });
       });
 }
 

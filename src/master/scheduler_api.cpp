@@ -59,12 +59,15 @@ std::optional<std::string> validate(const V1Call& call) {
     case V1Call::RECONCILE: return need(call.has_reconcile(), "reconcile");
     case V1Call::MESSAGE: return need(call.has_message(), "message");
     case V1Call::REQUEST: return need(call.has_request(), "request");
+    case V1Call::ACCEPT_INVERSE_OFFERS:
+      return need(call.has_accept_inverse_offers(), "accept_inverse_offers");
+    case V1Call::DECLINE_INVERSE_OFFERS:
+      return need(call.has_decline_inverse_offers(), "decline_inverse_offers");
     case V1Call::TEARDOWN:
     case V1Call::REVIVE:
     case V1Call::SUPPRESS: return std::nullopt;
     default:
-      return "Call " + V1Call::Type_Name(call.type()) +
-             " is not served: this master makes no inverse offers";
+      return "Call " + V1Call::Type_Name(call.type()) + " is not served by this master";
   }
 }
 

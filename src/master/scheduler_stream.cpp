@@ -30,6 +30,8 @@ void SchedulerStream::initialize() {
   on(&SchedulerStream::reregistered);
   on(&SchedulerStream::offers);
   on(&SchedulerStream::rescind);
+  on(&SchedulerStream::inverseOffers);
+  on(&SchedulerStream::rescindInverse);
   on(&SchedulerStream::update);
   on(&SchedulerStream::executorMessage);
   on(&SchedulerStream::lostSlave);
@@ -106,6 +108,26 @@ void SchedulerStream::rescind(const UPID& from, const RescindResourceOfferMessag
   Event event;
   event.set_type(Event::RESCIND);
   *event.mutable_rescind()->mutable_offer_id() = evolve<v1::OfferID>(message.offer_id());
+  emit(event);
+}
+
+void SchedulerStream::inverseOffers(const UPID& from, const InverseOffersMessage& message) {
+  if (!fromMaster(from, "InverseOffersMessage")) return;
+  Event event;
+  event.set_type(Event::INVERSE_OFFERS);
+  for (const InverseOffer& offer : message.inverse_offers()) {
+    *event.mutable_inverse_offers()->add_inverse_offers() = evolve<v1::InverseOffer>(offer);
+  }
+  emit(event);
+}
+
+void SchedulerStream::rescindInverse(const UPID& from,
+                                     const RescindInverseOfferMessage& message) {
+  if (!fromMaster(from, "RescindInverseOfferMessage")) return;
+  Event event;
+  event.set_type(Event::RESCIND_INVERSE_OFFER);
+  *event.mutable_rescind_inverse_offer()->mutable_inverse_offer_id() =
+      evolve<v1::OfferID>(message.inverse_offer_id());
   emit(event);
 }
 

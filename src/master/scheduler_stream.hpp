@@ -45,6 +45,9 @@ class SchedulerStream : public process::Actor {
   void reregistered(const process::UPID& from, const FrameworkReregisteredMessage& message);
   void offers(const process::UPID& from, const ResourceOffersMessage& message);
   void rescind(const process::UPID& from, const RescindResourceOfferMessage& message);
+  // Maintenance (docs/maintenance.md): INVERSE_OFFERS, RESCIND_INVERSE_OFFER.
+  void inverseOffers(const process::UPID& from, const InverseOffersMessage& message);
+  void rescindInverse(const process::UPID& from, const RescindInverseOfferMessage& message);
   void update(const process::UPID& from, const StatusUpdateMessage& message);
   void executorMessage(const process::UPID& from, const ExecutorToFrameworkMessage& message);
   void lostSlave(const process::UPID& from, const LostSlaveMessage& message);

@@ -51,6 +51,14 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
     send(from, std::move(shutdown));
     return;
   }
+  if (onDownMachine(info, from)) {
+    LOG(WARNING) << "Refusing registration of the slave at " << from << " ("
+                 << info.hostname() << "): its machine is DOWN for maintenance";
+    ShutdownMessage shutdown;
+    shutdown.set_message("Machine is `DOWN`");
+    send(from, std::move(shutdown));
+    return;
+  }
   if (Slave* s = registry_.slaveAt(from); s != nullptr && s->active) {
     // A retry from a slave whose registration we answered already (the
     // answer was lost or is still on its way).
@@ -155,6 +163,9 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
   if (removed_.count(id) != 0) {
     return refuse("the agent was removed (it unregistered, or a new slave took its address); "
                   "start it with a new work directory to register it anew");
+  }
+  if (onDownMachine(info, from)) {
+    return refuse("its machine is DOWN for maintenance (docs/maintenance.md)");
   }
   if (removing_.count(id) != 0 || readmitting_.count(id) != 0) {
     // A change of it is being stored; it retries.

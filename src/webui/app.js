@@ -589,19 +589,81 @@
     return Object.entries(a).map(([k, v]) => esc(k) + ':' + esc(typeof v === 'object' ? JSON.stringify(v) : v)).join(', ');
   }
 
+  // Maintenance (docs/maintenance.md): a machine is its hostname (any case)
+  // and IP; a slave is on the machine of its hostname and its pid's IP.
+  function machineKey(m) { return (m.hostname || '').toLowerCase() + '\n' + (m.ip || ''); }
+  function slaveMachineKey(s) {
+    const at = (s.pid || '').indexOf('@');
+    return machineKey({ hostname: s.hostname, ip: at < 0 ? '' : s.pid.slice(at + 1).split(':')[0] });
+  }
+
+  // The schedule and each machine's mode, from /maintenance/schedule and
+  // /maintenance/status: {windows, byMachine: key -> {mode, window}}.
+  async function maintenanceState() {
+    const [schedule, status] = await Promise.all(
+      [getJSON('maintenance/schedule'), getJSON('maintenance/status')]);
+    const byMachine = {};
+    for (const w of schedule.windows || []) {
+      for (const m of w.machine_ids || []) byMachine[machineKey(m)] = { mode: 'DRAINING', window: w.unavailability };
+    }
+    for (const d of status.draining_machines || []) {
+      const entry = byMachine[machineKey(d.id)] || (byMachine[machineKey(d.id)] = {});
+      entry.mode = 'DRAINING';
+      entry.statuses = d.statuses || [];
+    }
+    for (const m of status.down_machines || []) {
+      (byMachine[machineKey(m)] || (byMachine[machineKey(m)] = {})).mode = 'DOWN';
+    }
+    return { windows: schedule.windows || [], byMachine };
+  }
+
+  function windowText(u) {
+    if (!u || !u.start) return '';
+    const start = u.start.nanoseconds / 1e9;
+    const end = u.duration ? start + u.duration.nanoseconds / 1e9 : null;
+    return when(start) + (end ? ' \u2013 ' + when(end) : ' (open-ended)');
+  }
+
+  function renderMaintenance(el, m) {
+    if (!m || m.windows.length === 0) { el.innerHTML = ''; return; }
+    el.innerHTML = '<h2>Maintenance schedule</h2><table class="data table table-sm"><thead><tr>' +
+      '<th>Window</th><th>Machines (mode)</th></tr></thead><tbody>' +
+      m.windows.map((w) => '<tr><td>' + esc(windowText(w.unavailability)) + '</td><td>' +
+        (w.machine_ids || []).map((id) => {
+          const entry = m.byMachine[machineKey(id)] || {};
+          return esc((id.hostname || '') + (id.ip ? ' ' + id.ip : '')) + ' (' + esc(entry.mode || 'UP') + ')';
+        }).join(', ') + '</td></tr>').join('') + '</tbody></table>';
+  }
+
   views.slaves = function () {
-    setView('<h1>Slaves</h1><div class="toolbar">' + filterBox('filter', 'filter by id, host, attribute') +
-      '</div><div id="table"></div>');
+    setView('<h1>Slaves</h1><div id="maintenance"></div><div class="toolbar">' +
+      filterBox('filter', 'filter by id, host, attribute, mode') + '</div><div id="table"></div>');
     let page = 0;
+    let maintenance = null;
+    let maintenanceAt = 0;
     $('filter').oninput = () => { page = 0; update(); };
+    function refreshMaintenance() {
+      if (Date.now() - maintenanceAt < 10000) return;
+      maintenanceAt = Date.now();
+      maintenanceState().then((m) => {
+        maintenance = m;
+        if ($('maintenance')) { renderMaintenance($('maintenance'), m); update(); }
+      }).catch(() => { maintenance = null; });
+    }
+    function modeOf(s) {
+      const entry = maintenance ? maintenance.byMachine[slaveMachineKey(s)] : null;
+      return entry ? entry : { mode: 'UP' };
+    }
     function update() {
       if (!ui.summary) return;
+      refreshMaintenance();
       const filter = $('filter').value;
       const items = ui.summary.slaves.filter((s) =>
-        matches(filter, [s.id, s.hostname, s.pid, attributes(s.attributes)]));
+        matches(filter, [s.id, s.hostname, s.pid, attributes(s.attributes), modeOf(s).mode]));
       page = pagedTable($('table'), items, page,
         '<th>ID</th><th>Host</th><th class="num">CPUs</th><th></th><th class="num">Memory</th><th></th>' +
-        '<th class="num">Disk</th><th>Attributes</th><th class="num">Live tasks</th><th>Registered</th>',
+        '<th class="num">Disk</th><th>Attributes</th><th class="num">Live tasks</th><th>Registered</th>' +
+        '<th>Maintenance</th>',
         (s) => {
           const r = res(s.resources), u = res(s.used_resources), o = res(s.offered_resources);
           return '<tr><td class="mono"><a href="#/slaves/' + enc(s.id) + '">' + esc(s.id) + '</a></td>' +
@@ -609,7 +671,10 @@
             '</td><td class="num">' + num(u.cpus) + ' / ' + num(r.cpus) + '</td><td>' + bar(u.cpus, o.cpus, r.cpus) +
             '</td><td class="num">' + mem(u.mem) + ' / ' + mem(r.mem) + '</td><td>' + bar(u.mem, o.mem, r.mem) +
             '</td><td class="num">' + mem(r.disk) + '</td><td>' + attributes(s.attributes) + '</td>' +
-            '<td class="num">' + liveTasks(s) + '</td><td>' + esc(when(s.registered_time)) + '</td></tr>';
+            '<td class="num">' + liveTasks(s) + '</td><td>' + esc(when(s.registered_time)) + '</td>' +
+            '<td class="maintenance">' + esc(modeOf(s).mode) +
+            (modeOf(s).window ? ' <span class="muted">' + esc(windowText(modeOf(s).window)) + '</span>' : '') +
+            '</td></tr>';
         }, (p) => { page = p; update(); });
     }
     update();

@@ -78,6 +78,8 @@ TEST(AclsTest, MalformedDocumentsNameWhatAndWhere) {
   EXPECT_EQ(parseError(R"({"permissive": "no"})"), "permissive: expected true or false");
   EXPECT_EQ(parseError(R"({"view_flags": [{"principals": {"type": "ANY"}, "flags": {"values": ["x"]}}]})"),
             "view_flags[0].flags: must be {\"type\": \"ANY\"} or {\"type\": \"NONE\"}");
+  EXPECT_EQ(parseError(R"({"start_maintenances": [{"principals": {"type": "ANY"}, "machines": {"values": ["h"]}}]})"),
+            "start_maintenances[0].machines: must be {\"type\": \"ANY\"} or {\"type\": \"NONE\"}");
   EXPECT_NE(parseError(R"({"get_endpoints": [{"principals": {"type": "ANY"}, "paths": {"values": ["/state"]}}]})")
                 .find("'/state' is not an authorizable path"),
             std::string::npos);
@@ -131,7 +133,10 @@ TEST(LocalAuthorizerTest, EveryActionAllowedAndDenied) {
     EXPECT_FALSE(acl->authorized(action, std::nullopt, std::string("x"))) << name;
   }
   // The object-less ones: ANY or NONE.
-  for (Action action : {Action::kViewFlags, Action::kAccessMesosLog}) {
+  for (Action action : {Action::kViewFlags, Action::kAccessMesosLog,
+                        Action::kUpdateMaintenanceSchedule, Action::kGetMaintenanceSchedule,
+                        Action::kStartMaintenance, Action::kStopMaintenance,
+                        Action::kGetMaintenanceStatus}) {
     std::string name(authorizer::actionName(action));
     std::string object(authorizer::objectName(action));
     auto acl = local(R"({")" + name + R"(": [{"principals": {"values": ["alice"]}, ")" + object +

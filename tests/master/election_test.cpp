@@ -454,5 +454,51 @@ TEST_F(ElectionTest, FrameworksNotBackInTimeAreShutDownOnTheirSlaves) {
   EXPECT_EQ(0, state["unregistered_frameworks"].array().size());
 }
 
+// The maintenance schedule and the machines' modes (docs/maintenance.md)
+// are in the registry in ZooKeeper: the next leader serves them.
+TEST_F(ElectionTest, TheMaintenanceScheduleAndModesSurviveAFailover) {
+  start(2);
+  size_t first = awaitLeader();
+  process::Address address = cluster_->runtime().address();
+  const std::string firstPath = "/" + cluster_->master(first).id;
+  auto post = [&](const std::string& path, const std::string& body) {
+    TcpClient client(address);
+    EXPECT_TRUE(client.write("POST " + path + " HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                             std::to_string(body.size()) + "\r\n\r\n" + body));
+    int status = 0;
+    std::string answer;
+    EXPECT_TRUE(client.readResponse(&status, &answer, 10000));
+    return status;
+  };
+  const std::string node1 = R"({"hostname": "node1", "ip": "10.0.0.1"})";
+  const std::string node2 = R"({"hostname": "node2", "ip": "10.0.0.2"})";
+  // 503 until the new leader has read the registry.
+  const std::string schedule = R"({"windows": [{"machine_ids": [)" + node1 + ", " + node2 +
+                               R"(], "unavailability": {"start": {"nanoseconds": 5000000000}}}]})";
+  ASSERT_TRUE(
+      waitUntil([&] { return post(firstPath + "/maintenance/schedule", schedule) == 200; }, 30s));
+  ASSERT_EQ(200, post(firstPath + "/machine/down", "[" + node1 + "]"));
+
+  cluster_->stopMaster(first);
+  size_t second = 1 - first;
+  ASSERT_TRUE(waitUntil([&] { return leading(second); }, 30s));
+  const std::string secondPath = "/" + cluster_->master(second).id;
+  // 503 until it has read the registry.
+  json::Value stored;
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        stored = getJson(address, secondPath + "/maintenance/schedule");
+        return stored.isObject();
+      },
+      30s));
+  ASSERT_EQ(1u, stored["windows"].array().size());
+  EXPECT_EQ(2u, stored["windows"].array()[0]["machine_ids"].array().size());
+  json::Value status = getJson(address, secondPath + "/maintenance/status");
+  ASSERT_EQ(1u, status["down_machines"].array().size());
+  EXPECT_EQ("node1", status["down_machines"].array()[0]["hostname"].string());
+  ASSERT_EQ(1u, status["draining_machines"].array().size());
+  EXPECT_EQ("node2", status["draining_machines"].array()[0]["id"]["hostname"].string());
+}
+
 }  // namespace
 }  // namespace mesos::test

@@ -618,9 +618,9 @@ TEST_F(OperatorApiTest, BadInputGetsAClearErrorAndTheMasterServesOn) {
   EXPECT_EQ(unknown.status, 400);
   EXPECT_EQ(unknown.body, "Failed to validate master::Call: Expecting 'type' to be present\n");
 
-  HttpResponse unsupported = post(R"({"type": "START_MAINTENANCE"})", kJson, kJson);
+  HttpResponse unsupported = post(R"({"type": "GET_QUOTA"})", kJson, kJson);
   EXPECT_EQ(unsupported.status, 501);
-  EXPECT_NE(unsupported.body.find("START_MAINTENANCE is not supported"), std::string::npos)
+  EXPECT_NE(unsupported.body.find("GET_QUOTA is not supported"), std::string::npos)
       << unsupported.body;
 
   HttpResponse noTeardown = post(R"({"type": "TEARDOWN"})", kJson, kJson);

@@ -175,6 +175,49 @@ TEST_F(RegistrarTest, FilesKeepTheRegistryAndRefuseCorruption) {
   EXPECT_FALSE(await(process::dispatch(corrupt, &Registrar::admit, agentInfo("z"), 1.0)).ok());
 }
 
+internal::registry::Maintenance downMachine(const std::string& hostname) {
+  internal::registry::Maintenance maintenance;
+  MachineInfo* machine = maintenance.add_machines();
+  machine->mutable_id()->set_hostname(hostname);
+  machine->set_mode(MachineInfo::DOWN);
+  return maintenance;
+}
+
+// The maintenance schedule and modes (docs/maintenance.md) are stored with
+// the agents and read back by the next owner; an unchanged one is not
+// written; in memory nothing survives.
+TEST_F(RegistrarTest, TheMaintenanceIsKeptInFiles) {
+  std::string dir = tempDir();
+  {
+    auto r = spawn(registrar::fileStorage(dir + "/registry"));
+    EXPECT_TRUE(recover(r).empty());
+    EXPECT_TRUE(applied(process::dispatch(r, &Registrar::setMaintenance, downMachine("h1"))));
+    EXPECT_FALSE(applied(process::dispatch(r, &Registrar::setMaintenance, downMachine("h1"))));
+    EXPECT_TRUE(applied(process::dispatch(r, &Registrar::admit, agentInfo("a"), 1.0)));
+    registrars_.clear();
+  }
+  auto r = spawn(registrar::fileStorage(dir + "/registry"));
+  EXPECT_EQ(1u, recover(r).size());
+  auto read = await(process::dispatch(r, &Registrar::maintenance));
+  ASSERT_EQ(1, read.machines_size());
+  EXPECT_EQ("h1", read.machines(0).id().hostname());
+  EXPECT_EQ(MachineInfo::DOWN, read.machines(0).mode());
+  registrars_.clear();
+
+  std::ofstream(dir + "/registry/maintenance", std::ios::binary | std::ios::trunc)
+      << "\xff\xff\xff garbage";
+  auto corrupt = spawn(registrar::fileStorage(dir + "/registry"));
+  auto failed = await(process::dispatch(corrupt, &Registrar::recover));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(std::string::npos, failed.error().message.find("maintenance schedule"))
+      << failed.error().message;
+
+  auto memory = spawn(registrar::inMemoryStorage());
+  EXPECT_TRUE(recover(memory).empty());
+  EXPECT_TRUE(applied(process::dispatch(memory, &Registrar::setMaintenance, downMachine("h"))));
+  EXPECT_EQ(1, await(process::dispatch(memory, &Registrar::maintenance)).machines_size());
+}
+
 class RegistrarZooKeeperTest : public RegistrarTest {
  protected:
   void SetUp() override {
@@ -222,6 +265,31 @@ TEST_F(RegistrarZooKeeperTest, ADeposedOwnersWritesFail) {
     if (agent.state() == Agent::UNREACHABLE) unreachable++;
   }
   EXPECT_EQ(1u, unreachable);
+}
+
+// The maintenance node is written in the fenced transaction: a deposed
+// owner cannot change it, and the new owner reads what the old stored.
+TEST_F(RegistrarZooKeeperTest, TheMaintenanceIsFencedAndReadBack) {
+  auto first = spawn(storage());
+  EXPECT_TRUE(recover(first).empty());
+  EXPECT_TRUE(applied(process::dispatch(first, &Registrar::setMaintenance, downMachine("h1"))));
+  auto second = spawn(storage());
+  recover(second);
+  auto read = await(process::dispatch(second, &Registrar::maintenance));
+  ASSERT_EQ(1, read.machines_size());
+  EXPECT_EQ("h1", read.machines(0).id().hostname());
+
+  auto fenced =
+      await(process::dispatch(first, &Registrar::setMaintenance, downMachine("deposed")));
+  ASSERT_FALSE(fenced.ok());
+  EXPECT_NE(std::string::npos, fenced.error().message.find("another master took the registry"))
+      << fenced.error().message;
+  EXPECT_TRUE(applied(process::dispatch(second, &Registrar::setMaintenance, downMachine("h2"))));
+  auto third = spawn(storage());
+  recover(third);
+  read = await(process::dispatch(third, &Registrar::maintenance));
+  ASSERT_EQ(1, read.machines_size());
+  EXPECT_EQ("h2", read.machines(0).id().hostname());
 }
 
 // Shards are made when first written, and "written" lists them: a new

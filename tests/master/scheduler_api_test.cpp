@@ -530,5 +530,72 @@ TEST_F(SchedulerApiTest, V0FrameworksCallsFromAnotherHostAreRefused) {
   EXPECT_TRUE(get("/state")["frameworks"].array().empty());
 }
 
+// Maintenance (docs/maintenance.md) for a v1 framework: INVERSE_OFFERS on
+// its stream, DECLINE_INVERSE_OFFERS seen in /maintenance/status, and
+// RESCIND_INVERSE_OFFER when the machine leaves the schedule.
+TEST_F(SchedulerApiTest, InverseOffersReachAV1FrameworkAndItsAnswerIsShown) {
+  start();
+  Peer& agent = slave("slave");
+  SlaveID slaveId = registerSlave(agent);
+  Subscription stream(runtime_->address(), subscribeCall(), kJson);
+  ASSERT_EQ(200, stream.status());
+  const v1::FrameworkID frameworkId =
+      stream.expect(V1Event::SUBSCRIBED).subscribed().framework_id();
+  const v1::Offer offer = stream.expect(V1Event::OFFERS).offers().offers(0);
+  V1Call accept = frameworkCall(V1Call::ACCEPT, frameworkId);
+  *accept.mutable_accept()->add_offer_ids() = offer.id();
+  v1::Offer::Operation* launch = accept.mutable_accept()->add_operations();
+  launch->set_type(v1::Offer::Operation::LAUNCH);
+  *launch->mutable_launch()->add_task_infos() =
+      evolve<v1::TaskInfo>(commandTask("t1", slaveId, "cpus:1;mem:128", "sleep 100"));
+  ASSERT_EQ(202, call(accept, stream.streamId(), kJson));
+  settle();
+
+  auto maintenance = [&](const std::string& path, const std::string& body) {
+    RawPeer peer(runtime_->address());
+    EXPECT_TRUE(peer.write("POST " + path + " HTTP/1.1\r\nHost: test\r\nContent-Length: " +
+                           std::to_string(body.size()) + "\r\n\r\n" + body));
+    auto response = peer.readResponse();
+    EXPECT_TRUE(response.has_value());
+    settle();
+    return response ? response->status : 0;
+  };
+  const std::string schedule =
+      R"({"windows": [{"machine_ids": [{"hostname": "slave.example", "ip": ")" +
+      runtime_->address().ipString() +
+      R"("}], "unavailability": {"start": {"nanoseconds": 7000000000}}}]})";
+  ASSERT_EQ(200, maintenance("/maintenance/schedule", schedule));
+  V1Event inverse = stream.await(V1Event::INVERSE_OFFERS);
+  ASSERT_EQ(1, inverse.inverse_offers().inverse_offers_size());
+  const v1::InverseOffer offered = inverse.inverse_offers().inverse_offers(0);
+  EXPECT_EQ(slaveId.value(), offered.agent_id().value());
+  EXPECT_EQ(7000000000, offered.unavailability().start().nanoseconds());
+
+  V1Call decline = frameworkCall(V1Call::DECLINE_INVERSE_OFFERS, frameworkId);
+  *decline.mutable_decline_inverse_offers()->add_inverse_offer_ids() = offered.id();
+  ASSERT_EQ(202, call(decline, stream.streamId(), kJson));
+  settle();
+  json::Value status = get("/maintenance/status");
+  ASSERT_EQ(1u, status["draining_machines"].array().size());
+  const json::Value& answered = status["draining_machines"].array()[0]["statuses"].array()[0];
+  EXPECT_EQ("DECLINE", answered["status"].string());
+  EXPECT_EQ(frameworkId.value(), answered["framework_id"]["value"].string());
+  // Without its sub-message the call is refused.
+  std::string body;
+  EXPECT_EQ(400, call(frameworkCall(V1Call::ACCEPT_INVERSE_OFFERS, frameworkId),
+                      stream.streamId(), kJson, &body));
+  EXPECT_NE(std::string::npos, body.find("accept_inverse_offers")) << body;
+
+  // Declined for the default 5 s: then asked again; leaving the schedule
+  // rescinds it.
+  advance(6s);
+  const v1::InverseOffer again =
+      stream.await(V1Event::INVERSE_OFFERS).inverse_offers().inverse_offers(0);
+  EXPECT_NE(offered.id().value(), again.id().value());
+  ASSERT_EQ(200, maintenance("/maintenance/schedule", "{}"));
+  EXPECT_EQ(again.id().value(),
+            stream.await(V1Event::RESCIND_INVERSE_OFFER).rescind_inverse_offer().inverse_offer_id().value());
+}
+
 }  // namespace
 }  // namespace mesos::test

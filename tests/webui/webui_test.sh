@@ -201,6 +201,20 @@ for page in "#/:overview" "#/frameworks/$framework:framework" \
   [ -s "$artifacts/${page##*:}.png" ] || fail "no screenshot of $ui${page%:*}"
 done
 
+# Maintenance (docs/maintenance.md): once the slave's machine is in the
+# schedule, the slaves page shows the window and the machine's mode.
+slave_host=$(get "http://$master/state-summary" | json_get 'd["slaves"][0]["hostname"]')
+python3 - "http://$master/maintenance/schedule" "$slave_host" <<'PY' || fail "POST /maintenance/schedule failed"
+import json, sys, urllib.request
+window = {"machine_ids": [{"hostname": sys.argv[2], "ip": "127.0.0.1"}],
+          "unavailability": {"start": {"nanoseconds": 4102444800 * 10**9},
+                             "duration": {"nanoseconds": 3600 * 10**9}}}
+body = json.dumps({"windows": [window]}).encode()
+urllib.request.urlopen(urllib.request.Request(sys.argv[1], data=body, method="POST"), timeout=10)
+PY
+expect_page "${ui}#/slaves" "$artifacts/slaves-maintenance.html" 'Maintenance schedule' \
+  '<td class="maintenance">DRAINING' "$slave_host 127.0.0.1 (DRAINING)"
+
 # A standby's UI names the leader and links there: two masters elected in a
 # real ZooKeeper (Debian's zookeeper, run by a JRE), when it is installed.
 zk_classpath=/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar
@@ -235,5 +249,5 @@ else
     'is a standby' "master@127.0.0.1:$leader_port" "http://127.0.0.1:$leader_port/#/" 'id="leader-link"'
 fi
 
-echo "PASS: the UI shows the framework, its running task and its sandbox file;" \
-     "a standby's UI names the leader; screenshots in $artifacts"
+echo "PASS: the UI shows the framework, its running task and its sandbox file," \
+     "the maintenance schedule and modes; a standby's UI names the leader; screenshots in $artifacts"

@@ -56,7 +56,7 @@ Future<Result<std::vector<registry::Agent>>> Registrar::recover() {
     }
   });
   storage_->recover(kShards).then(self(), [this, promise,
-                                           start](const Result<std::vector<std::string>>& read) {
+                                           start](const Result<Storage::Contents>& read) {
     if (!promise->future().isPending()) return;  // timed out
     if (!read) {
       failed_ = read.error();
@@ -64,14 +64,23 @@ Future<Result<std::vector<registry::Agent>>> Registrar::recover() {
                                         "): " + read.error().message}));
       return;
     }
-    shards_ = static_cast<uint32_t>(read.value().size());
+    if (!read.value().maintenance.empty() &&
+        !maintenance_.ParseFromString(read.value().maintenance)) {
+      failed_ = Error{"corrupt maintenance node"};
+      promise->set(Result<Agents>(
+          Error{"the maintenance schedule in the registry (" + storage_->describe() +
+                ") is corrupt: it does not parse; refusing to lead from it (restore it, or "
+                "remove that node or file to start without maintenance)"}));
+      return;
+    }
+    shards_ = static_cast<uint32_t>(read.value().shards.size());
     shardIds_.assign(shards_, {});
     shardBytes_.assign(shards_, 0);
     Agents agents;
     for (uint32_t i = 0; i < shards_; ++i) {
       // Each agent's bytes are kept as read (a shard is their
       // concatenation as Shard.agents): nothing is serialized again.
-      const std::string& content = read.value()[i];
+      const std::string& content = read.value().shards[i];
       google::protobuf::io::CodedInputStream in(
           reinterpret_cast<const uint8_t*>(content.data()), static_cast<int>(content.size()));
       in.SetTotalBytesLimit(std::numeric_limits<int>::max());
@@ -100,6 +109,7 @@ Future<Result<std::vector<registry::Agent>>> Registrar::recover() {
       }
     }
     dirty_.clear();  // as stored
+    maintenanceDirty_ = false;
     recovered_ = true;
     stats_->recoveryUs = micros(std::chrono::steady_clock::now() - start);
     LOG(INFO) << "Recovered the registry (" << storage_->describe() << "): " << stats_->admitted
@@ -176,6 +186,15 @@ Future<Result<bool>> Registrar::remove(std::vector<SlaveID> ids) {
   });
 }
 
+Future<Result<bool>> Registrar::setMaintenance(registry::Maintenance maintenance) {
+  return enqueue([this, maintenance = std::move(maintenance)] {
+    if (maintenance.SerializeAsString() == maintenance_.SerializeAsString()) return false;
+    maintenance_ = maintenance;
+    maintenanceDirty_ = true;
+    return true;
+  });
+}
+
 Future<Result<bool>> Registrar::enqueue(std::function<bool()> apply) {
   auto promise = std::make_shared<Promise<Result<bool>>>();
   if (failed_) {
@@ -197,8 +216,9 @@ void Registrar::flush() {
   waiting_.clear();
   stats_->queued = 0;
   for (Change& change : batch) change.changed = change.apply();
-  if (dirty_.empty() || !storage_->durable()) {
+  if ((dirty_.empty() && !maintenanceDirty_) || !storage_->durable()) {
     dirty_.clear();
+    maintenanceDirty_ = false;
     for (Change& change : batch) change.promise->set(Result<bool>(change.changed));
     return;
   }
@@ -206,13 +226,15 @@ void Registrar::flush() {
   shards.reserve(dirty_.size());
   for (uint32_t shard : dirty_) shards.emplace_back(shard, shardContent(shard));
   dirty_.clear();
+  std::optional<std::string> maintenance;
+  if (maintenanceDirty_) maintenance = maintenance_.SerializeAsString();
+  maintenanceDirty_ = false;
   writing_ = std::move(batch);
   out_ = true;
   uint64_t write = ++writeSeq_;
   writeStart_ = std::chrono::steady_clock::now();
-  storage_->write(std::move(shards)).then(self(), [this, write](const Result<Nothing>& result) {
-    written(write, result);
-  });
+  storage_->write(std::move(shards), std::move(maintenance))
+      .then(self(), [this, write](const Result<Nothing>& result) { written(write, result); });
   delay(storeTimeout_, [this, write] {
     if (!out_ || write != writeSeq_) return;
     written(write, Result<Nothing>(Error{

@@ -71,6 +71,12 @@ class Registrar : public process::Actor {
   // The agents are forgotten (removed, or pruned by the master's GC).
   process::Future<Result<bool>> remove(std::vector<SlaveID> ids);
 
+  // Maintenance (docs/maintenance.md): what recover() read (empty before
+  // it, or when none was stored), and its replacement, stored in the same
+  // fenced write as the changes of agents batched with it.
+  registry::Maintenance maintenance() const { return maintenance_; }
+  process::Future<Result<bool>> setMaintenance(registry::Maintenance maintenance);
+
   std::shared_ptr<const Stats> stats() const { return stats_; }
   std::string describe() const { return storage_->describe(); }
 
@@ -113,6 +119,8 @@ class Registrar : public process::Actor {
   std::vector<std::set<std::string>> shardIds_;               // the ids in each shard
   std::vector<size_t> shardBytes_;                            // each shard's size
   std::set<uint32_t> dirty_;                                  // shards changed since the last write
+  registry::Maintenance maintenance_;
+  bool maintenanceDirty_ = false;                             // changed since the last write
   std::deque<Change> waiting_;
   std::vector<Change> writing_;                               // the changes the write out carries
   bool out_ = false;                                          // a write is out

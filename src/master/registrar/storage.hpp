@@ -1,6 +1,7 @@
 // Where the master's registry of agents is kept (docs/high-availability.md):
-// a fixed number of shards, each written whole. A backend is a folder here
-// plus one line in storage.cpp's createStorage().
+// a fixed number of shards, each written whole, and the maintenance node
+// (docs/maintenance.md). A backend is a folder here plus one line in
+// storage.cpp's createStorage().
 #pragma once
 
 #include <chrono>
@@ -23,6 +24,12 @@ namespace mesos::internal::master::registrar {
 
 class Storage {
  public:
+  // What recover() reads.
+  struct Contents {
+    std::vector<std::string> shards;  // each shard's content (empty for an empty shard)
+    std::string maintenance;          // a registry::Maintenance, serialized (empty: none)
+  };
+
   virtual ~Storage() = default;
 
   // For logs and errors: "ZooKeeper zk://host:2181/mesos/registry".
@@ -35,16 +42,18 @@ class Storage {
   virtual void attach(const process::UPID& actor) { actor_ = actor; }
 
   // Takes the registry over: from now on writes of earlier owners (a
-  // deposed leader) fail. Then reads it: every shard's content (empty for an
-  // empty shard). A new registry is made with `shards` shards; an existing
-  // one keeps its own number. Fails with a clear error when the registry is
-  // corrupt or another owner took it over meanwhile.
-  virtual process::Future<Result<std::vector<std::string>>> recover(uint32_t shards) = 0;
+  // deposed leader) fail. Then reads it: every shard's content and the
+  // maintenance node's. A new registry is made with `shards` shards; an
+  // existing one keeps its own number. Fails with a clear error when the
+  // registry is corrupt or another owner took it over meanwhile.
+  virtual process::Future<Result<Contents>> recover(uint32_t shards) = 0;
 
-  // Replaces whole shards (index, content). Fails when another owner took
+  // Replaces whole shards (index, content) and, when given, the
+  // maintenance node, in one fenced write. Fails when another owner took
   // the registry over since recover(), or the store fails.
   virtual process::Future<Result<process::Nothing>> write(
-      std::vector<std::pair<uint32_t, std::string>> shards) = 0;
+      std::vector<std::pair<uint32_t, std::string>> shards,
+      std::optional<std::string> maintenance = std::nullopt) = 0;
 
  protected:
   process::UPID actor_;

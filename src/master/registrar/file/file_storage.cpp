@@ -1,7 +1,8 @@
 // --registry=file: the registry in files under <--work_dir>/registry, for a
 // master without --zk. "header" says how many shards there are; each shard
 // is a file "shard-<n>" replaced whole (written aside, synced, renamed, the
-// directory synced), so a crash leaves either the old or the new content.
+// directory synced), so a crash leaves either the old or the new content;
+// "maintenance" holds the maintenance schedule and machines, alike.
 // A lock on "lock" keeps a second master off the same directory.
 #include <fcntl.h>
 #include <sys/file.h>
@@ -87,14 +88,20 @@ class FileStorage : public Storage {
   std::string describe() const override { return "files under " + directory_; }
   bool durable() const override { return true; }
 
-  process::Future<Result<std::vector<std::string>>> recover(uint32_t shards) override {
+  process::Future<Result<Contents>> recover(uint32_t shards) override {
     return recoverNow(shards);
   }
 
   process::Future<Result<process::Nothing>> write(
-      std::vector<std::pair<uint32_t, std::string>> shards) override {
+      std::vector<std::pair<uint32_t, std::string>> shards,
+      std::optional<std::string> maintenance) override {
     for (const auto& [index, content] : shards) {
       if (auto done = replaceFile(shardPath(index), content); !done) {
+        return Result<process::Nothing>(done.error());
+      }
+    }
+    if (maintenance) {
+      if (auto done = replaceFile(directory_ + "/maintenance", *maintenance); !done) {
         return Result<process::Nothing>(done.error());
       }
     }
@@ -111,7 +118,7 @@ class FileStorage : public Storage {
     return directory_ + name;
   }
 
-  Result<std::vector<std::string>> recoverNow(uint32_t shards) {
+  Result<Contents> recoverNow(uint32_t shards) {
     std::error_code error;
     std::filesystem::create_directories(directory_, error);
     if (error) return Error{"cannot make " + directory_ + ": " + error.message()};
@@ -140,12 +147,15 @@ class FileStorage : public Storage {
       return Error{"the registry's header " + headerPath +
                    " is corrupt or of an unknown format; refusing to start from it"};
     }
-    std::vector<std::string> contents(parsed.shards());
+    Contents contents{std::vector<std::string>(parsed.shards()), std::string()};
     for (uint32_t i = 0; i < parsed.shards(); ++i) {
       auto content = readFile(shardPath(i));
       if (!content) return content.error();
-      if (*content) contents[i] = std::move(**content);
+      if (*content) contents.shards[i] = std::move(**content);
     }
+    auto maintenance = readFile(directory_ + "/maintenance");
+    if (!maintenance) return maintenance.error();
+    if (*maintenance) contents.maintenance = std::move(**maintenance);
     return contents;
   }
 

@@ -11,11 +11,11 @@ class InMemoryStorage : public Storage {
  public:
   std::string describe() const override { return "memory (nothing outlives the master)"; }
   bool durable() const override { return false; }
-  process::Future<Result<std::vector<std::string>>> recover(uint32_t shards) override {
-    return Result<std::vector<std::string>>(std::vector<std::string>(shards));
+  process::Future<Result<Contents>> recover(uint32_t shards) override {
+    return Result<Contents>(Contents{std::vector<std::string>(shards), std::string()});
   }
-  process::Future<Result<process::Nothing>> write(
-      std::vector<std::pair<uint32_t, std::string>>) override {
+  process::Future<Result<process::Nothing>> write(std::vector<std::pair<uint32_t, std::string>>,
+                                                  std::optional<std::string>) override {
     return Result<process::Nothing>(process::Nothing{});
   }
 };

@@ -5,7 +5,9 @@
 // byte i / 8 for shard i), so that a new leader reads only those: with a
 // few agents, recovery is three round trips instead of a read of every
 // shard. A registry without "written" (made before it existed) is read
-// whole.
+// whole. "maintenance" holds the maintenance schedule and machines
+// (docs/maintenance.md), made when first written, set in the first fenced
+// transaction of a write.
 //
 // Fencing: recover() writes the header node again, which moves its version
 // on; every later write is a transaction that first checks the header is
@@ -42,10 +44,10 @@ class ZooKeeperStorage : public Storage {
   std::string describe() const override { return "ZooKeeper " + url_ + " at " + root_; }
   bool durable() const override { return true; }
 
-  Future<Result<std::vector<std::string>>> recover(uint32_t shards) override {
-    auto promise = std::make_shared<Promise<Result<std::vector<std::string>>>>();
+  Future<Result<Contents>> recover(uint32_t shards) override {
+    auto promise = std::make_shared<Promise<Result<Contents>>>();
     auto fail = [promise](const Error& error) {
-      promise->set(Result<std::vector<std::string>>(error));
+      promise->set(Result<Contents>(error));
     };
     // Usually the registry is there: its header is read at once, and the
     // path made only when it is not.
@@ -67,7 +69,8 @@ class ZooKeeperStorage : public Storage {
     return promise->future();
   }
 
-  Future<Result<Nothing>> write(std::vector<std::pair<uint32_t, std::string>> shards) override {
+  Future<Result<Nothing>> write(std::vector<std::pair<uint32_t, std::string>> shards,
+                                std::optional<std::string> maintenance) override {
     // Shards written for the first time are made (empty) first, outside
     // the transactions, which stay safe to repeat: an empty shard says
     // nothing, and only a fenced transaction marks it written.
@@ -75,23 +78,31 @@ class ZooKeeperStorage : public Storage {
     for (const auto& [index, content] : shards) {
       if (!isWritten(index)) fresh.push_back(index);
     }
-    if (fresh.empty()) return transact(std::move(shards));
+    const bool makeMaintenance = maintenance && !maintenanceMade_;
+    if (fresh.empty() && !makeMaintenance) {
+      return transact(std::move(shards), std::move(maintenance));
+    }
     auto promise = std::make_shared<Promise<Result<Nothing>>>();
-    auto left = std::make_shared<size_t>(fresh.size());
+    auto left = std::make_shared<size_t>(fresh.size() + (makeMaintenance ? 1 : 0));
     auto failed = std::make_shared<std::optional<Error>>();
     auto kept = std::make_shared<std::vector<std::pair<uint32_t, std::string>>>(std::move(shards));
-    for (uint32_t index : fresh) {
-      process::dispatch(zk_, &ZooKeeper::create, shardPath(index), std::string(), 0)
-          .then(actor_, [this, promise, left, failed, kept](const Result<std::string>& made) {
+    auto keptMaintenance = std::make_shared<std::optional<std::string>>(std::move(maintenance));
+    std::vector<std::string> paths;
+    for (uint32_t index : fresh) paths.push_back(shardPath(index));
+    if (makeMaintenance) paths.push_back(maintenancePath());
+    for (const std::string& path : paths) {
+      process::dispatch(zk_, &ZooKeeper::create, path, std::string(), 0)
+          .then(actor_, [this, promise, left, failed, kept,
+                         keptMaintenance](const Result<std::string>& made) {
             if (!made && made.error().code != ZNODEEXISTS && !*failed) *failed = made.error();
             if (--*left > 0) return;
             if (*failed) {
               promise->set(Result<Nothing>(**failed));
               return;
             }
-            transact(std::move(*kept)).then(actor_, [promise](const Result<Nothing>& done) {
-              promise->set(done);
-            });
+            if (*keptMaintenance) maintenanceMade_ = true;
+            transact(std::move(*kept), std::move(*keptMaintenance))
+                .then(actor_, [promise](const Result<Nothing>& done) { promise->set(done); });
           });
     }
     return promise->future();
@@ -106,7 +117,8 @@ class ZooKeeperStorage : public Storage {
   // The shards' writes in transactions of at most kTransactionBytes each,
   // every one fenced; the first also records shards written for the first
   // time in "written".
-  Future<Result<Nothing>> transact(std::vector<std::pair<uint32_t, std::string>> shards) {
+  Future<Result<Nothing>> transact(std::vector<std::pair<uint32_t, std::string>> shards,
+                                   std::optional<std::string> maintenance) {
     std::string written = written_;
     for (const auto& [index, content] : shards) {
       if (isWritten(index)) continue;
@@ -122,6 +134,13 @@ class ZooKeeperStorage : public Storage {
       bytes += content.size();
       transactions.back().push_back(
           ZooKeeper::Op{ZooKeeper::Op::Kind::kSet, shardPath(index), std::move(content), -1});
+    }
+    if (maintenance) {
+      if (transactions.empty()) {
+        transactions.push_back({ZooKeeper::Op{ZooKeeper::Op::Kind::kCheck, root_, "", fence_}});
+      }
+      transactions.front().push_back(ZooKeeper::Op{ZooKeeper::Op::Kind::kSet, maintenancePath(),
+                                                   std::move(*maintenance), -1});
     }
     auto promise = std::make_shared<Promise<Result<Nothing>>>();
     if (transactions.empty()) {
@@ -156,10 +175,11 @@ class ZooKeeperStorage : public Storage {
     std::snprintf(name, sizeof(name), "/shard-%04u", index);
     return root_ + name;
   }
+  std::string maintenancePath() const { return root_ + "/maintenance"; }
 
   // Writes the header again at the version read (making it when the
   // registry is new): the version it moves to fences earlier owners off.
-  void takeOver(std::shared_ptr<Promise<Result<std::vector<std::string>>>> promise,
+  void takeOver(std::shared_ptr<Promise<Result<Contents>>> promise,
                 const ZooKeeper::Versioned& node, uint32_t shards) {
     registry::Header header;
     if (node.data.empty()) {
@@ -167,7 +187,7 @@ class ZooKeeperStorage : public Storage {
       header.set_shards(shards);
     } else if (!header.ParseFromString(node.data) || header.format() != 1 ||
                header.shards() == 0 || header.shards() > 65536) {
-      promise->set(Result<std::vector<std::string>>(
+      promise->set(Result<Contents>(
           Error{"the registry's header at " + root_ +
                 " is corrupt or of an unknown format; refusing to start from it"}));
       return;
@@ -183,7 +203,7 @@ class ZooKeeperStorage : public Storage {
       if (!*fenced || !*listed) return;
       const Result<int32_t>& set = **fenced;
       if (!set) {
-        promise->set(Result<std::vector<std::string>>(
+        promise->set(Result<Contents>(
             set.error().code == ZBADVERSION
                 ? Error{"another master took the registry at " + root_ +
                         " over while this one recovered it"}
@@ -203,18 +223,18 @@ class ZooKeeperStorage : public Storage {
           process::dispatch(zk_, &ZooKeeper::create, root_ + "/written", written_, 0)
               .then(actor_, [this, promise, count](const Result<std::string>& created) {
                 if (!created && created.error().code != ZNODEEXISTS) {
-                  promise->set(Result<std::vector<std::string>>(created.error()));
+                  promise->set(Result<Contents>(created.error()));
                   return;
                 }
-                readShards(promise, count);
+                readMaintenance(promise, count);
               });
           return;
         }
       } else {
-        promise->set(Result<std::vector<std::string>>(written.error()));
+        promise->set(Result<Contents>(written.error()));
         return;
       }
-      readShards(promise, count);
+      readMaintenance(promise, count);
     };
     process::dispatch(zk_, &ZooKeeper::set, root_, header.SerializeAsString(), node.version)
         .then(actor_, [fenced, both](const Result<int32_t>& set) {
@@ -228,23 +248,38 @@ class ZooKeeperStorage : public Storage {
         });
   }
 
+  // Reads the maintenance node (missing until first written), then the
+  // shards.
+  void readMaintenance(std::shared_ptr<Promise<Result<Contents>>> promise, uint32_t count) {
+    process::dispatch(zk_, &ZooKeeper::get, maintenancePath())
+        .then(actor_, [this, promise, count](const Result<std::string>& got) {
+          if (!got && got.error().code != ZNONODE) {
+            promise->set(Result<Contents>(got.error()));
+            return;
+          }
+          maintenanceMade_ = static_cast<bool>(got);
+          readShards(promise, count, got ? got.value() : std::string());
+        });
+  }
+
   // Reads every written shard at once, making the ones missing; the others
   // are empty.
-  void readShards(std::shared_ptr<Promise<Result<std::vector<std::string>>>> promise,
-                  uint32_t count) {
-    auto contents = std::make_shared<std::vector<std::string>>(count);
+  void readShards(std::shared_ptr<Promise<Result<Contents>>> promise, uint32_t count,
+                  std::string maintenance) {
+    auto contents = std::make_shared<Contents>(
+        Contents{std::vector<std::string>(count), std::move(maintenance)});
     uint32_t reads = 0;
     for (uint32_t i = 0; i < count; ++i) reads += isWritten(i) ? 1 : 0;
     if (reads == 0) {
-      promise->set(Result<std::vector<std::string>>(std::move(*contents)));
+      promise->set(Result<Contents>(std::move(*contents)));
       return;
     }
     auto left = std::make_shared<uint32_t>(reads);
     auto failed = std::make_shared<std::optional<Error>>();
     auto finish = [promise, contents, left, failed] {
       if (--*left > 0) return;
-      promise->set(*failed ? Result<std::vector<std::string>>(**failed)
-                           : Result<std::vector<std::string>>(std::move(*contents)));
+      promise->set(*failed ? Result<Contents>(**failed)
+                           : Result<Contents>(std::move(*contents)));
     };
     for (uint32_t i = 0; i < count; ++i) {
       if (!isWritten(i)) continue;
@@ -252,7 +287,7 @@ class ZooKeeperStorage : public Storage {
       process::dispatch(zk_, &ZooKeeper::get, path)
           .then(actor_, [this, path, i, contents, failed, finish](const Result<std::string>& got) {
             if (got) {
-              (*contents)[i] = got.value();
+              contents->shards[i] = got.value();
               return finish();
             }
             if (got.error().code != ZNONODE) {
@@ -274,6 +309,7 @@ class ZooKeeperStorage : public Storage {
   std::string root_;
   std::string url_;
   int32_t fence_ = -1;
+  bool maintenanceMade_ = false;  // "maintenance" exists
   // "written" as this owner last wrote or read it; empty: every shard is
   // written (a registry made before the list existed).
   std::string written_;
