@@ -20,7 +20,7 @@ struct ActionInfo {
   std::string_view object;
 };
 
-constexpr std::array<ActionInfo, 15> kActions{{
+constexpr std::array<ActionInfo, 18> kActions{{
     {Action::kRegisterFramework, "register_frameworks", "roles"},
     {Action::kRunTask, "run_tasks", "users"},
     {Action::kTeardownFramework, "teardown_frameworks", "framework_principals"},
@@ -36,6 +36,9 @@ constexpr std::array<ActionInfo, 15> kActions{{
     {Action::kCreateVolume, "create_volumes", "roles"},
     {Action::kDestroyVolume, "destroy_volumes", "creator_principals"},
     {Action::kMarkAgentGone, "mark_agents_gone", "agents"},
+    {Action::kDrainAgent, "drain_agents", "agents"},
+    {Action::kDeactivateAgent, "deactivate_agents", "agents"},
+    {Action::kReactivateAgent, "reactivate_agents", "agents"},
 }};
 
 // Apache's other ACL lists: accepted so that its operators' files load, not
@@ -48,8 +51,7 @@ constexpr std::string_view kUnchecked[] = {
     "launch_nested_container_sessions_under_parent_with_user", "attach_containers_input",
     "attach_containers_output", "view_containers", "set_log_level", "remove_nested_containers",
     "register_agents", "update_maintenance_schedules", "get_maintenance_schedules",
-    "start_maintenances", "stop_maintenances", "get_maintenance_statuses", "drain_agents",
-    "deactivate_agents", "reactivate_agents",
+    "start_maintenances", "stop_maintenances", "get_maintenance_statuses",
     "launch_standalone_containers", "kill_standalone_containers",
     "wait_standalone_containers", "remove_standalone_containers",
     "view_standalone_containers", "modify_resource_provider_configs",
@@ -180,7 +182,8 @@ Result<Rule> parseRule(const json::Value& value, const std::string& where,
 Result<void> checkRule(Action action, const Rule& rule, const std::string& where) {
   std::string field = where + "." + std::string(infoOf(action).object);
   if ((action == Action::kViewFlags || action == Action::kAccessMesosLog ||
-       action == Action::kMarkAgentGone) &&
+       action == Action::kMarkAgentGone || action == Action::kDrainAgent ||
+       action == Action::kDeactivateAgent || action == Action::kReactivateAgent) &&
       rule.objects.type == Entity::Type::kSome) {
     return at(field, "must be {\"type\": \"ANY\"} or {\"type\": \"NONE\"}");
   }

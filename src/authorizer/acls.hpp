@@ -40,6 +40,9 @@ enum class Action {
   kCreateVolume,        // create_volumes: principals -> roles
   kDestroyVolume,       // destroy_volumes: principals -> creator_principals
   kMarkAgentGone,       // mark_agents_gone: principals -> agents (ANY or NONE)
+  kDrainAgent,          // drain_agents: principals -> agents (ANY or NONE)
+  kDeactivateAgent,     // deactivate_agents: principals -> agents (ANY or NONE)
+  kReactivateAgent,     // reactivate_agents: principals -> agents (ANY or NONE)
 };
 
 // The JSON key of an action's list ("run_tasks") and of its object field

@@ -61,6 +61,12 @@ void Master::registryRecovered(const Result<std::vector<registry::Agent>>& agent
   }
   for (const registry::Agent& agent : agents.value()) {
     const std::string& id = agent.info().id().value();
+    // The operator's deactivation and drain (draining.cpp) of agents that
+    // may come back.
+    if (agent.state() != registry::Agent::GONE) {
+      if (agent.deactivated()) deactivated_.insert(id);
+      if (agent.has_drain()) draining_[id] = agent.drain();
+    }
     switch (agent.state()) {
       case registry::Agent::ADMITTED:
         if (slave(id) == nullptr) recovered_[id] = agent.info();
@@ -334,6 +340,7 @@ process::Future<process::http::Response> Master::markAgentGone(const SlaveID& sl
         }
         const double since = now();
         gone_[id] = since;
+        forgetDrain(id);
         LOG(WARNING) << "Agent " << id << " was marked gone by an operator";
         if (recovered_.erase(id) != 0) recoveredSettled();
         if (unreachable_.erase(id) != 0) {
