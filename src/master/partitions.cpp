@@ -309,6 +309,7 @@ void Master::collectRegistryGarbage() {
         for (const SlaveID& id : prune) {
           unreachable_.erase(id.value());
           gone_.erase(id.value());
+          forgetDrain(id.value());
         }
         lastState_.reset();
       });

@@ -229,6 +229,23 @@ TEST_F(DrainingTest, MarkGoneMarksTheDrainedAgentGone) {
   EXPECT_TRUE(get("/state")["slaves"].array().empty());
 }
 
+// A framework that goes away while its task drains (mesos-execute
+// unregisters on the terminal update, before it acknowledges) leaves the
+// agent DRAINED.
+TEST_F(DrainingTest, AFrameworkThatLeavesEndsTheDrain) {
+  start();
+  startWithTask();
+  ASSERT_EQ(200, post(drain(slaveId_, 0)).status);
+  agent_->post(master(), update(frameworkId_, slaveId_, "t1", TASK_KILLED, *agent_));
+  runtime_->settle();
+  EXPECT_EQ("DRAINING", drainState(agentState()));
+  UnregisterFrameworkMessage bye;
+  *bye.mutable_framework_id() = frameworkId_;
+  scheduler_->post(master(), bye);
+  runtime_->settle();
+  EXPECT_EQ("DRAINED", drainState(agentState()));
+}
+
 // An agent with nothing running is DRAINED at once.
 TEST_F(DrainingTest, AnIdleAgentIsDrainedAtOnce) {
   start();
