@@ -70,6 +70,15 @@ class Executor {
   // status update (normally TASK_KILLED).
   virtual void killTask(ExecutorDriver* driver, const TaskID& taskId) = 0;
 
+  // The same with a grace period the slave imposes (a draining slave's
+  // max_grace_period, docs/draining.md): at most `grace` between asking the
+  // task to end and ending it. By default the plain killTask().
+  virtual void killTaskWithGrace(ExecutorDriver* driver, const TaskID& taskId,
+                                 std::chrono::nanoseconds grace) {
+    (void)grace;
+    killTask(driver, taskId);
+  }
+
   // Opaque data the framework's scheduler sent (sendFrameworkMessage). Not
   // reliable: a message may be lost.
   virtual void frameworkMessage(ExecutorDriver* driver, const std::string& data) = 0;

@@ -20,7 +20,7 @@ struct ActionInfo {
   std::string_view object;
 };
 
-constexpr std::array<ActionInfo, 20> kActions{{
+constexpr std::array<ActionInfo, 23> kActions{{
     {Action::kRegisterFramework, "register_frameworks", "roles"},
     {Action::kRunTask, "run_tasks", "users"},
     {Action::kTeardownFramework, "teardown_frameworks", "framework_principals"},
@@ -41,6 +41,9 @@ constexpr std::array<ActionInfo, 20> kActions{{
     {Action::kStartMaintenance, "start_maintenances", "machines"},
     {Action::kStopMaintenance, "stop_maintenances", "machines"},
     {Action::kGetMaintenanceStatus, "get_maintenance_statuses", "machines"},
+    {Action::kDrainAgent, "drain_agents", "agents"},
+    {Action::kDeactivateAgent, "deactivate_agents", "agents"},
+    {Action::kReactivateAgent, "reactivate_agents", "agents"},
 }};
 
 // Apache's other ACL lists: accepted so that its operators' files load, not
@@ -52,7 +55,7 @@ constexpr std::string_view kUnchecked[] = {
     "launch_nested_container_sessions_as_user",
     "launch_nested_container_sessions_under_parent_with_user", "attach_containers_input",
     "attach_containers_output", "view_containers", "set_log_level", "remove_nested_containers",
-    "register_agents", "drain_agents", "deactivate_agents", "reactivate_agents",
+    "register_agents",
     "launch_standalone_containers", "kill_standalone_containers",
     "wait_standalone_containers", "remove_standalone_containers",
     "view_standalone_containers", "modify_resource_provider_configs",
@@ -185,7 +188,9 @@ Result<void> checkRule(Action action, const Rule& rule, const std::string& where
   if ((action == Action::kViewFlags || action == Action::kAccessMesosLog ||
        action == Action::kMarkAgentGone || action == Action::kUpdateMaintenanceSchedule ||
        action == Action::kGetMaintenanceSchedule || action == Action::kStartMaintenance ||
-       action == Action::kStopMaintenance || action == Action::kGetMaintenanceStatus) &&
+       action == Action::kStopMaintenance || action == Action::kGetMaintenanceStatus ||
+       action == Action::kDrainAgent || action == Action::kDeactivateAgent ||
+       action == Action::kReactivateAgent) &&
       rule.objects.type == Entity::Type::kSome) {
     return at(field, "must be {\"type\": \"ANY\"} or {\"type\": \"NONE\"}");
   }

@@ -46,6 +46,9 @@ enum class Action {
   kStartMaintenance,           // start_maintenances (/machine/down)
   kStopMaintenance,            // stop_maintenances (/machine/up)
   kGetMaintenanceStatus,       // get_maintenance_statuses
+  kDrainAgent,          // drain_agents: principals -> agents (ANY or NONE)
+  kDeactivateAgent,     // deactivate_agents: principals -> agents (ANY or NONE)
+  kReactivateAgent,     // reactivate_agents: principals -> agents (ANY or NONE)
 };
 
 // The JSON key of an action's list ("run_tasks") and of its object field

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -163,13 +164,16 @@ class CommandExecutorProcess : public process::Actor {
     if (healthCheck) startHealthChecks(std::move(*healthCheck), environment);
   }
 
-  void kill(const TaskID& taskId) {
+  // `grace`: the slave's (a draining slave's kill policy), else
+  // --kill_grace_period.
+  void kill(const TaskID& taskId, std::optional<std::chrono::nanoseconds> grace) {
     if (!launched_ || taskId.value() != taskId_.value()) {
       LOG(WARNING) << "Ignoring a kill for unknown task " << taskId.value();
       return;
     }
     stopHealthChecks();
-    terminateTask(options_.killGracePeriod);
+    terminateTask(grace ? std::chrono::duration_cast<process::Duration>(*grace)
+                        : options_.killGracePeriod);
   }
 
   void shutdown() {
@@ -385,7 +389,13 @@ class CommandExecutor : public Executor {
     process::dispatch(process_, &CommandExecutorProcess::launch, task);
   }
   void killTask(ExecutorDriver*, const TaskID& taskId) override {
-    process::dispatch(process_, &CommandExecutorProcess::kill, taskId);
+    process::dispatch(process_, &CommandExecutorProcess::kill, taskId,
+                      std::optional<std::chrono::nanoseconds>());
+  }
+  void killTaskWithGrace(ExecutorDriver*, const TaskID& taskId,
+                         std::chrono::nanoseconds grace) override {
+    process::dispatch(process_, &CommandExecutorProcess::kill, taskId,
+                      std::optional<std::chrono::nanoseconds>(grace));
   }
   void frameworkMessage(ExecutorDriver*, const std::string&) override {
     VLOG(1) << "Ignoring a framework message: the command executor takes none";

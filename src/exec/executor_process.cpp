@@ -1,5 +1,6 @@
 #include "exec/executor_process.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <string_view>
 
@@ -251,6 +252,12 @@ void ExecutorProcess::killTask(const UPID& from, const KillTaskMessage& message)
   if (!connected_) {
     LOG(WARNING) << "Kill for task " << message.task_id().value()
                  << " arrived while not registered with the slave";
+  }
+  if (message.has_kill_policy() && message.kill_policy().has_grace_period()) {
+    executor_->killTaskWithGrace(driver_, message.task_id(),
+                                 std::chrono::nanoseconds(std::max<int64_t>(
+                                     0, message.kill_policy().grace_period().nanoseconds())));
+    return;
   }
   executor_->killTask(driver_, message.task_id());
 }

@@ -350,6 +350,10 @@ void Master::shutDownOnSlaves(Framework& f, const std::string& why) {
     for (const auto& [executorId, info] : executors->second) ids.push_back(info.executor_id());
     for (const ExecutorID& executorId : ids) removeExecutor(*s, id, executorId);
   }
+  // A draining slave may have nothing left now (draining.cpp).
+  for (const std::string& slaveId : slaveIds) {
+    if (Slave* s = slave(slaveId)) checkDrained(*s);
+  }
 }
 
 void Master::resourceRequest(const UPID& from, const ResourceRequestMessage& message) {

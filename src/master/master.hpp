@@ -357,6 +357,32 @@ class Master : public process::Actor {
   // change of it is being stored.
   process::Future<process::http::Response> markAgentGone(const SlaveID& slaveId);
   std::unordered_set<std::string> markingGone_;
+  // draining.cpp: the operator API's DRAIN_AGENT, DEACTIVATE_AGENT and
+  // REACTIVATE_AGENT (docs/draining.md). Each change is stored in the
+  // registry before the master acts on it. The answers: 200 once stored,
+  // 400 for an agent the master does not know (or one not deactivated, or
+  // still DRAINING, for REACTIVATE_AGENT), 409 while it is marked gone.
+  process::Future<process::http::Response> drainAgent(const SlaveID& slaveId,
+                                                      std::optional<DurationInfo> maxGracePeriod,
+                                                      bool markGone);
+  process::Future<process::http::Response> deactivateAgent(const SlaveID& slaveId);
+  process::Future<process::http::Response> reactivateAgent(const SlaveID& slaveId);
+  // The slave (just admitted again, or re-registered) is deactivated or
+  // draining: it is offered nothing, and a draining one is told to drain
+  // again.
+  void resumeDrain(Slave& slave);
+  // A draining slave whose tasks are all gone (terminal and acknowledged)
+  // becomes DRAINED, stored first; with mark_gone it is marked gone
+  // instead.
+  void checkDrained(Slave& slave);
+  // The agent left for good (gone, or unregistered): its operator state
+  // goes with it.
+  void forgetDrain(const std::string& id);
+  // Whether the slave may be offered (connected and not deactivated).
+  bool offerable(const Slave& slave) const { return slave.active && !slave.deactivated; }
+  std::unordered_set<std::string> deactivated_;            // by agent id
+  std::unordered_map<std::string, DrainInfo> draining_;    // by agent id
+  std::unordered_set<std::string> drainedStoring_;         // DRAINED being stored
   process::Spawned<registrar::Registrar> registrar_;
   std::shared_ptr<const registrar::Stats> registrarStats_;
   bool durableRegistry_ = false;

@@ -26,8 +26,9 @@ void Master::offer(const FrameworkID& frameworkId,
   for (auto& entry : resources) {
     Slave* s = slave(entry.slaveId.value());
     if (s == nullptr) continue;  // removed meanwhile; the allocator knows
-    if (!s->active) {
-      // Disconnected since the allocator decided: back, not offered.
+    if (!offerable(*s)) {
+      // Disconnected or deactivated since the allocator decided: back, not
+      // offered.
       dispatch(allocator_.pid(), &AllocatorActor::recoverResources, frameworkId, entry.slaveId,
                entry.resources, std::optional<Filters>());
       continue;

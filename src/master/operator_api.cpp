@@ -7,6 +7,8 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <glog/logging.h>
 
@@ -88,6 +90,8 @@ class OperatorApi {
   Future<Response> metrics(OperatorEncoding encoding);
   Response teardown(const Request& request, const Call& call);
   Future<Response> markAgentGone(const Request& request, const Call& call);
+  // DRAIN_AGENT, DEACTIVATE_AGENT, REACTIVATE_AGENT (draining.cpp).
+  Future<Response> changeAgent(const Request& request, const Call& call);
   Response subscribe(const Request& request, OperatorEncoding encoding);
   // The maintenance calls (maintenance.cpp, docs/maintenance.md).
   Future<Response> maintenance(const Request& request, const Call& call,
@@ -205,6 +209,10 @@ Future<Response> OperatorApi::call(const Request& request, const Call& call,
       return teardown(request, call);
     case Call::MARK_AGENT_GONE:
       return markAgentGone(request, call);
+    case Call::DRAIN_AGENT:
+    case Call::DEACTIVATE_AGENT:
+    case Call::REACTIVATE_AGENT:
+      return changeAgent(request, call);
     case Call::SUBSCRIBE:
       return subscribe(request, encoding);
     case Call::GET_MAINTENANCE_STATUS:
@@ -462,6 +470,71 @@ Future<Response> OperatorApi::maintenance(const Request& request, const Call& ca
                       "Failed to validate master::Call: Expecting 'stop_maintenance' to be present");
       }
       return m_.stopMaintenance(machines(call.stop_maintenance().machines()), request.principal);
+  }
+}
+
+// drain_agents (and mark_agents_gone with mark_gone), deactivate_agents,
+// reactivate_agents: Apache's ACLs, agents ANY or NONE.
+Future<Response> OperatorApi::changeAgent(const Request& request, const Call& call) {
+  const char* field = nullptr;
+  const v1::AgentID* agent = nullptr;
+  std::vector<std::pair<authorizer::Action, const char*>> acls;
+  switch (call.type()) {
+    case Call::DRAIN_AGENT:
+      field = "drain_agent";
+      if (call.has_drain_agent()) agent = &call.drain_agent().agent_id();
+      acls.emplace_back(authorizer::Action::kDrainAgent, "drain_agents");
+      if (call.drain_agent().mark_gone()) {
+        acls.emplace_back(authorizer::Action::kMarkAgentGone, "mark_agents_gone");
+      }
+      break;
+    case Call::DEACTIVATE_AGENT:
+      field = "deactivate_agent";
+      if (call.has_deactivate_agent()) agent = &call.deactivate_agent().agent_id();
+      acls.emplace_back(authorizer::Action::kDeactivateAgent, "deactivate_agents");
+      break;
+    default:
+      field = "reactivate_agent";
+      if (call.has_reactivate_agent()) agent = &call.reactivate_agent().agent_id();
+      acls.emplace_back(authorizer::Action::kReactivateAgent, "reactivate_agents");
+      break;
+  }
+  if (agent == nullptr) {
+    return answer(400, "Failed to validate master::Call: Expecting '" + std::string(field) +
+                           "' to be present");
+  }
+  if (call.type() == Call::DRAIN_AGENT && call.drain_agent().has_max_grace_period() &&
+      call.drain_agent().max_grace_period().nanoseconds() < 0) {
+    return answer(400, "Failed to validate master::Call: 'drain_agent.max_grace_period' is "
+                       "negative");
+  }
+  const std::string name = Call::Type_Name(call.type());
+  for (const auto& [action, acl] : acls) {
+    if (!m_.guard_->authorized(action, request.principal, std::nullopt)) {
+      LOG(WARNING) << "Refusing " << name << " of agent " << agent->value() << " for "
+                   << (request.principal ? "principal '" + *request.principal + "'"
+                                         : std::string("no principal"))
+                   << " from " << request.peer << " (ACL " << acl << ")";
+      return authentication::EndpointGuard::forbidden("Not authorized to " + name + " (ACL " +
+                                                      acl + ")");
+    }
+  }
+  SlaveID id;
+  id.set_value(agent->value());
+  LOG(INFO) << name << " of agent " << id.value() << " from " << request.peer;
+  switch (call.type()) {
+    case Call::DRAIN_AGENT: {
+      std::optional<DurationInfo> grace;
+      if (call.drain_agent().has_max_grace_period()) {
+        grace.emplace();
+        grace->set_nanoseconds(call.drain_agent().max_grace_period().nanoseconds());
+      }
+      return m_.drainAgent(id, grace, call.drain_agent().mark_gone());
+    }
+    case Call::DEACTIVATE_AGENT:
+      return m_.deactivateAgent(id);
+    default:
+      return m_.reactivateAgent(id);
   }
 }
 

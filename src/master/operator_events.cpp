@@ -35,8 +35,14 @@ V1Agent v1Agent(const Slave& slave) {
   V1Agent agent;
   *agent.mutable_agent_info() = evolve<v1::AgentInfo>(slave.info);
   *agent.mutable_agent_info()->mutable_id() = evolve<v1::AgentID>(slave.id);
-  agent.set_active(slave.active);
-  agent.set_deactivated(false);  // no operator deactivates agents here (no DEACTIVATE_AGENT)
+  agent.set_active(slave.active && !slave.deactivated);
+  agent.set_deactivated(slave.deactivated);
+  if (slave.drain) {
+    *agent.mutable_drain_info() = evolve<v1::DrainInfo>(*slave.drain);
+    if (slave.drainStart > 0) {
+      *agent.mutable_estimated_drain_start_time() = v1Time(slave.drainStart);
+    }
+  }
   agent.set_version(slave.version);
   agent.set_pid(slave.pid.toString());
   *agent.mutable_registered_time() = v1Time(slave.registeredTime);

@@ -71,6 +71,12 @@ void Master::registryRecovered(const Result<std::vector<registry::Agent>>& agent
   }
   for (const registry::Agent& agent : agents.value()) {
     const std::string& id = agent.info().id().value();
+    // The operator's deactivation and drain (draining.cpp) of agents that
+    // may come back.
+    if (agent.state() != registry::Agent::GONE) {
+      if (agent.deactivated()) deactivated_.insert(id);
+      if (agent.has_drain()) draining_[id] = agent.drain();
+    }
     switch (agent.state()) {
       case registry::Agent::ADMITTED:
         if (slave(id) == nullptr) recovered_[id] = agent.info();
@@ -329,6 +335,7 @@ void Master::collectRegistryGarbage() {
         for (const SlaveID& id : prune) {
           unreachable_.erase(id.value());
           gone_.erase(id.value());
+          forgetDrain(id.value());
         }
         lastState_.reset();
       });
@@ -360,6 +367,7 @@ process::Future<process::http::Response> Master::markAgentGone(const SlaveID& sl
         }
         const double since = now();
         gone_[id] = since;
+        forgetDrain(id);
         LOG(WARNING) << "Agent " << id << " was marked gone by an operator";
         if (recovered_.erase(id) != 0) recoveredSettled();
         if (unreachable_.erase(id) != 0) {

@@ -192,6 +192,14 @@ void Registry::setActive(Slave& slave, bool active) {
   touchUsage(slave);
 }
 
+void Registry::setDrain(Slave& slave, bool deactivated, std::optional<DrainInfo> drain,
+                        double drainStart) {
+  slave.deactivated = deactivated;
+  slave.drain = std::move(drain);
+  slave.drainStart = slave.drain ? drainStart : 0;
+  touchUsage(slave);
+}
+
 void Registry::removeSlave(Slave& slave) {
   CHECK(slave.tasks.empty() && slave.executorCount == 0 && slave.offers.empty())
       << "slave " << slave.id.value() << " removed while it holds something";

@@ -149,6 +149,12 @@ struct Slave {
   // False from the moment its connection to the master breaks until it
   // re-registers: it keeps its tasks but is offered nothing.
   bool active = true;
+  // Deactivated by an operator (docs/draining.md): offered nothing, whether
+  // connected or not; and its drain, if it drains or drained. Copies of the
+  // master's (draining.cpp), which outlive the registration.
+  bool deactivated = false;
+  std::optional<DrainInfo> drain;
+  double drainStart = 0;  // when this master told it to drain (0: not yet)
   std::unordered_set<TaskRecord*> tasks;
   // Executors by framework id, then executor id (owner).
   std::unordered_map<std::string, std::unordered_map<std::string, ExecutorInfo>> executors;
@@ -210,6 +216,8 @@ class Registry {
                   const std::string& version, double now);
   void setPid(Slave& slave, const UPID& pid);
   void setActive(Slave& slave, bool active);
+  void setDrain(Slave& slave, bool deactivated, std::optional<DrainInfo> drain,
+                double drainStart);
   // REQUIRES: its tasks, executors and offers are gone.
   void removeSlave(Slave& slave);
   size_t slaveCount() const { return slaves_.size(); }

@@ -85,7 +85,13 @@ Object slaveUsageObject(const Slave& s) {
   object["offered_resources"] = json::fromResources(s.offered);
   // False while its connection is broken (offered nothing until it
   // re-registers).
-  object["active"] = s.active;
+  object["active"] = s.active && !s.deactivated;
+  // Apache's operator state (docs/draining.md).
+  object["deactivated"] = s.deactivated;
+  if (s.drain) {
+    object["drain_info"] = json::fromProto(*s.drain);
+    if (s.drainStart > 0) object["estimated_drain_start_time_seconds"] = s.drainStart;
+  }
   return object;
 }
 

@@ -196,6 +196,7 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     killOrphans(*s, message);
     answerDeferred(*s);
     send(from, reregistered(*s, flags_, &message));
+    resumeDrain(*s);
     return;
   }
 
@@ -235,6 +236,7 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     Slave& s = readmitSlave(from, std::move(message), shutDown);
     answerDeferred(s);
     send(from, reregistered(s, flags_, nullptr));
+    resumeDrain(s);
     recoveredSettled();
   };
   auto listed = recovered_.find(id);
@@ -403,6 +405,7 @@ void Master::removeSlave(Slave& s, Removal removal, const std::string& reason) {
     metrics_.slaveRemovalsUnhealthy++;
   } else if (removal == Removal::kUnregistered) {
     metrics_.slaveRemovalsUnregistered++;
+    forgetDrain(slaveId.value());
     if (removed_.insert(slaveId.value()).second) removedOrder_.push_back(slaveId.value());
     while (removedOrder_.size() > 10000) {
       removed_.erase(removedOrder_.front());
@@ -491,6 +494,11 @@ void Master::deactivateSlave(Slave& s) {
 void Master::activateSlave(Slave& s) {
   if (s.active) return;
   registry_.setActive(s, true);
+  if (s.deactivated) {
+    LOG(INFO) << "Slave " << s.id.value() << " at " << s.pid
+              << " is back; it stays deactivated (docs/draining.md)";
+    return;
+  }
   LOG(INFO) << "Slave " << s.id.value() << " at " << s.pid << " is back; offering it again";
   dispatch(allocator_.pid(), &AllocatorActor::activateSlave, s.id);
 }

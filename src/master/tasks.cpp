@@ -136,6 +136,7 @@ void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) 
   // A terminal update needing no acknowledgement ends the task now.
   if (task != f->tasks.end() && isTerminalState(update.status().state()) && !update.has_uuid()) {
     removeTask(*task->second);
+    if (Slave* s = slave(update.slave_id().value())) checkDrained(*s);
   }
 }
 
@@ -156,6 +157,7 @@ void Master::statusUpdateAcknowledgement(const UPID& from,
   if (record.has_status_update_uuid() && record.status_update_uuid() == message.uuid() &&
       isTerminalState(record.status_update_state())) {
     removeTask(*task->second);
+    checkDrained(*s);
   }
 }
 

@@ -154,6 +154,18 @@ void Slave::runTask(const UPID& from, const RunTaskMessage& message) {
                     TaskStatus::REASON_TASK_INVALID, invalid->message);
     return;
   }
+  if (drainConfig_) {
+    LOG(WARNING) << "Dropping task " << task.task_id().value() << " of framework "
+                 << frameworkId.value() << ": the slave is draining";
+    bool aware = false;
+    for (const auto& capability : message.framework().capabilities()) {
+      if (capability.type() == FrameworkInfo::Capability::PARTITION_AWARE) aware = true;
+    }
+    sendSlaveUpdate(frameworkId, nullptr, task.task_id(), aware ? TASK_DROPPED : TASK_LOST,
+                    TaskStatus::REASON_SLAVE_DRAINING,
+                    "Task was received while the slave was draining");
+    return;
+  }
   if (task.has_executor() == task.has_command()) {
     LOG(WARNING) << "Task " << task.task_id().value() << " is invalid: it needs exactly one of "
                  << "an executor and a command";
@@ -492,6 +504,7 @@ void Slave::registerExecutor(const UPID& from, const RegisterExecutorMessage& me
   std::vector<TaskInfo> queued;
   queued.swap(executor->queuedTasks);
   for (const TaskInfo& task : queued) sendTaskToExecutor(*fw, executor, task);
+  if (drainConfig_) drainExecutor(*fw, executor);
 }
 
 void Slave::reregisterExecutor(const UPID& from, const ReregisterExecutorMessage& message) {
@@ -577,10 +590,15 @@ void Slave::reregisterExecutor(const UPID& from, const ReregisterExecutorMessage
   std::vector<TaskInfo> queued;
   queued.swap(executor->queuedTasks);
   for (const TaskInfo& task : queued) sendTaskToExecutor(*fw, executor, task);
+  if (drainConfig_) drainExecutor(*fw, executor);
 }
 
 void Slave::killTask(const UPID& from, const KillTaskMessage& message) {
   if (!wellFormed(from, message) || !fromMaster(from, "KillTaskMessage")) return;
+  kill(message);
+}
+
+void Slave::kill(const KillTaskMessage& message) {
   const std::string& taskId = message.task_id().value();
   Framework* fw = framework(message.framework_id().value());
   if (fw == nullptr) {
@@ -921,6 +939,7 @@ void Slave::removeFramework(Framework* fw) {
     completedFrameworks_.pop_front();
   }
   if (state_ == State::kTerminating && frameworks_.empty()) terminate();
+  checkDrained();
 }
 
 void Slave::schedulerMessage(const UPID& from, const FrameworkToExecutorMessage& message) {

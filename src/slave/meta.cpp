@@ -27,6 +27,10 @@ std::string slaveInfoPath(const std::string& workDir, const std::string& slaveId
   return slavePath(workDir, slaveId) + "/slave.info";
 }
 
+std::string drainConfigPath(const std::string& workDir, const std::string& slaveId) {
+  return slavePath(workDir, slaveId) + "/drain.config";
+}
+
 std::string frameworkPath(const std::string& workDir, const std::string& slaveId,
                           const std::string& frameworkId) {
   return slavePath(workDir, slaveId) + "/frameworks/" + frameworkId;

@@ -40,6 +40,8 @@ std::string bootIdPath(const std::string& workDir);
 std::string latestSlavePath(const std::string& workDir);
 std::string slavePath(const std::string& workDir, const std::string& slaveId);
 std::string slaveInfoPath(const std::string& workDir, const std::string& slaveId);
+// The DrainConfig of a draining slave (docs/draining.md), until drained.
+std::string drainConfigPath(const std::string& workDir, const std::string& slaveId);
 std::string frameworkPath(const std::string& workDir, const std::string& slaveId,
                           const std::string& frameworkId);
 std::string frameworkInfoPath(const std::string& workDir, const std::string& slaveId,

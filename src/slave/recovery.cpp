@@ -196,6 +196,18 @@ void Slave::recover() {
     ++it;
     if (fw->executors.empty()) removeFramework(fw);
   }
+  // A drain the earlier run had not finished goes on (docs/draining.md).
+  const std::string drainPath = meta::drainConfigPath(flags_.work_dir, info_.id().value());
+  if (std::filesystem::exists(drainPath)) {
+    DrainConfig config;
+    if (auto read = checkpoint::read(drainPath, &config); !read) {
+      LOG(WARNING) << "Cannot read the drain config " << drainPath << " (" << read.error().message
+                   << "); not draining";
+    } else {
+      LOG(INFO) << "Resuming the drain the earlier run of this slave had begun";
+      startDrain(config);
+    }
+  }
 }
 
 void Slave::recoverExecutor(Framework* fw, const meta::ExecutorState& state,

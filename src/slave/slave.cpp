@@ -135,6 +135,7 @@ void Slave::initialize() {
 
   on(&Slave::runTask);
   on(&Slave::killTask);
+  on(&Slave::drain);
   on(&Slave::shutdownFramework);
   on(&Slave::shutdownExecutorMessage);
   on(&Slave::registerExecutor);

@@ -193,6 +193,8 @@ class Slave : public process::Actor {
   // executors.cpp: tasks and executors.
   void runTask(const process::UPID& from, const RunTaskMessage& message);
   void killTask(const process::UPID& from, const KillTaskMessage& message);
+  // The kill itself (from the master, or for a drain).
+  void kill(const KillTaskMessage& message);
   void shutdownFramework(const process::UPID& from, const ShutdownFrameworkMessage& message);
   void shutdownExecutorMessage(const process::UPID& from, const ShutdownExecutorMessage& message);
   void registerExecutor(const process::UPID& from, const RegisterExecutorMessage& message);
@@ -254,6 +256,25 @@ class Slave : public process::Actor {
   bool provesExecutor(Executor* executor, const process::UPID& from, const std::string& what);
   // The executor's token, made the first time it is asked for.
   const std::string& tokenOf(Executor* executor);
+
+  // draining.cpp: DrainSlaveMessage (docs/draining.md). The config is
+  // checkpointed (meta::drainConfigPath) so that a restarted slave drains
+  // on; every task is killed, with at most max_grace_period between the
+  // kill and the forced end; new tasks are refused (TASK_DROPPED, or
+  // TASK_LOST for frameworks that are not partition-aware, with
+  // REASON_SLAVE_DRAINING) until no framework has anything here any more.
+  void drain(const process::UPID& from, const DrainSlaveMessage& message);
+  void startDrain(const DrainConfig& config);
+  // Kills the executor's tasks for the drain (also once it (re-)registers:
+  // an executor not yet registered takes no kill).
+  void drainExecutor(Framework& framework, Executor* executor);
+  // An executor's KILLING and KILLED updates during a drain carry
+  // REASON_SLAVE_DRAINING (TASK_GONE_BY_OPERATOR with mark_gone, for
+  // partition-aware frameworks), as Apache's agent says them.
+  void markDrainUpdate(const Framework& framework, TaskStatus* status) const;
+  // Nothing of frameworks is left: the drain is over, its checkpoint gone.
+  void checkDrained();
+  std::optional<DrainConfig> drainConfig_;
 
   // status_updates.cpp: the update path.
   void statusUpdate(const process::UPID& from, const StatusUpdateMessage& message);

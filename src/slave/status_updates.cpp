@@ -67,6 +67,7 @@ void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
     return;
   }
   metrics_.validStatusUpdates++;
+  markDrainUpdate(*fw, status);
   {
     // The kernel may act on a limit before the slave hears of it (cgroup
     // v2's OOM killer ends the task; its executor reports it failed): the

@@ -635,6 +635,19 @@
         }).join(', ') + '</td></tr>').join('') + '</tbody></table>';
   }
 
+  // An agent's operator state (docs/draining.md) or its lost connection.
+  function slaveMode(s) {
+    if (s.drain_info) {
+      const grace = s.drain_info.config && s.drain_info.config.max_grace_period;
+      const title = 'drained by an operator' + (grace ? ', max grace ' +
+        num(grace.nanoseconds / 1e9) + ' s' : '') +
+        (s.drain_info.config && s.drain_info.config.mark_gone ? ', then marked gone' : '');
+      return ' <span class="badge text-bg-warning" title="' + esc(title) + '">' + esc(s.drain_info.state) + '</span>';
+    }
+    if (s.deactivated) return ' <span class="badge text-bg-secondary" title="offered nothing by an operator\'s DEACTIVATE_AGENT">deactivated</span>';
+    return s.active === false ? ' <span class="muted">(inactive)</span>' : '';
+  }
+
   views.slaves = function () {
     setView('<h1>Slaves</h1><div id="maintenance"></div><div class="toolbar">' +
       filterBox('filter', 'filter by id, host, attribute, mode') + '</div><div id="table"></div>');
@@ -667,7 +680,7 @@
         (s) => {
           const r = res(s.resources), u = res(s.used_resources), o = res(s.offered_resources);
           return '<tr><td class="mono"><a href="#/slaves/' + enc(s.id) + '">' + esc(s.id) + '</a></td>' +
-            '<td>' + esc(s.hostname) + (s.active === false ? ' <span class="muted">(inactive)</span>' : '') +
+            '<td>' + esc(s.hostname) + slaveMode(s) +
             '</td><td class="num">' + num(u.cpus) + ' / ' + num(r.cpus) + '</td><td>' + bar(u.cpus, o.cpus, r.cpus) +
             '</td><td class="num">' + mem(u.mem) + ' / ' + mem(r.mem) + '</td><td>' + bar(u.mem, o.mem, r.mem) +
             '</td><td class="num">' + mem(r.disk) + '</td><td>' + attributes(s.attributes) + '</td>' +

@@ -57,7 +57,8 @@ class MasterFixture : public ::testing::Test {
     auto peer = std::make_unique<Peer>(id);
     peer->accept<SlaveRegisteredMessage, SlaveReregisteredMessage, RunTaskMessage,
                  KillTaskMessage, StatusUpdateAcknowledgementMessage, ShutdownFrameworkMessage,
-                 ShutdownExecutorMessage, FrameworkToExecutorMessage, ShutdownMessage>();
+                 ShutdownExecutorMessage, FrameworkToExecutorMessage, ShutdownMessage,
+                 DrainSlaveMessage>();
     peers_.push_back(runtime_->spawn(std::move(peer)));
     return *peers_.back().get();
   }

@@ -195,6 +195,28 @@ Future<Result<bool>> Registrar::setMaintenance(registry::Maintenance maintenance
   });
 }
 
+Future<Result<bool>> Registrar::setDrain(SlaveID id, bool deactivated,
+                                         std::optional<DrainInfo> drain) {
+  return enqueue([this, id = std::move(id), deactivated, drain = std::move(drain)] {
+    auto it = entries_.find(id.value());
+    if (it == entries_.end() || it->second.agent.state() == registry::Agent::GONE) return false;
+    registry::Agent agent = it->second.agent;
+    if (deactivated) {
+      agent.set_deactivated(true);
+    } else {
+      agent.clear_deactivated();
+    }
+    if (drain) {
+      *agent.mutable_drain() = *drain;
+    } else {
+      agent.clear_drain();
+    }
+    if (agent.SerializeAsString() == it->second.bytes) return false;
+    put(std::move(agent));
+    return true;
+  });
+}
+
 Future<Result<bool>> Registrar::enqueue(std::function<bool()> apply) {
   auto promise = std::make_shared<Promise<Result<bool>>>();
   if (failed_) {

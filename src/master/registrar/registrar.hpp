@@ -70,6 +70,11 @@ class Registrar : public process::Actor {
   process::Future<Result<bool>> markGone(SlaveID id, double time);
   // The agents are forgotten (removed, or pruned by the master's GC).
   process::Future<Result<bool>> remove(std::vector<SlaveID> ids);
+  // An admitted or unreachable agent's operator state (docs/draining.md):
+  // whether it is deactivated and how it drains (none: not draining). False
+  // for an agent the registry does not hold or holds as gone.
+  process::Future<Result<bool>> setDrain(SlaveID id, bool deactivated,
+                                         std::optional<DrainInfo> drain);
 
   // Maintenance (docs/maintenance.md): what recover() read (empty before
   // it, or when none was stored), and its replacement, stored in the same
