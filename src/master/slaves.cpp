@@ -276,6 +276,7 @@ Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
     if (!adopted->released) trackTask(*s, *adopted);
     if (!deferredByTask_.empty()) answerDeferred(*adopted);
   }
+  s->shutDownFrameworks = shutDown;
   for (const std::string& frameworkId : shutDown) {
     ShutdownFrameworkMessage shutdown;
     shutdown.mutable_framework_id()->set_value(frameworkId);

@@ -117,6 +117,14 @@ void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) 
     metrics_.invalidStatusUpdates++;
     return;
   }
+  if (task == f->tasks.end() && sender->shutDownFrameworks.count(f->id.value()) != 0) {
+    LOG(INFO) << "Dropping status update " << TaskState_Name(update.status().state())
+              << " for task " << update.status().task_id().value() << " of framework "
+              << f->id.value() << " from slave " << sender->id.value()
+              << ": the framework was told TASK_LOST when the slave was unreachable";
+    metrics_.invalidStatusUpdates++;
+    return;
+  }
   if (task != f->tasks.end()) {
     updateTask(*task->second, update.status());
     if (update.has_uuid()) {
@@ -263,7 +271,11 @@ void Master::sendReconciliation(Framework& f, const TaskRecord& task) {
   status->clear_uuid();
   status->mutable_task_id()->CopyFrom(task.task.task_id());
   status->mutable_slave_id()->CopyFrom(task.task.slave_id());
-  status->set_state(task.task.state());
+  // The state of the update the framework gets next (Apache Mesos's
+  // answer too): a task that ended while its update waits for an
+  // acknowledgement is not reported ended before that update arrives.
+  status->set_state(task.task.has_status_update_state() ? task.task.status_update_state()
+                                                        : task.task.state());
   status->set_source(TaskStatus::SOURCE_MASTER);
   status->set_reason(TaskStatus::REASON_RECONCILIATION);
   send(f.pid, std::move(update));

@@ -322,13 +322,18 @@ void Slave::doReliableRegistration(process::Duration backoff) {
     for (const auto& [frameworkId, framework] : frameworks_) {
       *message.add_frameworks() = framework->info;
       for (const auto& [executorId, executor] : framework->executors) {
+        // A terminated executor holds only tasks whose terminal update is
+        // not acknowledged yet: the master must know them until it is (a
+        // reconciliation meanwhile would answer TASK_LOST or TASK_GONE,
+        // and the update would follow it). The executor itself uses
+        // nothing any more.
+        for (const auto& [taskId, task] : executor->terminatedTasks) *message.add_tasks() = task;
         if (executor->state == Executor::State::kTerminated) continue;
         if (!executor->commandExecutor) *message.add_executor_infos() = executor->info;
         for (const TaskInfo& task : executor->queuedTasks) {
           *message.add_tasks() = createTask(task, TASK_STAGING, framework->id);
         }
         for (const auto& [taskId, task] : executor->launchedTasks) *message.add_tasks() = task;
-        for (const auto& [taskId, task] : executor->terminatedTasks) *message.add_tasks() = task;
       }
     }
     send(*master_, std::move(message));

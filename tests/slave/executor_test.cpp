@@ -419,6 +419,40 @@ TEST_F(ExecutorTest, CommandTasksWhoseExecutorDiesFailWithoutExitedExecutorMessa
   EXPECT_EQ(exitedCount->load(), 0u);
 }
 
+// A task whose executor is gone stays in the re-registration until its
+// terminal update is acknowledged: otherwise a new master would answer a
+// reconciliation with TASK_LOST, and the update (TASK_FAILED) would follow.
+TEST_F(ExecutorTest, AnUnacknowledgedTaskOfAGoneExecutorIsReportedOnReregistration) {
+  std::string launcherDir = workDir_ + "/launcher";
+  ASSERT_EQ(::mkdir(launcherDir.c_str(), 0755), 0);
+  {
+    std::ofstream script(launcherDir + "/mesos-executor");
+    script << "#!/bin/sh\nexit 7\n";
+  }
+  ASSERT_EQ(::chmod((launcherDir + "/mesos-executor").c_str(), 0755), 0);
+  Flags f = flags();
+  f.launcher_dir = launcherDir;
+  startRegisteredSlave(f);
+  master_->autoAcknowledge = false;
+  auto failed = runtime_->hooks().await<StatusUpdateMessage>(slave_.pid(), master_.pid());
+  fromMaster(runTask(commandTask("t1", "echo never")));
+  runtime_->settle();
+  ASSERT_TRUE(failed.await(std::chrono::seconds(30)));
+  runtime_->settle();
+
+  master_.reset();  // the slave notices through its link
+  runtime_->settle();
+  master_ = runtime_->spawn<FakeMaster>();
+  auto reregistration = runtime_->hooks().await<ReregisterSlaveMessage>();
+  advance(2s);
+  advance(4s);
+  ASSERT_TRUE(reregistration.isReady());
+  ASSERT_EQ(reregistration.get().tasks_size(), 1);
+  EXPECT_EQ(reregistration.get().tasks(0).task_id().value(), "t1");
+  EXPECT_EQ(reregistration.get().tasks(0).state(), TASK_FAILED);
+  EXPECT_EQ(reregistration.get().executor_infos_size(), 0);  // command executor, and gone
+}
+
 TEST_F(ExecutorTest, AnExecutorThatCannotStartFailsItsTask) {
   startRegisteredSlave();
   TaskInfo task = customTask("t1", "e1", "/nonexistent/program");
