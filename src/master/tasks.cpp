@@ -7,6 +7,21 @@
 
 namespace mesos::internal::master {
 
+namespace {
+
+// The task among `f`'s last completed ones that ended by its own update
+// (not one the master marked lost), or null; the newest first.
+const CompletedTask* endedTask(const Framework& f, const std::string& id) {
+  for (auto it = f.completed.rbegin(); it != f.completed.rend(); ++it) {
+    if (it->id == id) {
+      return isTerminalState(it->state) && it->state != TASK_LOST ? &*it : nullptr;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 using allocator::AllocatorActor;
 using process::dispatch;
 
@@ -206,6 +221,15 @@ void Master::reconcileTasks(const UPID& from, const ReconcileTasksMessage& messa
     auto task = f->tasks.find(status.task_id().value());
     if (task != f->tasks.end()) {
       sendReconciliation(*f, *task->second);
+      continue;
+    }
+    // Ended and acknowledged: a reconciliation that crossed that
+    // acknowledgement hears the same end again, not TASK_LOST.
+    if (const CompletedTask* ended = endedTask(*f, status.task_id().value())) {
+      SlaveID where;
+      where.set_value(ended->slaveId);
+      sendMasterUpdate(*f, where, status.task_id(), ended->state, TaskStatus::REASON_RECONCILIATION,
+                       "Reconciliation: the task ended");
       continue;
     }
     const std::optional<std::string> slaveId =

@@ -318,5 +318,32 @@ TEST_F(PartitionTest, ReconciliationAnswersTheStateOfTheUpdateToCome) {
   EXPECT_EQ(TaskStatus::REASON_RECONCILIATION, t1[0].reason());
 }
 
+// Found by the Jepsen-style run as well: a framework asks to reconcile a
+// task whose TASK_FINISHED is on its way; its acknowledgement reaches the
+// master first (the master forgets the task). The answer is TASK_FINISHED
+// again, not TASK_LOST.
+TEST_F(PartitionTest, ReconciliationOfATaskThatJustEndedRepeatsItsEnd) {
+  start();
+  Running plain = runTask("plain", frameworkInfo("plain"), "tp");
+  StatusUpdateMessage finished =
+      update(plain.info.id(), plain.slaveId, "tp", TASK_FINISHED, *plain.slave);
+  plain.slave->post(master(), finished);
+  runtime_->settle();
+  StatusUpdateAcknowledgementMessage ack;
+  *ack.mutable_slave_id() = plain.slaveId;
+  *ack.mutable_framework_id() = plain.info.id();
+  ack.mutable_task_id()->set_value("tp");
+  ack.set_uuid(finished.update().uuid());
+  plain.scheduler->post(master(), ack);
+  runtime_->settle();
+  ASSERT_EQ(0, metric("master/tasks_running").integer());
+
+  reconcile(*plain.scheduler, plain.info.id(), {{"tp", plain.slaveId.value()}});
+  auto p = statuses(*plain.scheduler, "tp");
+  ASSERT_EQ(3u, p.size());
+  EXPECT_EQ(TASK_FINISHED, p[2].state());
+  EXPECT_EQ(TaskStatus::REASON_RECONCILIATION, p[2].reason());
+}
+
 }  // namespace
 }  // namespace mesos::test

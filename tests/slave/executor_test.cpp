@@ -484,6 +484,35 @@ TEST_F(ExecutorTest, ShutdownFrameworkStopsItsExecutorsWithoutUpdates) {
   EXPECT_EQ(s["completed_frameworks"].array().size(), 1u);
 }
 
+// Found by the Jepsen-style run (tests/jepsen/): after the master shuts a
+// framework down here (it was told TASK_LOST for its tasks), what its
+// executor reports while it stops (the kill's TASK_KILLED) is acknowledged
+// to the executor but never sent to the master.
+TEST_F(ExecutorTest, UpdatesOfAFrameworkShutDownHereAreDropped) {
+  Flags f = flags();
+  f.executor_shutdown_grace_period = 1s;
+  startRegisteredSlave(f);
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  runtime_->settle();
+  auto* executor = startExecutor("executor(e1)");
+  registerExecutor(executor, "e1");
+  executor->post(slave_.pid(), executorUpdate(executor, "e1", "t1", TASK_RUNNING));
+  runtime_->settle();
+  ASSERT_EQ(1u, master_->updates().size());
+
+  ShutdownFrameworkMessage shutdown;
+  shutdown.mutable_framework_id()->set_value("F1");
+  fromMaster(shutdown);
+  runtime_->settle();
+  StatusUpdateMessage killed = executorUpdate(executor, "e1", "t1", TASK_KILLED);
+  executor->post(slave_.pid(), killed);
+  runtime_->settle();
+  EXPECT_EQ(1u, master_->updates().size()) << "an update of a framework shut down went out";
+  auto acks = executor->received<StatusUpdateAcknowledgementMessage>();
+  ASSERT_FALSE(acks.empty());
+  EXPECT_EQ(killed.update().uuid(), acks.back().uuid());
+}
+
 // The whole path with the real command executor.
 TEST_F(ExecutorTest, CommandTaskRunsUnderTheCommandExecutor) {
   if (::access(MESOS_EXECUTOR_PATH, X_OK) != 0) GTEST_SKIP() << "no " << MESOS_EXECUTOR_PATH;
