@@ -98,7 +98,7 @@ namespace {
 // The answer to a re-registration. For a slave this master held
 // (`reported` set): the tasks the master holds there that the slave did not
 // report (a restarted slave that could not keep them), which the slave
-// answers with TASK_LOST. Only this slave's tasks are looked at.
+// answers with TASK_LOST (TASK_DROPPED for a partition-aware framework). Only this slave's tasks are looked at.
 SlaveReregisteredMessage reregistered(const Slave& slave, const MasterFlags& flags,
                                       const ReregisterSlaveMessage* reported) {
   SlaveReregisteredMessage reply;
@@ -116,6 +116,9 @@ SlaveReregisteredMessage reregistered(const Slave& slave, const MasterFlags& fla
     if (tasks.count(frameworkId + "/" + task->task.task_id().value())) continue;
     ReconcileTasksMessage& lost = missing[frameworkId];
     *lost.mutable_framework_id() = task->framework->id;
+    // The slave answers by the framework's capabilities (TASK_DROPPED for a
+    // partition-aware one).
+    *lost.mutable_framework() = task->framework->info;
     *lost.add_statuses() = task->latest;
   }
   for (auto& [frameworkId, lost] : missing) {

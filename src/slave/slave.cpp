@@ -418,14 +418,23 @@ void Slave::reregistered(const UPID& from, const SlaveReregisteredMessage& messa
   armPingTimer();
   allowMasterOrigins();
 
-  // Tasks the master believes are here but this slave does not know are lost.
+  // Tasks the master believes are here but this slave does not know never
+  // ran here (a launch that reached the master, not the slave): TASK_DROPPED
+  // for a partition-aware framework (the master names the framework), else
+  // TASK_LOST, as Apache Mesos answers.
   for (const ReconcileTasksMessage& reconcile : message.reconciliations()) {
     Framework* fw = framework(reconcile.framework_id().value());
+    bool aware = false;
+    for (const auto& capability : reconcile.framework().capabilities()) {
+      aware = aware || capability.type() == FrameworkInfo::Capability::PARTITION_AWARE;
+    }
+    const TaskState state = aware ? TASK_DROPPED : TASK_LOST;
     for (const TaskStatus& status : reconcile.statuses()) {
       if (fw != nullptr && fw->executorOfTask(status.task_id().value()) != nullptr) continue;
       LOG(WARNING) << "Master knows task " << status.task_id().value() << " of framework "
-                   << reconcile.framework_id().value() << " but this slave does not: TASK_LOST";
-      sendSlaveUpdate(reconcile.framework_id(), nullptr, status.task_id(), TASK_LOST,
+                   << reconcile.framework_id().value() << " but this slave does not: "
+                   << TaskState_Name(state);
+      sendSlaveUpdate(reconcile.framework_id(), nullptr, status.task_id(), state,
                       TaskStatus::REASON_RECONCILIATION, "Task is unknown to the slave");
     }
   }

@@ -345,5 +345,22 @@ TEST_F(PartitionTest, ReconciliationOfATaskThatJustEndedRepeatsItsEnd) {
   EXPECT_EQ(TaskStatus::REASON_RECONCILIATION, p[2].reason());
 }
 
+// The master names the framework in the reconciliations it sends a slave
+// that re-registers without a task it holds, so that the slave answers
+// TASK_DROPPED to a partition-aware one.
+TEST_F(PartitionTest, ASlaveMissingATaskIsToldWhoseFrameworkItIs) {
+  start();
+  Running aware_ = runTask("aware", aware("aware"), "ta");
+  Peer& restarted = slave("slave-aware-restarted");  // a new pid: it restarted
+  reregister(restarted, aware_.slaveId, {});
+  auto replies = restarted.received<SlaveReregisteredMessage>();
+  ASSERT_EQ(1u, replies.size());
+  ASSERT_EQ(1, replies[0].reconciliations_size());
+  const ReconcileTasksMessage& missing = replies[0].reconciliations(0);
+  EXPECT_EQ("ta", missing.statuses(0).task_id().value());
+  ASSERT_EQ(1, missing.framework().capabilities_size());
+  EXPECT_EQ(FrameworkInfo::Capability::PARTITION_AWARE, missing.framework().capabilities(0).type());
+}
+
 }  // namespace
 }  // namespace mesos::test
