@@ -62,19 +62,17 @@ void JepsenFramework::stopLaunching() {
 }
 
 void JepsenFramework::killOne() {
-  std::vector<std::string> candidates;
+  TaskID taskId;
   {
     std::lock_guard lock(mutex_);
+    std::vector<std::string> running;
     for (const auto& [id, task] : tasks_) {
-      if (task.longRunning && task.state == TASK_RUNNING) candidates.push_back(id);
+      if (task.longRunning && task.state == TASK_RUNNING) running.push_back(id);
     }
-    if (candidates.empty()) return;
-    std::string id = candidates[random_() % candidates.size()];
-    candidates = {id};
+    if (running.empty()) return;
+    taskId.set_value(running[random_() % running.size()]);
   }
-  history_->requested({history_->now(), options_.name, candidates[0], "kill"});
-  TaskID taskId;
-  taskId.set_value(candidates[0]);
+  history_->requested({history_->now(), options_.name, taskId.value(), "kill"});
   driver_->killTask(taskId);
 }
 
