@@ -164,6 +164,11 @@ struct Slave {
   uint64_t addedAt = 0;  // the registry's version() once it was added
   uint32_t missedPings = 0;
   bool pongPending = false;
+  // Frameworks that are not partition-aware, shut down here when it came
+  // back from unreachable: they were told TASK_LOST for its tasks, so the
+  // updates it still sends for those tasks (the master holds none of them)
+  // are dropped, never forwarded after the TASK_LOST.
+  std::unordered_set<std::string> shutDownFrameworks;
   // What its long tasks whose resources are not released hold
   // (long_tasks.cpp): what --long_task_share caps.
   Resources longUsed;

@@ -106,7 +106,7 @@ namespace {
 // The answer to a re-registration. For a slave this master held
 // (`reported` set): the tasks the master holds there that the slave did not
 // report (a restarted slave that could not keep them), which the slave
-// answers with TASK_LOST. Only this slave's tasks are looked at.
+// answers with TASK_LOST (TASK_DROPPED for a partition-aware framework). Only this slave's tasks are looked at.
 SlaveReregisteredMessage reregistered(const Slave& slave, const MasterFlags& flags,
                                       const ReregisterSlaveMessage* reported) {
   SlaveReregisteredMessage reply;
@@ -124,6 +124,9 @@ SlaveReregisteredMessage reregistered(const Slave& slave, const MasterFlags& fla
     if (tasks.count(frameworkId + "/" + task->task.task_id().value())) continue;
     ReconcileTasksMessage& lost = missing[frameworkId];
     *lost.mutable_framework_id() = task->framework->id;
+    // The slave answers by the framework's capabilities (TASK_DROPPED for a
+    // partition-aware one).
+    *lost.mutable_framework() = task->framework->info;
     *lost.add_statuses() = task->latest;
   }
   for (auto& [frameworkId, lost] : missing) {
@@ -289,6 +292,7 @@ Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
     if (!adopted->released) trackTask(*s, *adopted);
     if (!deferredByTask_.empty()) answerDeferred(*adopted);
   }
+  s->shutDownFrameworks = shutDown;
   for (const std::string& frameworkId : shutDown) {
     ShutdownFrameworkMessage shutdown;
     shutdown.mutable_framework_id()->set_value(frameworkId);

@@ -7,6 +7,21 @@
 
 namespace mesos::internal::master {
 
+namespace {
+
+// The task among `f`'s last completed ones that ended by its own update
+// (not one the master marked lost), or null; the newest first.
+const CompletedTask* endedTask(const Framework& f, const std::string& id) {
+  for (auto it = f.completed.rbegin(); it != f.completed.rend(); ++it) {
+    if (it->id == id) {
+      return isTerminalState(it->state) && it->state != TASK_LOST ? &*it : nullptr;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 using allocator::AllocatorActor;
 using process::dispatch;
 
@@ -117,6 +132,14 @@ void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) 
     metrics_.invalidStatusUpdates++;
     return;
   }
+  if (task == f->tasks.end() && sender->shutDownFrameworks.count(f->id.value()) != 0) {
+    LOG(INFO) << "Dropping status update " << TaskState_Name(update.status().state())
+              << " for task " << update.status().task_id().value() << " of framework "
+              << f->id.value() << " from slave " << sender->id.value()
+              << ": the framework was told TASK_LOST when the slave was unreachable";
+    metrics_.invalidStatusUpdates++;
+    return;
+  }
   if (task != f->tasks.end()) {
     updateTask(*task->second, update.status());
     if (update.has_uuid()) {
@@ -202,6 +225,15 @@ void Master::reconcileTasks(const UPID& from, const ReconcileTasksMessage& messa
       sendReconciliation(*f, *task->second);
       continue;
     }
+    // Ended and acknowledged: a reconciliation that crossed that
+    // acknowledgement hears the same end again, not TASK_LOST.
+    if (const CompletedTask* ended = endedTask(*f, status.task_id().value())) {
+      SlaveID where;
+      where.set_value(ended->slaveId);
+      sendMasterUpdate(*f, where, status.task_id(), ended->state, TaskStatus::REASON_RECONCILIATION,
+                       "Reconciliation: the task ended");
+      continue;
+    }
     const std::optional<std::string> slaveId =
         status.has_slave_id() && !status.slave_id().value().empty()
             ? std::optional<std::string>(status.slave_id().value())
@@ -265,7 +297,11 @@ void Master::sendReconciliation(Framework& f, const TaskRecord& task) {
   status->clear_uuid();
   status->mutable_task_id()->CopyFrom(task.task.task_id());
   status->mutable_slave_id()->CopyFrom(task.task.slave_id());
-  status->set_state(task.task.state());
+  // The state of the update the framework gets next (Apache Mesos's
+  // answer too): a task that ended while its update waits for an
+  // acknowledgement is not reported ended before that update arrives.
+  status->set_state(task.task.has_status_update_state() ? task.task.status_update_state()
+                                                        : task.task.state());
   status->set_source(TaskStatus::SOURCE_MASTER);
   status->set_reason(TaskStatus::REASON_RECONCILIATION);
   send(f.pid, std::move(update));

@@ -323,13 +323,18 @@ void Slave::doReliableRegistration(process::Duration backoff) {
     for (const auto& [frameworkId, framework] : frameworks_) {
       *message.add_frameworks() = framework->info;
       for (const auto& [executorId, executor] : framework->executors) {
+        // A terminated executor holds only tasks whose terminal update is
+        // not acknowledged yet: the master must know them until it is (a
+        // reconciliation meanwhile would answer TASK_LOST or TASK_GONE,
+        // and the update would follow it). The executor itself uses
+        // nothing any more.
+        for (const auto& [taskId, task] : executor->terminatedTasks) *message.add_tasks() = task;
         if (executor->state == Executor::State::kTerminated) continue;
         if (!executor->commandExecutor) *message.add_executor_infos() = executor->info;
         for (const TaskInfo& task : executor->queuedTasks) {
           *message.add_tasks() = createTask(task, TASK_STAGING, framework->id);
         }
         for (const auto& [taskId, task] : executor->launchedTasks) *message.add_tasks() = task;
-        for (const auto& [taskId, task] : executor->terminatedTasks) *message.add_tasks() = task;
       }
     }
     send(*master_, std::move(message));
@@ -414,14 +419,23 @@ void Slave::reregistered(const UPID& from, const SlaveReregisteredMessage& messa
   armPingTimer();
   allowMasterOrigins();
 
-  // Tasks the master believes are here but this slave does not know are lost.
+  // Tasks the master believes are here but this slave does not know never
+  // ran here (a launch that reached the master, not the slave): TASK_DROPPED
+  // for a partition-aware framework (the master names the framework), else
+  // TASK_LOST, as Apache Mesos answers.
   for (const ReconcileTasksMessage& reconcile : message.reconciliations()) {
     Framework* fw = framework(reconcile.framework_id().value());
+    bool aware = false;
+    for (const auto& capability : reconcile.framework().capabilities()) {
+      aware = aware || capability.type() == FrameworkInfo::Capability::PARTITION_AWARE;
+    }
+    const TaskState state = aware ? TASK_DROPPED : TASK_LOST;
     for (const TaskStatus& status : reconcile.statuses()) {
       if (fw != nullptr && fw->executorOfTask(status.task_id().value()) != nullptr) continue;
       LOG(WARNING) << "Master knows task " << status.task_id().value() << " of framework "
-                   << reconcile.framework_id().value() << " but this slave does not: TASK_LOST";
-      sendSlaveUpdate(reconcile.framework_id(), nullptr, status.task_id(), TASK_LOST,
+                   << reconcile.framework_id().value() << " but this slave does not: "
+                   << TaskState_Name(state);
+      sendSlaveUpdate(reconcile.framework_id(), nullptr, status.task_id(), state,
                       TaskStatus::REASON_RECONCILIATION, "Task is unknown to the slave");
     }
   }

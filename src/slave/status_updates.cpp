@@ -66,6 +66,22 @@ void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
     metrics_.invalidStatusUpdates++;
     return;
   }
+  if (fw->terminating) {
+    // The master shut the framework down here: it told the framework
+    // TASK_LOST (or TASK_GONE) for these tasks, so what the executors say
+    // now (the shutdown's TASK_KILLED) must never follow (Apache Mesos
+    // drops it too). The executor is acknowledged, so that it exits at once.
+    LOG(INFO) << "Dropping status update " << TaskState_Name(status->state()) << " for task "
+              << taskId << ": framework " << fw->id.value() << " is shutting down here";
+    metrics_.invalidStatusUpdates++;
+    StatusUpdateAcknowledgementMessage ack;
+    *ack.mutable_slave_id() = info_.id();
+    *ack.mutable_framework_id() = update.framework_id();
+    *ack.mutable_task_id() = status->task_id();
+    ack.set_uuid(update.uuid());
+    send(from, std::move(ack));
+    return;
+  }
   metrics_.validStatusUpdates++;
   markDrainUpdate(*fw, status);
   {

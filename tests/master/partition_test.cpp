@@ -276,5 +276,113 @@ TEST_F(PartitionTest, AKnownSlaveReportingTasksTheMasterDoesNotHoldIsToldToKillT
   EXPECT_EQ("no-such-framework", shutdowns[0].framework_id().value());
 }
 
+// Found by the Jepsen-style run (tests/jepsen/): a framework that is not
+// partition-aware was told TASK_LOST; when the slave comes back it is shut
+// down there, and the updates the slave still sends for its tasks (the
+// kill's TASK_KILLED, a TASK_FINISHED that waited) never reach it: one
+// terminal state per task. The aware framework's updates still flow.
+TEST_F(PartitionTest, UpdatesAfterTaskLostAreDroppedWhenTheSlaveComesBack) {
+  start();
+  Running aware_ = runTask("aware", aware("aware"), "ta");
+  Running plain = runTask("plain", frameworkInfo("plain"), "tp");
+  missPings();
+  ASSERT_EQ(TASK_LOST, statuses(*plain.scheduler, "tp").back().state());
+  reregister(*aware_.slave, aware_.slaveId, {{aware_.info, "ta"}});
+  reregister(*plain.slave, plain.slaveId, {{plain.info, "tp"}});
+  ASSERT_EQ(1u, plain.slave->count<ShutdownFrameworkMessage>());
+
+  plain.slave->post(master(),
+                    update(plain.info.id(), plain.slaveId, "tp", TASK_KILLED, *plain.slave));
+  aware_.slave->post(master(),
+                     update(aware_.info.id(), aware_.slaveId, "ta", TASK_FINISHED, *aware_.slave));
+  runtime_->settle();
+  auto p = statuses(*plain.scheduler, "tp");
+  ASSERT_EQ(2u, p.size());
+  EXPECT_EQ(TASK_LOST, p.back().state()) << "an update followed TASK_LOST";
+  EXPECT_EQ(TASK_FINISHED, statuses(*aware_.scheduler, "ta").back().state());
+}
+
+// Found by the Jepsen-style run too: a slave re-registers with a task that
+// ended while its TASK_RUNNING update still waits for an acknowledgement;
+// reconciliation answers TASK_RUNNING (the state of the update to come), not
+// the end the framework has not been told yet.
+TEST_F(PartitionTest, ReconciliationAnswersTheStateOfTheUpdateToCome) {
+  start();
+  Peer& s = scheduler("scheduler");
+  FrameworkInfo info = frameworkInfo("plain");
+  FrameworkID frameworkId = registerFramework(s, info);
+  // A slave this master has never seen (as after a failover).
+  Peer& again = slave("slave-again");
+  SlaveID otherId;
+  otherId.set_value("S-from-before");
+  ReregisterSlaveMessage message;
+  message.mutable_slave()->set_hostname("slave-again.example");
+  *message.mutable_slave()->mutable_resources() = Resources::parse("cpus:1;mem:512").value().proto();
+  *message.mutable_slave()->mutable_id() = otherId;
+  message.set_version("1.0.0");
+  Task* task = message.add_tasks();
+  task->set_name("t1");
+  task->mutable_task_id()->set_value("t1");
+  *task->mutable_framework_id() = frameworkId;
+  *task->mutable_slave_id() = otherId;
+  task->set_state(TASK_FINISHED);
+  task->set_status_update_state(TASK_RUNNING);
+  *task->mutable_resources() = Resources::parse("cpus:1;mem:512").value().proto();
+  info.mutable_id()->CopyFrom(frameworkId);
+  *message.add_frameworks() = info;
+  again.post(master(), message);
+  runtime_->settle();
+
+  reconcile(s, frameworkId, {{"t1", otherId.value()}});
+  auto t1 = statuses(s, "t1");
+  ASSERT_EQ(1u, t1.size());
+  EXPECT_EQ(TASK_RUNNING, t1[0].state());
+  EXPECT_EQ(TaskStatus::REASON_RECONCILIATION, t1[0].reason());
+}
+
+// Found by the Jepsen-style run as well: a framework asks to reconcile a
+// task whose TASK_FINISHED is on its way; its acknowledgement reaches the
+// master first (the master forgets the task). The answer is TASK_FINISHED
+// again, not TASK_LOST.
+TEST_F(PartitionTest, ReconciliationOfATaskThatJustEndedRepeatsItsEnd) {
+  start();
+  Running plain = runTask("plain", frameworkInfo("plain"), "tp");
+  StatusUpdateMessage finished =
+      update(plain.info.id(), plain.slaveId, "tp", TASK_FINISHED, *plain.slave);
+  plain.slave->post(master(), finished);
+  runtime_->settle();
+  StatusUpdateAcknowledgementMessage ack;
+  *ack.mutable_slave_id() = plain.slaveId;
+  *ack.mutable_framework_id() = plain.info.id();
+  ack.mutable_task_id()->set_value("tp");
+  ack.set_uuid(finished.update().uuid());
+  plain.scheduler->post(master(), ack);
+  runtime_->settle();
+  ASSERT_EQ(0, metric("master/tasks_running").integer());
+
+  reconcile(*plain.scheduler, plain.info.id(), {{"tp", plain.slaveId.value()}});
+  auto p = statuses(*plain.scheduler, "tp");
+  ASSERT_EQ(3u, p.size());
+  EXPECT_EQ(TASK_FINISHED, p[2].state());
+  EXPECT_EQ(TaskStatus::REASON_RECONCILIATION, p[2].reason());
+}
+
+// The master names the framework in the reconciliations it sends a slave
+// that re-registers without a task it holds, so that the slave answers
+// TASK_DROPPED to a partition-aware one.
+TEST_F(PartitionTest, ASlaveMissingATaskIsToldWhoseFrameworkItIs) {
+  start();
+  Running aware_ = runTask("aware", aware("aware"), "ta");
+  Peer& restarted = slave("slave-aware-restarted");  // a new pid: it restarted
+  reregister(restarted, aware_.slaveId, {});
+  auto replies = restarted.received<SlaveReregisteredMessage>();
+  ASSERT_EQ(1u, replies.size());
+  ASSERT_EQ(1, replies[0].reconciliations_size());
+  const ReconcileTasksMessage& missing = replies[0].reconciliations(0);
+  EXPECT_EQ("ta", missing.statuses(0).task_id().value());
+  ASSERT_EQ(1, missing.framework().capabilities_size());
+  EXPECT_EQ(FrameworkInfo::Capability::PARTITION_AWARE, missing.framework().capabilities(0).type());
+}
+
 }  // namespace
 }  // namespace mesos::test

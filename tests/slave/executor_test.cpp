@@ -419,6 +419,40 @@ TEST_F(ExecutorTest, CommandTasksWhoseExecutorDiesFailWithoutExitedExecutorMessa
   EXPECT_EQ(exitedCount->load(), 0u);
 }
 
+// A task whose executor is gone stays in the re-registration until its
+// terminal update is acknowledged: otherwise a new master would answer a
+// reconciliation with TASK_LOST, and the update (TASK_FAILED) would follow.
+TEST_F(ExecutorTest, AnUnacknowledgedTaskOfAGoneExecutorIsReportedOnReregistration) {
+  std::string launcherDir = workDir_ + "/launcher";
+  ASSERT_EQ(::mkdir(launcherDir.c_str(), 0755), 0);
+  {
+    std::ofstream script(launcherDir + "/mesos-executor");
+    script << "#!/bin/sh\nexit 7\n";
+  }
+  ASSERT_EQ(::chmod((launcherDir + "/mesos-executor").c_str(), 0755), 0);
+  Flags f = flags();
+  f.launcher_dir = launcherDir;
+  startRegisteredSlave(f);
+  master_->autoAcknowledge = false;
+  auto failed = runtime_->hooks().await<StatusUpdateMessage>(slave_.pid(), master_.pid());
+  fromMaster(runTask(commandTask("t1", "echo never")));
+  runtime_->settle();
+  ASSERT_TRUE(failed.await(std::chrono::seconds(30)));
+  runtime_->settle();
+
+  master_.reset();  // the slave notices through its link
+  runtime_->settle();
+  master_ = runtime_->spawn<FakeMaster>();
+  auto reregistration = runtime_->hooks().await<ReregisterSlaveMessage>();
+  advance(2s);
+  advance(4s);
+  ASSERT_TRUE(reregistration.isReady());
+  ASSERT_EQ(reregistration.get().tasks_size(), 1);
+  EXPECT_EQ(reregistration.get().tasks(0).task_id().value(), "t1");
+  EXPECT_EQ(reregistration.get().tasks(0).state(), TASK_FAILED);
+  EXPECT_EQ(reregistration.get().executor_infos_size(), 0);  // command executor, and gone
+}
+
 TEST_F(ExecutorTest, AnExecutorThatCannotStartFailsItsTask) {
   startRegisteredSlave();
   TaskInfo task = customTask("t1", "e1", "/nonexistent/program");
@@ -448,6 +482,35 @@ TEST_F(ExecutorTest, ShutdownFrameworkStopsItsExecutorsWithoutUpdates) {
   json::Value s = state();
   EXPECT_TRUE(s["frameworks"].array().empty());
   EXPECT_EQ(s["completed_frameworks"].array().size(), 1u);
+}
+
+// Found by the Jepsen-style run (tests/jepsen/): after the master shuts a
+// framework down here (it was told TASK_LOST for its tasks), what its
+// executor reports while it stops (the kill's TASK_KILLED) is acknowledged
+// to the executor but never sent to the master.
+TEST_F(ExecutorTest, UpdatesOfAFrameworkShutDownHereAreDropped) {
+  Flags f = flags();
+  f.executor_shutdown_grace_period = 1s;
+  startRegisteredSlave(f);
+  fromMaster(runTask(customTask("t1", "e1", "sleep 60")));
+  runtime_->settle();
+  auto* executor = startExecutor("executor(e1)");
+  registerExecutor(executor, "e1");
+  executor->post(slave_.pid(), executorUpdate(executor, "e1", "t1", TASK_RUNNING));
+  runtime_->settle();
+  ASSERT_EQ(1u, master_->updates().size());
+
+  ShutdownFrameworkMessage shutdown;
+  shutdown.mutable_framework_id()->set_value("F1");
+  fromMaster(shutdown);
+  runtime_->settle();
+  StatusUpdateMessage killed = executorUpdate(executor, "e1", "t1", TASK_KILLED);
+  executor->post(slave_.pid(), killed);
+  runtime_->settle();
+  EXPECT_EQ(1u, master_->updates().size()) << "an update of a framework shut down went out";
+  auto acks = executor->received<StatusUpdateAcknowledgementMessage>();
+  ASSERT_FALSE(acks.empty());
+  EXPECT_EQ(killed.update().uuid(), acks.back().uuid());
 }
 
 // The whole path with the real command executor.

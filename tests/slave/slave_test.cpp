@@ -102,6 +102,46 @@ TEST_F(SlaveTest, ReregistersWhenTheMasterSaysItIsDisconnected) {
   EXPECT_EQ(reregistration.get().version(), std::string(kVersion));
 }
 
+// Found by the Jepsen-style run (tests/jepsen/): a task the master holds and
+// the slave never got (it was killed right after the launch) is
+// TASK_DROPPED for a partition-aware framework, TASK_LOST for another (or
+// when the master does not name the framework).
+TEST_F(SlaveTest, TasksOnlyTheMasterKnowsAreDroppedOrLost) {
+  startRegisteredSlave();
+  master_->autoRegister = false;
+  auto reregistration = runtime_->hooks().await<ReregisterSlaveMessage>();
+  PingSlaveMessage ping;
+  ping.set_connected(false);
+  fromMaster(ping);
+  runtime_->settle();
+  ASSERT_TRUE(reregistration.isReady());
+
+  SlaveReregisteredMessage reply;
+  reply.mutable_slave_id()->set_value("S1");
+  ReconcileTasksMessage* aware = reply.add_reconciliations();
+  aware->mutable_framework_id()->set_value("F1");
+  aware->mutable_framework()->set_user("u");
+  aware->mutable_framework()->set_name("aware");
+  aware->mutable_framework()->add_capabilities()->set_type(
+      FrameworkInfo::Capability::PARTITION_AWARE);
+  aware->add_statuses()->mutable_task_id()->set_value("ta");
+  aware->mutable_statuses(0)->set_state(TASK_RUNNING);
+  ReconcileTasksMessage* plain = reply.add_reconciliations();
+  plain->mutable_framework_id()->set_value("F2");
+  plain->add_statuses()->mutable_task_id()->set_value("tp");
+  plain->mutable_statuses(0)->set_state(TASK_RUNNING);
+  fromMaster(reply);
+  runtime_->settle();
+
+  auto updates = master_->updates();
+  ASSERT_EQ(2u, updates.size());
+  EXPECT_EQ("ta", updates[0].status().task_id().value());
+  EXPECT_EQ(TASK_DROPPED, updates[0].status().state());
+  EXPECT_EQ(TaskStatus::REASON_RECONCILIATION, updates[0].status().reason());
+  EXPECT_EQ("tp", updates[1].status().task_id().value());
+  EXPECT_EQ(TASK_LOST, updates[1].status().state());
+}
+
 TEST_F(SlaveTest, ReregistersWithAMasterThatComesBack) {
   startRegisteredSlave();
   auto attempts = runtime_->hooks().count<ReregisterSlaveMessage>();
