@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "common/json.hpp"
 #include "common/protobuf_json.hpp"
@@ -33,6 +35,7 @@ Response badRequest(const std::string& message) {
 }
 
 std::string quoted(const MachineID& id) { return "Machine '" + toJson(id) + "'"; }
+
 
 // Hostnames are compared in any case, as Apache Mesos compares them.
 std::string keyOf(const MachineID& id) {
@@ -101,6 +104,22 @@ Response beingRead() {
 Response forbidden(const char* what, const char* acl) {
   return authentication::EndpointGuard::forbidden(std::string("Not authorized to ") + what +
                                                   " (ACL " + acl + ")");
+}
+
+// Apache's 400 for /machine/down and /machine/up: every machine must be
+// scheduled and in `mode` (`machines` by keyOf()).
+template <typename Machines>
+std::optional<std::string> notAllIn(const Machines& machines, const std::vector<MachineID>& ids,
+                                    MachineInfo::Mode mode, const char* action) {
+  for (const MachineID& id : ids) {
+    auto it = machines.find(keyOf(id));
+    if (it == machines.end()) return quoted(id) + " is not part of a maintenance schedule";
+    if (it->second.info.mode() != mode) {
+      return quoted(id) + " is not in " + MachineInfo::Mode_Name(mode) +
+             " mode and cannot be " + action;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -296,14 +315,8 @@ Future<Response> Master::updateMaintenanceSchedule(const maintenance::Schedule& 
 Future<Response> Master::startMaintenance(const std::vector<MachineID>& ids,
                                           const std::optional<std::string>& principal) {
   if (auto invalid = invalidMachines(ids)) return badRequest(*invalid);
-  for (const MachineID& id : ids) {
-    auto it = machines_.find(machineKey(id));
-    if (it == machines_.end()) {
-      return badRequest(quoted(id) + " is not part of a maintenance schedule");
-    }
-    if (it->second.info.mode() != MachineInfo::DRAINING) {
-      return badRequest(quoted(id) + " is not in DRAINING mode and cannot be brought down");
-    }
+  if (auto invalid = notAllIn(machines_, ids, MachineInfo::DRAINING, "brought down")) {
+    return badRequest(*invalid);
   }
   if (!guard_->authorized(Action::kStartMaintenance, principal, std::nullopt)) {
     return forbidden("start maintenance", "start_maintenances");
@@ -321,14 +334,8 @@ Future<Response> Master::startMaintenance(const std::vector<MachineID>& ids,
 Future<Response> Master::stopMaintenance(const std::vector<MachineID>& ids,
                                          const std::optional<std::string>& principal) {
   if (auto invalid = invalidMachines(ids)) return badRequest(*invalid);
-  for (const MachineID& id : ids) {
-    auto it = machines_.find(machineKey(id));
-    if (it == machines_.end()) {
-      return badRequest(quoted(id) + " is not part of a maintenance schedule");
-    }
-    if (it->second.info.mode() != MachineInfo::DOWN) {
-      return badRequest(quoted(id) + " is not in DOWN mode and cannot be brought up");
-    }
+  if (auto invalid = notAllIn(machines_, ids, MachineInfo::DOWN, "brought up")) {
+    return badRequest(*invalid);
   }
   if (!guard_->authorized(Action::kStopMaintenance, principal, std::nullopt)) {
     return forbidden("stop maintenance", "stop_maintenances");
