@@ -29,6 +29,7 @@ class ActorCell {
   // that worker touches it. Kept between runs (with its capacity) so that a
   // busy actor's mailbox costs no allocation per event.
   std::vector<Event> batch;
+  size_t batchNext = 0;  // the next event of `batch` to run (a turn runs at most kMaxTurn)
 
   std::mutex mutex;  // guards everything below
   std::vector<Event> mailbox;

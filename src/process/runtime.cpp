@@ -547,15 +547,27 @@ void Runtime::workerLoop() {
 void Runtime::run(const std::shared_ptr<ActorCell>& cell) {
   // A drained batch keeps its memory (for the next one) up to 4 MiB.
   constexpr size_t kKeptBatchCapacity = (4 << 20) / sizeof(Event);
+  // Events one turn runs at most: an actor with tens of thousands queued
+  // (a master after a failover, its allocator) leaves the worker to the
+  // others between turns (the ZooKeeper session's actors, whose answers
+  // keep the leader's lease) instead of holding it for a second.
+  constexpr size_t kMaxTurn = 1024;
   std::vector<Event>& batch = cell->batch;
+  size_t& next = cell->batchNext;
   {
     std::lock_guard<std::mutex> lock(cell->mutex);
-    batch.swap(cell->mailbox);
-    // The batch is bounded as the mailbox was: at most twice the bound live.
-    cell->networkBytes = 0;
+    if (next >= batch.size()) {
+      batch.clear();
+      next = 0;
+      batch.swap(cell->mailbox);
+      // The batch is bounded as the mailbox was: at most twice the bound live.
+      cell->networkBytes = 0;
+    }
     cell->state = ActorCell::State::kRunning;
   }
-  for (auto& event : batch) {
+  const size_t end = std::min(batch.size(), next + kMaxTurn);
+  while (next < end) {
+    Event& event = batch[next++];
     bool last = std::holds_alternative<TerminateEvent>(event);
     runningActor = cell->actor;
     cell->actor->consume(event);
@@ -563,19 +575,23 @@ void Runtime::run(const std::shared_ptr<ActorCell>& cell) {
     if (thisWorker != nullptr && thisWorker->writes) thisWorker->writes->eventDone();
     if (last) {
       batch.clear();
+      next = 0;
       finish(cell);
       return;
     }
   }
-  if (batch.capacity() > kKeptBatchCapacity) {
-    std::vector<Event>().swap(batch);
-  } else {
-    batch.clear();
+  if (next >= batch.size()) {
+    if (batch.capacity() > kKeptBatchCapacity) {
+      std::vector<Event>().swap(batch);
+    } else {
+      batch.clear();
+    }
+    next = 0;
   }
   bool requeue;
   {
     std::lock_guard<std::mutex> lock(cell->mutex);
-    requeue = !cell->mailbox.empty();
+    requeue = next < batch.size() || !cell->mailbox.empty();
     cell->state = requeue ? ActorCell::State::kQueued : ActorCell::State::kIdle;
   }
   if (requeue) {
