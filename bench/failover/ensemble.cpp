@@ -108,7 +108,7 @@ bool Ensemble::start(std::chrono::seconds bound, std::string* error) {
     const Server& server = servers_[i];
     std::string name = "zk-" + std::to_string(i + 1);
     auto index = children_.spawn(name,
-                                 {kJava, "-Xmx512m", "-XX:+UseSerialGC", "-cp", kClassPath, main,
+                                 {kJava, "-Xmx1g", "-XX:+UseSerialGC", "-cp", kClassPath, main,
                                   server.dir + "/zoo.cfg"},
                                  false, dir_ + "/" + name + ".log", error);
     if (!index) return false;

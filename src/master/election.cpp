@@ -50,9 +50,29 @@ void Master::watchLeader(std::optional<MasterInfo> previous) {
     if (!leading_) {
       leader_ = leader;
       lastState_.reset();  // /state names the leader
+      if (leader) prefetchRegistry();
     }
     watchLeader(leader);
   });
+}
+
+void Master::prefetchRegistry() {
+  if (leading_ || lost_ || prefetching_ || flags_.registryKind() != "zookeeper") return;
+  prefetching_ = true;
+  dispatch(registrar_.pid(), &registrar::Registrar::prefetch)
+      .then(self(), [this](const Result<size_t>& read) {
+        if (leading_ || lost_) return;
+        if (!read) {
+          VLOG(1) << "Reading the registry ahead failed: " << read.error().message;
+        } else if (read.value() != prefetched_) {
+          LOG(INFO) << "Read the registry ahead: " << read.value() << " agents";
+          prefetched_ = read.value();
+        }
+        delay(kPrefetchInterval, [this] {
+          prefetching_ = false;
+          prefetchRegistry();
+        });
+      });
 }
 
 bool Master::admit() {
@@ -94,6 +114,7 @@ void Master::elected() {
   LOG_IF(INFO, kept > 0) << "Handling " << kept
                          << " messages that came while this master was a standby";
   standbyHeld_.clear();
+  std::erase_if(keptRegistrations_, [](const auto& kept) { return kept.second.expired(); });
 }
 
 void Master::lostLeadership(const std::string& why) {
@@ -101,6 +122,7 @@ void Master::lostLeadership(const std::string& why) {
   lost_ = true;
   leading_ = false;
   standbyHeld_.clear();
+  keptRegistrations_.clear();
   LOG(ERROR) << "Master " << info_.id() << " is no longer the leading master (" << why
              << "); it stops acting now";
   if (lostLeadershipAction_) {
@@ -112,16 +134,22 @@ void Master::lostLeadership(const std::string& why) {
   std::_Exit(1);
 }
 
-void Master::standby(const UPID& from, const std::string& what, std::function<void()> call) {
-  if (lost_ || !zk_) return dropAsStandby(from, what);
+bool Master::standby(const UPID& from, const std::string& what, std::function<void()> call) {
+  if (lost_ || !zk_) {
+    dropAsStandby(from, what);
+    return false;
+  }
   auto now = runtime().clock().now();
   while (!standbyHeld_.empty() &&
          standbyHeld_.front().first < now - 2 * flags_.zk_session_timeout) {
     standbyHeld_.pop_front();
   }
-  if (standbyHeld_.size() >= kMaxStandbyHeld) return dropAsStandby(from, what);
+  if (standbyHeld_.size() >= kMaxStandbyHeld) {
+    dropAsStandby(from, what);
+    return false;
+  }
   standbyHeld_.emplace_back(now, std::move(call));
-  if (standbyLogged_.count(from) != 0) return;
+  if (standbyLogged_.count(from) != 0) return true;
   if (standbyLogged_.size() >= 10000) standbyLogged_.clear();
   standbyLogged_.insert(from);
   LOG(WARNING) << "Keeping " << what << " from " << from << ": this master is a standby ("
@@ -129,6 +157,7 @@ void Master::standby(const UPID& from, const std::string& what, std::function<vo
                << "); it is handled if this master is elected within twice the session "
                   "timeout, dropped otherwise; later messages from "
                << from << " are kept without a word";
+  return true;
 }
 
 void Master::dropAsStandby(const UPID& from, const std::string& what) {

@@ -168,12 +168,16 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
     send(from, std::move(reply));
     return;
   }
+  // A retry, answered already: the slaves know where its scheduler is.
+  const bool retry = f != nullptr && f->pid == from && f->active;
   if (f == nullptr) {
     // Unknown here (this master started after it registered): take it back.
     f = addFramework(info, from);
+    f->newPid = message.failover();
     LOG(INFO) << "Re-registered framework " << id << " (" << info.name() << ") at " << from;
   } else if (f->pid != from) {
     failoverFramework(*f, from);
+    f->newPid = true;
   } else {
     LOG(INFO) << "Framework " << id << " at " << from << " re-registered";
     if (!f->active) {
@@ -189,8 +193,10 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
   operatorEvents_.frameworkUpdated(*f);
   // Slaves holding its tasks learn where the scheduler is now and send
   // again the updates it has not acknowledged (those sent while it was
-  // away went nowhere).
-  for (const std::string& slaveId : slavesOf(*f)) {
+  // away went nowhere). Not again for a retry: after a failover each
+  // framework's retries would walk all its tasks while tens of thousands of
+  // slaves wait for their answers.
+  for (const std::string& slaveId : retry ? std::unordered_set<std::string>() : slavesOf(*f)) {
     if (Slave* s = slave(slaveId)) {
       UpdateFrameworkMessage update;
       *update.mutable_framework_id() = f->id;

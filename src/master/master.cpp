@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -104,8 +105,15 @@ void Master::initialize() {
   handle(&Master::reconcileTasks);
   handle(&Master::frameworkToExecutor);
   // Slaves.
-  handle(&Master::registerSlave);
-  handle(&Master::reregisterSlave);
+  // Repeated until answered: kept unparsed, one per slave (slaves.cpp).
+  for (const google::protobuf::Descriptor* kind :
+       {RegisterSlaveMessage::descriptor(), ReregisterSlaveMessage::descriptor()}) {
+    const std::string name = kind->name();
+    metrics_.messages[name];  // listed from the start
+    onRaw(kind->full_name(), [this, name](const UPID& from, const std::string& body) {
+      slaveRegistration(from, name, body);
+    });
+  }
   handle(&Master::unregisterSlave);
   handle(&Master::pong);
   handle(&Master::statusUpdate);
@@ -132,7 +140,16 @@ void Master::initialize() {
   storage.kind = flags_.registryKind();
   if (zk_) {
     auto url = zk::parseUrl(*flags_.zk);
-    storage.zk = zk_.pid();
+    if (storage.kind == "zookeeper") {
+      // Its expiry guards nothing (fencing does): a longer timeout than
+      // the election's keeps it through a burst of big writes.
+      registryZk_ = runtime().spawn<zk::ZooKeeper>(
+          process::generateId("zookeeper"), *url,
+          std::max(std::chrono::milliseconds(10000),
+                   std::chrono::duration_cast<std::chrono::milliseconds>(
+                       flags_.zk_session_timeout)));
+    }
+    storage.zk = registryZk_ ? registryZk_.pid() : zk_.pid();
     storage.zkPath = url->path;
     storage.zkUrl = url->toString();
   }

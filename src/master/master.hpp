@@ -119,6 +119,13 @@ class Master : public process::Actor {
   void elected();
   void lostLeadership(const std::string& why);
   void watchLeader(std::optional<MasterInfo> previous);
+  // A standby reads the registry ahead (--registry=zookeeper), then every
+  // kPrefetchInterval what changed, so that once elected it reads and
+  // parses only what changed since (docs/high-availability.md).
+  void prefetchRegistry();
+  static constexpr process::Duration kPrefetchInterval = std::chrono::seconds(5);
+  bool prefetching_ = false;  // a read ahead is out, or waits for its next turn
+  size_t prefetched_ = 0;     // the agents the last read ahead found
   // What schedulers and slaves send a standby: a peer whose detector named
   // this master before its own contender did (ZooKeeper tells them apart by
   // a few milliseconds) would otherwise lose its first registration to the
@@ -127,7 +134,8 @@ class Master : public process::Actor {
   // elected;
   // older ones, and all once it lost leadership, are dropped (one log line
   // per peer).
-  void standby(const UPID& from, const std::string& what, std::function<void()> call);
+  // False when it was dropped.
+  bool standby(const UPID& from, const std::string& what, std::function<void()> call);
   void dropAsStandby(const UPID& from, const std::string& what);
   static constexpr size_t kMaxStandbyHeld = 10000;
   // Reconciliation of `taskId` (on `slaveId`, when given) that waits for
@@ -260,6 +268,19 @@ class Master : public process::Actor {
   // master does not hold are killed (their framework shut down there when
   // the master does not know it).
   void killOrphans(Slave& slave, const ReregisterSlaveMessage& message);
+  // Slaves' registrations and re-registrations, which a slave repeats until
+  // it is answered: kept unparsed while this master cannot handle them (a
+  // standby, or the registry being read), one per slave and kind (a retry
+  // replaces the one kept, where it stands), so that after a failover the
+  // retries of tens of thousands of slaves cost a copy each, not a parse.
+  // A re-registration that repeats the one last handled from an active
+  // slave is answered without being parsed.
+  void slaveRegistration(const UPID& from, const std::string& name, const std::string& body);
+  void handleSlaveRegistration(const UPID& from, const std::string& name,
+                               const std::string& body);
+  // The kept ones by kind and sender; expired once their call is handled
+  // or dropped.
+  std::unordered_map<std::string, std::weak_ptr<std::string>> keptRegistrations_;
   // The slave's connection broke: its offers are rescinded and it is offered
   // nothing until it re-registers (activateSlave()) or misses its pings.
   void deactivateSlave(Slave& slave);
@@ -318,7 +339,7 @@ class Master : public process::Actor {
   // The registry cannot be read or written: this master must not lead.
   void registryFailed(const Error& error);
   // Holds a handler's call while the registry is read (at most kMaxHeld).
-  void hold(std::function<void()> call);
+  bool hold(std::function<void()> call);  // false when it was dropped
   static constexpr size_t kMaxHeld = 200000;
   static bool partitionAware(const FrameworkInfo& info);
   // `state` for a partition-aware framework, TASK_LOST for any other.
@@ -383,6 +404,11 @@ class Master : public process::Actor {
   std::unordered_set<std::string> deactivated_;            // by agent id
   std::unordered_map<std::string, DrainInfo> draining_;    // by agent id
   std::unordered_set<std::string> drainedStoring_;         // DRAINED being stored
+  // The registry's own ZooKeeper session (--registry=zookeeper): its big
+  // transactions never delay the election session's requests, whose
+  // answers keep the leader's lease (ZooKeeper answers a session's
+  // requests in order). Declared first: it outlives the registrar.
+  process::Spawned<zk::ZooKeeper> registryZk_;
   process::Spawned<registrar::Registrar> registrar_;
   std::shared_ptr<const registrar::Stats> registrarStats_;
   bool durableRegistry_ = false;

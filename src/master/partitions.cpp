@@ -38,14 +38,15 @@ TaskState Master::stateFor(const Framework& framework, TaskState state) {
   return partitionAware(framework.info) ? state : TASK_LOST;
 }
 
-void Master::hold(std::function<void()> call) {
+bool Master::hold(std::function<void()> call) {
   if (held_.size() >= kMaxHeld) {
     LOG_IF(WARNING, heldDropped_++ % 10000 == 0)
         << "Dropping a message while the registry is read: " << kMaxHeld
         << " are held already (its sender retries)";
-    return;
+    return false;
   }
   held_.push_back(std::move(call));
+  return true;
 }
 
 void Master::recoverRegistry() {
@@ -69,6 +70,9 @@ void Master::registryRecovered(const Result<std::vector<registry::Agent>>& agent
     registryFailed(agents.error());
     return;
   }
+  // The listed agents come back in a burst: room for them now.
+  recovered_.reserve(agents.value().size());
+  registry_.reserveSlaves(agents.value().size());
   for (const registry::Agent& agent : agents.value()) {
     const std::string& id = agent.info().id().value();
     // The operator's deactivation and drain (draining.cpp) of agents that

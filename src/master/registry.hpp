@@ -103,6 +103,10 @@ struct Framework {
   // Subscribed through the v1 HTTP API: `pid` is its SchedulerStream's,
   // which /state does not show (as Apache Mesos shows no pid for it).
   bool http = false;
+  // Its scheduler is not the one slaves knew before this master was
+  // elected (it failed over since): a slave that re-registers later is told
+  // where it is now (slaves.cpp).
+  bool newPid = false;
   double registeredTime = 0;
   double reregisteredTime = 0;
   double unregisteredTime = 0;
@@ -164,6 +168,9 @@ struct Slave {
   uint64_t addedAt = 0;  // the registry's version() once it was added
   uint32_t missedPings = 0;
   bool pongPending = false;
+  // A digest of the last re-registration handled from it (its message's
+  // bytes): a retry that repeats it is answered without being parsed.
+  size_t reregistration = 0;
   // Frameworks that are not partition-aware, shut down here when it came
   // back from unreachable: they were told TASK_LOST for its tasks, so the
   // updates it still sends for those tasks (the master holds none of them)
@@ -217,6 +224,11 @@ class Registry {
   const Slave* slave(const std::string& id) const;
   // The slave registered at `pid`, or nullptr.
   Slave* slaveAt(const UPID& pid);
+  // Room for `count` slaves, before a burst of them (after a failover).
+  void reserveSlaves(size_t count) {
+    slaves_.reserve(count);
+    slavesByPid_.reserve(count);
+  }
   Slave& addSlave(const SlaveID& id, SlaveInfo info, const UPID& pid,
                   const std::string& version, double now);
   void setPid(Slave& slave, const UPID& pid);

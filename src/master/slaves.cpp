@@ -1,6 +1,9 @@
 // Slaves: registration, re-registration, health checks, removal.
 #include <glog/logging.h>
 
+#include <functional>
+#include <string_view>
+
 #include "master/master.hpp"
 #include "process/dispatch.hpp"
 
@@ -62,8 +65,8 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
   if (Slave* s = registry_.slaveAt(from); s != nullptr && s->active) {
     // A retry from a slave whose registration we answered already (the
     // answer was lost or is still on its way).
-    LOG(INFO) << "Slave " << s->id.value() << " at " << from
-              << " registered already; answering again";
+    VLOG(1) << "Slave " << s->id.value() << " at " << from
+            << " registered already; answering again";
     SlaveRegisteredMessage reply;
     reply.mutable_slave_id()->CopyFrom(s->id);
     reply.mutable_connection()->CopyFrom(connection(flags_));
@@ -139,6 +142,72 @@ SlaveReregisteredMessage reregistered(const Slave& slave, const MasterFlags& fla
 }
 
 }  // namespace
+
+void Master::slaveRegistration(const UPID& from, const std::string& name,
+                               const std::string& body) {
+  if (leading_) ++metrics_.messages[name];
+  if (leading_ && !recovering_) {
+    handleSlaveRegistration(from, name, body);
+    return;
+  }
+  std::string key = name + " " + from.toString();
+  if (auto it = keptRegistrations_.find(key); it != keptRegistrations_.end()) {
+    if (std::shared_ptr<std::string> kept = it->second.lock()) {
+      *kept = body;  // the latest counts; it keeps the first one's place
+      return;
+    }
+    keptRegistrations_.erase(it);
+  }
+  if (keptRegistrations_.size() >= kMaxHeld) {
+    std::erase_if(keptRegistrations_, [](const auto& kept) { return kept.second.expired(); });
+  }
+  auto kept = std::make_shared<std::string>(body);
+  const bool asStandby = !leading_;
+  auto call = [this, from, name, key, kept, asStandby] {
+    if (auto it = keptRegistrations_.find(key);
+        it != keptRegistrations_.end() && it->second.lock() == kept) {
+      keptRegistrations_.erase(it);
+    }
+    if (asStandby) ++metrics_.messages[name];
+    handleSlaveRegistration(from, name, *kept);
+  };
+  if (asStandby ? standby(from, name, std::move(call)) : hold(std::move(call))) {
+    keptRegistrations_[key] = kept;
+  }
+}
+
+void Master::handleSlaveRegistration(const UPID& from, const std::string& name,
+                                     const std::string& body) {
+  if (name == RegisterSlaveMessage::descriptor()->name()) {
+    RegisterSlaveMessage message;
+    if (!message.ParsePartialFromString(body)) {
+      LOG(WARNING) << "Dropping a malformed RegisterSlaveMessage from " << from;
+      return;
+    }
+    registerSlave(from, message);
+    return;
+  }
+  const size_t digest = std::hash<std::string_view>{}(body);
+  if (Slave* s = registry_.slaveAt(from);
+      s != nullptr && s->active && s->reregistration == digest &&
+      removing_.count(s->id.value()) == 0 && !onDownMachine(s->info, from) &&
+      slaveAuthenticated(from, "re-registration")) {
+    // The retry of a re-registration answered already, as it was then.
+    s->missedPings = 0;
+    s->pongPending = false;
+    send(from, reregistered(*s, flags_, nullptr));
+    return;
+  }
+  ReregisterSlaveMessage message;
+  if (!message.ParsePartialFromString(body)) {
+    LOG(WARNING) << "Dropping a malformed ReregisterSlaveMessage from " << from;
+    return;
+  }
+  reregisterSlave(from, std::move(message));
+  if (Slave* s = registry_.slaveAt(from); s != nullptr && s->active) {
+    s->reregistration = digest;
+  }
+}
 
 void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message) {
   if (!slaveAuthenticated(from, "re-registration")) return;
@@ -299,9 +368,17 @@ Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
     send(from, std::move(shutdown));
   }
   // Frameworks not back yet are kept for their failover timeout.
-  for (const FrameworkInfo& framework : message.frameworks()) {
-    if (framework.has_id() && shutDown.count(framework.id().value()) != 0) continue;
-    noteReportedFramework(framework);
+  for (const FrameworkInfo& reported : message.frameworks()) {
+    if (reported.has_id() && shutDown.count(reported.id().value()) != 0) continue;
+    noteReportedFramework(reported);
+    // Its scheduler failed over since the election: this slave knows the
+    // old one.
+    if (const Framework* f = framework(reported.id().value()); f != nullptr && f->newPid) {
+      UpdateFrameworkMessage update;
+      *update.mutable_framework_id() = f->id;
+      update.set_pid(f->http ? std::string() : f->pid.toString());
+      send(from, std::move(update));
+    }
   }
   // What each framework holds here, for the allocator.
   std::unordered_map<std::string, Resources> used;

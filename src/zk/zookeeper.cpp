@@ -428,6 +428,24 @@ Future<Result<ZooKeeper::Versioned>> ZooKeeper::getVersioned(std::string path) {
   return promise->future();
 }
 
+Future<Result<int32_t>> ZooKeeper::version(std::string path) {
+  auto promise = std::make_shared<Promise<Result<int32_t>>>();
+  Call call;
+  call.retry = true;
+  call.issue = [path](zhandle_t* handle, void* context) {
+    return zoo_awexists(handle, path.c_str(), nullptr, nullptr, statDone, context);
+  };
+  call.done = [promise, path](int rc, ReplyData& reply) {
+    if (rc == ZOK) {
+      promise->set(Result<int32_t>(reply.version));
+    } else {
+      promise->set(Result<int32_t>(failure(rc, "exists " + path)));
+    }
+  };
+  add(std::move(call));
+  return promise->future();
+}
+
 Future<Result<int32_t>> ZooKeeper::set(std::string path, std::string data, int32_t version) {
   auto promise = std::make_shared<Promise<Result<int32_t>>>();
   Call call;

@@ -80,6 +80,9 @@ class ZooKeeper : public process::Actor {
     int32_t version = 0;
   };
   process::Future<Result<Versioned>> getVersioned(std::string path);
+  // The node's version alone (its data is not sent); ZNONODE when there is
+  // none.
+  process::Future<Result<int32_t>> version(std::string path);
   // The node's new version.
   process::Future<Result<int32_t>> set(std::string path, std::string data, int32_t version);
   // One step of a transaction: a check of a node's version, a write, or the

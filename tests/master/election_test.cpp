@@ -233,6 +233,49 @@ TEST_F(ElectionTest, WhatAStandbyWasSentLongBeforeItsElectionIsDropped) {
       << "a message older than twice the session timeout was handled";
 }
 
+// A slave repeats its re-registration until it is answered: a standby (and
+// a new leader reading the registry) keeps only the latest from each slave,
+// where the first stood, so that the retries of thousands of slaves after a
+// failover are not each handled in turn.
+TEST_F(ElectionTest, AStandbyKeepsOnlyTheLatestOfASlavesRepeatedReregistrations) {
+  start(2);
+  size_t first = awaitLeader();
+  size_t second = 1 - first;
+  Peer& slave = peer("slave(1)", true);
+  slave.post(cluster_->master(second), reregistration("S1", "F1", {"a"}));
+  slave.post(cluster_->master(second), reregistration("S1", "F1", {"a"}));
+  slave.post(cluster_->master(second), reregistration("S1", "F1", {"a", "b"}));
+  cluster_->runtime().settle();
+  EXPECT_EQ(0u, slave.count<SlaveReregisteredMessage>()) << "a standby answered";
+  cluster_->stopMaster(first);
+  ASSERT_TRUE(waitUntil([&] { return leading(second); }, 30s));
+  ASSERT_TRUE(waitUntil([&] { return slave.count<SlaveReregisteredMessage>() == 1; }, 30s));
+
+  Peer& scheduler = peer("scheduler(1)", false);
+  ReregisterFrameworkMessage reregister;
+  *reregister.mutable_framework() = frameworkInfo("F1");
+  scheduler.post(cluster_->master(second), reregister);
+  ASSERT_TRUE(
+      waitUntil([&] { return scheduler.count<FrameworkReregisteredMessage>() == 1; }, 30s));
+  ReconcileTasksMessage reconcile;
+  reconcile.mutable_framework_id()->set_value("F1");
+  for (const char* task : {"a", "b"}) {
+    TaskStatus* status = reconcile.add_statuses();
+    status->mutable_task_id()->set_value(task);
+    status->set_state(TASK_RUNNING);
+    status->mutable_slave_id()->set_value("S1");
+  }
+  scheduler.post(cluster_->master(second), reconcile);
+  ASSERT_TRUE(waitUntil([&] { return scheduler.count<StatusUpdateMessage>() == 2; }, 30s));
+  for (const auto& update : scheduler.received<StatusUpdateMessage>()) {
+    EXPECT_EQ(TASK_RUNNING, update.update().status().state())
+        << update.update().status().task_id().value()
+        << ": the latest re-registration was not the one handled";
+  }
+  cluster_->runtime().settle();
+  EXPECT_EQ(1u, slave.count<SlaveReregisteredMessage>());
+}
+
 // Offers wait --allocation_settle_delay after the election.
 TEST_F(ElectionTest, OffersWaitForReregistrationToSettle) {
   flags_.allocation_settle_delay = 1s;

@@ -540,6 +540,130 @@ TEST_F(MasterTest, FrameworkComingBackAdoptsTasksItsSlavesReported) {
   EXPECT_EQ(1, Resources(lastOffer(s).resources()).scalar("cpus"));
 }
 
+// A re-registration is repeated until answered: a retry that repeats it is
+// answered again and changes nothing; one that reports something new is
+// handled anew.
+TEST_F(MasterTest, ARetriedReregistrationIsAnsweredAgainAndAChangedOneHandledAnew) {
+  Peer& a = slave("slave(1)");
+  auto reregistration = [](const std::vector<std::string>& tasks) {
+    ReregisterSlaveMessage message;
+    SlaveInfo* info = message.mutable_slave();
+    info->set_hostname("a.example");
+    info->mutable_id()->set_value("old-S1");
+    *info->mutable_resources() = Resources::parse("cpus:4;mem:1024").value().proto();
+    for (const std::string& id : tasks) {
+      Task* task = message.add_tasks();
+      task->set_name(id);
+      task->mutable_task_id()->set_value(id);
+      task->mutable_framework_id()->set_value("old-F1");
+      task->mutable_slave_id()->set_value("old-S1");
+      task->set_state(TASK_RUNNING);
+      *task->mutable_resources() = Resources::parse("cpus:1;mem:100").value().proto();
+    }
+    return message;
+  };
+  a.post(master(), reregistration({"t1"}));
+  runtime_->settle();
+  ASSERT_EQ(1u, a.count<SlaveReregisteredMessage>());
+  a.post(master(), reregistration({"t1"}));
+  runtime_->settle();
+  ASSERT_EQ(2u, a.count<SlaveReregisteredMessage>());
+  EXPECT_EQ("old-S1", a.received<SlaveReregisteredMessage>()[1].slave_id().value());
+  EXPECT_EQ(0u, a.count<KillTaskMessage>());
+  // A task this master does not hold on a slave it holds is an orphan:
+  // killed, which shows that the changed retry was looked at.
+  a.post(master(), reregistration({"t1", "t2"}));
+  runtime_->settle();
+  ASSERT_EQ(3u, a.count<SlaveReregisteredMessage>());
+  ASSERT_EQ(1u, a.count<KillTaskMessage>()) << "the changed retry was not handled";
+  EXPECT_EQ("t2", a.received<KillTaskMessage>()[0].task_id().value());
+
+  Peer& s = scheduler("scheduler(1)");
+  ReregisterFrameworkMessage message;
+  *message.mutable_framework() = frameworkInfo();
+  message.mutable_framework()->mutable_id()->set_value("old-F1");
+  message.set_failover(false);
+  s.post(master(), message);
+  runtime_->settle();
+  ASSERT_EQ(1u, s.count<FrameworkReregisteredMessage>());
+  // One of four cpus is used: t1 was not adopted twice.
+  ASSERT_GE(s.count<ResourceOffersMessage>(), 1u);
+  EXPECT_EQ(3, Resources(lastOffer(s).resources()).scalar("cpus"));
+}
+
+// Slaves learn where a framework's scheduler is when it re-registers, not
+// again at each of its retries; a slave that comes back after the
+// framework's scheduler failed over is told the new one.
+TEST_F(MasterTest, SlavesLearnAFrameworksNewSchedulerOnceAndAfterItFailedOver) {
+  auto slavePeer = [&](const std::string& id) -> Peer& {
+    auto peer = std::make_unique<Peer>(id);
+    peer->accept<SlaveReregisteredMessage, UpdateFrameworkMessage, ShutdownFrameworkMessage,
+                 KillTaskMessage>();
+    peers_.push_back(runtime_->spawn(std::move(peer)));
+    return *peers_.back().get();
+  };
+  auto reregistration = [](const std::string& slaveId, const std::string& taskId) {
+    ReregisterSlaveMessage message;
+    SlaveInfo* info = message.mutable_slave();
+    info->set_hostname(slaveId + ".example");
+    info->mutable_id()->set_value(slaveId);
+    *info->mutable_resources() = Resources::parse("cpus:2;mem:1024").value().proto();
+    FrameworkInfo* framework = message.add_frameworks();
+    *framework = frameworkInfo();
+    framework->mutable_id()->set_value("old-F1");
+    Task* task = message.add_tasks();
+    task->set_name(taskId);
+    task->mutable_task_id()->set_value(taskId);
+    task->mutable_framework_id()->set_value("old-F1");
+    task->mutable_slave_id()->set_value(slaveId);
+    task->set_state(TASK_RUNNING);
+    *task->mutable_resources() = Resources::parse("cpus:1;mem:100").value().proto();
+    return message;
+  };
+  auto reregisterFramework = [&](Peer& scheduler, bool failover) {
+    ReregisterFrameworkMessage message;
+    *message.mutable_framework() = frameworkInfo();
+    message.mutable_framework()->mutable_id()->set_value("old-F1");
+    message.set_failover(failover);
+    scheduler.post(master(), message);
+    runtime_->settle();
+  };
+  Peer& a = slavePeer("slave(1)");
+  a.post(master(), reregistration("old-S1", "t1"));
+  runtime_->settle();
+  ASSERT_EQ(1u, a.count<SlaveReregisteredMessage>());
+
+  Peer& s = scheduler("scheduler(1)");
+  reregisterFramework(s, false);
+  ASSERT_EQ(1u, s.count<FrameworkReregisteredMessage>());
+  ASSERT_EQ(1u, a.count<UpdateFrameworkMessage>());
+  EXPECT_EQ(s.self().toString(), a.received<UpdateFrameworkMessage>()[0].pid());
+  reregisterFramework(s, false);  // a retry
+  ASSERT_EQ(2u, s.count<FrameworkReregisteredMessage>());
+  EXPECT_EQ(1u, a.count<UpdateFrameworkMessage>()) << "a retry was announced to the slaves";
+  // A slave back now knows this scheduler already.
+  Peer& b = slavePeer("slave(2)");
+  b.post(master(), reregistration("old-S2", "t2"));
+  runtime_->settle();
+  ASSERT_EQ(1u, b.count<SlaveReregisteredMessage>());
+  EXPECT_EQ(0u, b.count<UpdateFrameworkMessage>());
+
+  // A new scheduler takes over: every slave holding its tasks is told, and
+  // so is one that comes back later.
+  Peer& s2 = scheduler("scheduler(2)");
+  reregisterFramework(s2, true);
+  ASSERT_EQ(1u, s2.count<FrameworkReregisteredMessage>());
+  ASSERT_EQ(2u, a.count<UpdateFrameworkMessage>());
+  EXPECT_EQ(s2.self().toString(), a.received<UpdateFrameworkMessage>()[1].pid());
+  ASSERT_EQ(1u, b.count<UpdateFrameworkMessage>());
+  Peer& c = slavePeer("slave(3)");
+  c.post(master(), reregistration("old-S3", "t3"));
+  runtime_->settle();
+  ASSERT_EQ(1u, c.count<SlaveReregisteredMessage>());
+  ASSERT_EQ(1u, c.count<UpdateFrameworkMessage>());
+  EXPECT_EQ(s2.self().toString(), c.received<UpdateFrameworkMessage>()[0].pid());
+}
+
 TEST_F(MasterTest, StateAndMetricsEndpoints) {
   process::Runtime::Options options;
   (void)options;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -330,6 +331,66 @@ TEST_F(RegistrarZooKeeperTest, OnlyWrittenShardsExistAndARegistryWithoutTheListI
   EXPECT_TRUE(applied(process::dispatch(third, &Registrar::admit, agentInfo("agent-4"), 3.0)));
   auto fourth = spawn(storage());
   EXPECT_EQ(5u, recover(fourth).size());
+}
+
+// A standby reads the registry ahead: once it takes the registry over,
+// one transaction of version checks finds nothing changed, and nothing is
+// read or parsed again. The owner it fenced off can no longer write.
+TEST_F(RegistrarZooKeeperTest, AReadAheadFoundUnchangedIsNeitherReadNorParsedAgain) {
+  auto first = spawn(storage());
+  EXPECT_TRUE(recover(first).empty());
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_TRUE(applied(process::dispatch(first, &Registrar::admit,
+                                          agentInfo("agent-" + std::to_string(i)), 1.0)));
+  }
+  auto second = spawn(storage());
+  auto ahead = await(process::dispatch(second, &Registrar::prefetch));
+  ASSERT_TRUE(ahead.ok()) << ahead.error().message;
+  EXPECT_EQ(300u, ahead.value());
+  // Read ahead again: only versions are asked for, and the same is found.
+  ahead = await(process::dispatch(second, &Registrar::prefetch));
+  ASSERT_TRUE(ahead.ok()) << ahead.error().message;
+  EXPECT_EQ(300u, ahead.value());
+
+  EXPECT_EQ(300u, recover(second).size());
+  auto stats = registrars_[1].get()->stats();  // atomics
+  EXPECT_TRUE(stats->unchangedSinceReadAhead.load());
+  EXPECT_GT(stats->shardsReadAhead.load(), 100u);
+  EXPECT_FALSE(await(process::dispatch(first, &Registrar::admit, agentInfo("late"), 2.0)).ok())
+      << "the fenced owner still writes";
+  auto third = spawn(storage());
+  EXPECT_EQ(300u, recover(third).size());
+  EXPECT_EQ(0u, registrars_[2].get()->stats()->shardsReadAhead.load());
+}
+
+// What changed after the read ahead is read again, and only the shards
+// that changed are parsed again; nothing read ahead hides a change.
+TEST_F(RegistrarZooKeeperTest, WhatChangedAfterTheReadAheadIsReadAgain) {
+  auto first = spawn(storage());
+  EXPECT_TRUE(recover(first).empty());
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_TRUE(applied(process::dispatch(first, &Registrar::admit,
+                                          agentInfo("agent-" + std::to_string(i)), 1.0)));
+  }
+  auto second = spawn(storage());
+  auto ahead = await(process::dispatch(second, &Registrar::prefetch));
+  ASSERT_TRUE(ahead.ok()) << ahead.error().message;
+  EXPECT_EQ(300u, ahead.value());
+  // The owner changes two agents and adds one after the read ahead.
+  EXPECT_TRUE(applied(process::dispatch(first, &Registrar::admit, agentInfo("new"), 2.0)));
+  EXPECT_TRUE(applied(process::dispatch(first, &Registrar::markUnreachable, agentId("agent-5"), 2.0)));
+  EXPECT_TRUE(applied(process::dispatch(first, &Registrar::markGone, agentId("agent-7"), 2.0)));
+
+  std::vector<Agent> agents = recover(second);
+  ASSERT_EQ(301u, agents.size());
+  std::map<std::string, Agent::State> states;
+  for (const Agent& agent : agents) states[agent.info().id().value()] = agent.state();
+  EXPECT_EQ(1u, states.count("new"));
+  EXPECT_EQ(Agent::UNREACHABLE, states["agent-5"]);
+  EXPECT_EQ(Agent::GONE, states["agent-7"]);
+  auto stats = registrars_[1].get()->stats();  // atomics
+  EXPECT_FALSE(stats->unchangedSinceReadAhead.load());
+  EXPECT_GT(stats->shardsReadAhead.load(), 100u) << "the unchanged shards were parsed again";
 }
 
 TEST_F(RegistrarZooKeeperTest, ACorruptShardIsRefused) {

@@ -29,6 +29,28 @@ void appendAgent(std::string* out, const std::string& bytes) {
   out->append(bytes);
 }
 
+// Splits a shard (its agents' bytes, each as one Shard.agents element) into
+// its agents, parsed, with their bytes as stored. False when it does not
+// parse.
+bool parseShard(const std::string& content,
+                std::vector<std::pair<registry::Agent, std::string>>* out) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(content.data()),
+                                            static_cast<int>(content.size()));
+  in.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  while (in.CurrentPosition() < static_cast<int>(content.size())) {
+    uint32_t length = 0;
+    registry::Agent agent;
+    std::string bytes;
+    if (in.ReadTag() != ((1 << 3) | 2) || !in.ReadVarint32(&length) ||
+        !in.ReadString(&bytes, static_cast<int>(length)) || !agent.ParseFromString(bytes) ||
+        !agent.IsInitialized()) {
+      return false;
+    }
+    out->emplace_back(std::move(agent), std::move(bytes));
+  }
+  return true;
+}
+
 }  // namespace
 
 Registrar::Registrar(std::string id, std::unique_ptr<Storage> storage,
@@ -77,29 +99,18 @@ Future<Result<std::vector<registry::Agent>>> Registrar::recover() {
     shardIds_.assign(shards_, {});
     shardBytes_.assign(shards_, 0);
     Agents agents;
+    uint32_t reused = 0;  // shards read ahead, unchanged
     for (uint32_t i = 0; i < shards_; ++i) {
       // Each agent's bytes are kept as read (a shard is their
-      // concatenation as Shard.agents): nothing is serialized again.
+      // concatenation as Shard.agents): nothing is serialized again. A
+      // shard read ahead as it is now is not parsed again.
       const std::string& content = read.value().shards[i];
-      google::protobuf::io::CodedInputStream in(
-          reinterpret_cast<const uint8_t*>(content.data()), static_cast<int>(content.size()));
-      in.SetTotalBytesLimit(std::numeric_limits<int>::max());
-      bool corrupt = false;
-      while (in.CurrentPosition() < static_cast<int>(content.size())) {
-        uint32_t length = 0;
-        registry::Agent agent;
-        std::string bytes;
-        if (in.ReadTag() != ((1 << 3) | 2) || !in.ReadVarint32(&length) ||
-            !in.ReadString(&bytes, static_cast<int>(length)) || !agent.ParseFromString(bytes) ||
-            !agent.IsInitialized()) {
-          corrupt = true;
-          break;
-        }
-        if (!agent.info().has_id() || agent.info().id().value().empty()) continue;
-        agents.push_back(agent);
-        put(std::move(agent), std::move(bytes));
-      }
-      if (corrupt) {
+      std::vector<std::pair<registry::Agent, std::string>> parsed;
+      if (prefetched_ && i < prefetched_->contents.size() && prefetched_->contents[i] == content) {
+        parsed = std::move(prefetched_->agents[i]);
+        if (!content.empty()) ++reused;
+      } else if (!parseShard(content, &parsed)) {
+        prefetched_.reset();
         failed_ = Error{"corrupt shard"};
         promise->set(Result<Agents>(
             Error{"shard " + std::to_string(i) + " of the registry (" + storage_->describe() +
@@ -107,7 +118,15 @@ Future<Result<std::vector<registry::Agent>>> Registrar::recover() {
                   "it (restore it, or remove the registry to start empty)"}));
         return;
       }
+      for (auto& [agent, bytes] : parsed) {
+        if (!agent.info().has_id() || agent.info().id().value().empty()) continue;
+        agents.push_back(agent);
+        put(std::move(agent), std::move(bytes));
+      }
     }
+    prefetched_.reset();
+    stats_->shardsReadAhead = reused;
+    stats_->unchangedSinceReadAhead = read.value().unchangedSincePeek;
     dirty_.clear();  // as stored
     maintenanceDirty_ = false;
     recovered_ = true;
@@ -115,8 +134,48 @@ Future<Result<std::vector<registry::Agent>>> Registrar::recover() {
     LOG(INFO) << "Recovered the registry (" << storage_->describe() << "): " << stats_->admitted
               << " admitted, " << stats_->unreachable << " unreachable and " << stats_->gone
               << " gone agents, " << stats_->bytes << " bytes in " << shards_ << " shards, in "
-              << stats_->recoveryUs / 1000.0 << " ms";
+              << stats_->recoveryUs / 1000.0 << " ms"
+              << (read.value().unchangedSincePeek
+                      ? " (unchanged since this master read it ahead)"
+                      : reused > 0 ? " (" + std::to_string(reused) + " shards as read ahead)"
+                                   : std::string());
     promise->set(Result<Agents>(std::move(agents)));
+  });
+  return promise->future();
+}
+
+Future<Result<size_t>> Registrar::prefetch() {
+  auto promise = std::make_shared<Promise<Result<size_t>>>();
+  if (recovered_) {
+    promise->set(Result<size_t>(Error{"the registry was recovered already"}));
+    return promise->future();
+  }
+  storage_->peek().then(self(), [this, promise](const Result<Storage::Contents>& read) {
+    if (recovered_) {
+      promise->set(Result<size_t>(Error{"the registry was recovered meanwhile"}));
+      return;
+    }
+    std::optional<Prefetched> before = std::move(prefetched_);
+    prefetched_.reset();
+    if (!read) {
+      promise->set(Result<size_t>(read.error()));
+      return;
+    }
+    // Only the shards that changed since the last read are parsed.
+    Prefetched prefetched{read.value().shards, {}};
+    prefetched.agents.resize(prefetched.contents.size());
+    size_t count = 0;
+    for (size_t i = 0; i < prefetched.contents.size(); ++i) {
+      if (before && i < before->contents.size() && before->contents[i] == prefetched.contents[i]) {
+        prefetched.agents[i] = std::move(before->agents[i]);
+      } else if (!parseShard(prefetched.contents[i], &prefetched.agents[i])) {
+        promise->set(Result<size_t>(Error{"shard " + std::to_string(i) + " does not parse"}));
+        return;
+      }
+      count += prefetched.agents[i].size();
+    }
+    prefetched_ = std::move(prefetched);
+    promise->set(Result<size_t>(count));
   });
   return promise->future();
 }

@@ -44,6 +44,11 @@ struct Stats {
   std::atomic<uint64_t> queued{0};          // changes waiting for a write
   std::atomic<uint64_t> lastWriteUs{0};     // the last write's duration
   std::atomic<uint64_t> recoveryUs{0};      // recover()'s duration
+  // The last recovery's shards taken as read ahead (prefetch()): not parsed
+  // again; and whether the storage found nothing changed (nothing read
+  // again).
+  std::atomic<uint64_t> shardsReadAhead{0};
+  std::atomic<bool> unchangedSinceReadAhead{false};
 };
 
 class Registrar : public process::Actor {
@@ -56,6 +61,14 @@ class Registrar : public process::Actor {
   // Once, first: takes the registry over (earlier owners' writes fail from
   // now on) and returns the agents it holds.
   process::Future<Result<std::vector<registry::Agent>>> recover();
+
+  // For a standby (the master's election.cpp): reads the registry ahead
+  // without taking it over and keeps it parsed, so that recover() after
+  // an election reads and parses again only what changed since (with
+  // ZooKeeper: nothing, when one transaction of version checks says so).
+  // Completes with the agents it read, or the error that left nothing
+  // kept (recovery then reads everything).
+  process::Future<Result<size_t>> prefetch();
 
   // The changes. Each completes with whether it changed the registry, once
   // that change is stored (at once when it changes nothing), or fails when
@@ -114,7 +127,15 @@ class Registrar : public process::Actor {
   uint32_t shardOf(const std::string& id) const;
   std::string shardContent(uint32_t shard) const;
 
+  // What prefetch() read: each shard's content and, parsed, its agents
+  // with their bytes.
+  struct Prefetched {
+    std::vector<std::string> contents;
+    std::vector<std::vector<std::pair<registry::Agent, std::string>>> agents;
+  };
+
   std::unique_ptr<Storage> storage_;
+  std::optional<Prefetched> prefetched_;
   const std::chrono::milliseconds fetchTimeout_;
   const std::chrono::milliseconds storeTimeout_;
   uint32_t shards_ = kShards;

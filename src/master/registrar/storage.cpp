@@ -2,6 +2,10 @@
 
 namespace mesos::internal::master::registrar {
 
+process::Future<Result<Storage::Contents>> Storage::peek() {
+  return Result<Contents>(Error{describe() + " is not read ahead"});
+}
+
 Result<std::unique_ptr<Storage>> createStorage(const StorageConfig& config) {
   if (config.kind == "in_memory") return inMemoryStorage();
   if (config.kind == "file") {

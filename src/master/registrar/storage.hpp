@@ -28,6 +28,9 @@ class Storage {
   struct Contents {
     std::vector<std::string> shards;  // each shard's content (empty for an empty shard)
     std::string maintenance;          // a registry::Maintenance, serialized (empty: none)
+    // recover(): the shards are those peek() read, found unchanged (not
+    // read again).
+    bool unchangedSincePeek = false;
   };
 
   virtual ~Storage() = default;
@@ -47,6 +50,13 @@ class Storage {
   // existing one keeps its own number. Fails with a clear error when the
   // registry is corrupt or another owner took it over meanwhile.
   virtual process::Future<Result<Contents>> recover(uint32_t shards) = 0;
+
+  // Reads the registry without taking it over: what a standby keeps ahead
+  // of its election. A storage that can keeps what it read, so that its
+  // next recover() need only check that none of it changed instead of
+  // reading it again (ZooKeeper: one transaction of version checks). The
+  // others fail (nothing to gain: no standby reads them).
+  virtual process::Future<Result<Contents>> peek();
 
   // Replaces whole shards (index, content) and, when given, the
   // maintenance node, in one fenced write. Fails when another owner took

@@ -15,10 +15,18 @@
 // new leader has recovered, and the new leader reads every write that
 // succeeded before. Writes are transactions of at most kTransactionBytes
 // (ZooKeeper refuses requests over its jute.maxbuffer, 1 MB by default).
+//
+// Read ahead: a standby peek()s the registry (every shard with its
+// version); once elected, after the fencing write, one transaction checks
+// that every shard is still at the version it read (and the list of
+// written shards unchanged), and the shards are taken from what it read
+// instead of being read again. A change since, or any error, and they are
+// all read.
 #include <glog/logging.h>
 #include <zookeeper/zookeeper.h>
 
 #include <cstdio>
+#include <optional>
 
 #include "master/registrar/storage.hpp"
 #include "process/dispatch.hpp"
@@ -45,6 +53,7 @@ class ZooKeeperStorage : public Storage {
   bool durable() const override { return true; }
 
   Future<Result<Contents>> recover(uint32_t shards) override {
+    recovering_ = true;
     auto promise = std::make_shared<Promise<Result<Contents>>>();
     auto fail = [promise](const Error& error) {
       promise->set(Result<Contents>(error));
@@ -64,6 +73,33 @@ class ZooKeeperStorage : public Storage {
                       if (!node) return fail(node.error());
                       takeOver(promise, node.value(), shards);
                     });
+              });
+        });
+    return promise->future();
+  }
+
+  Future<Result<Contents>> peek() override {
+    auto promise = std::make_shared<Promise<Result<Contents>>>();
+    process::dispatch(zk_, &ZooKeeper::get, root_)
+        .then(actor_, [this, promise](const Result<std::string>& header) {
+          registry::Header parsed;
+          if (!header || !parsed.ParseFromString(header.value()) || parsed.format() != 1 ||
+              parsed.shards() == 0 || parsed.shards() > 65536) {
+            promise->set(Result<Contents>(Error{"no registry to read ahead at " + root_}));
+            return;
+          }
+          const uint32_t count = parsed.shards();
+          process::dispatch(zk_, &ZooKeeper::get, root_ + "/written")
+              .then(actor_, [this, promise, count](const Result<std::string>& written) {
+                if (!written) {
+                  // Without the list (an old registry), every shard is read
+                  // at recovery anyway.
+                  promise->set(Result<Contents>(written.error()));
+                  return;
+                }
+                std::string list = written.value();
+                list.resize((count + 7) / 8, '\0');
+                peekShards(promise, count, std::move(list));
               });
         });
     return promise->future();
@@ -109,6 +145,117 @@ class ZooKeeperStorage : public Storage {
   }
 
  private:
+  // What peek() read: the list of written shards, and each written shard's
+  // content and version.
+  struct Peeked {
+    std::string written;
+    std::vector<std::optional<ZooKeeper::Versioned>> shards;
+  };
+
+  // Reads the listed shards: one already read is asked only for its
+  // version, and read again when that moved on.
+  void peekShards(std::shared_ptr<Promise<Result<Contents>>> promise, uint32_t count,
+                  std::string written) {
+    auto peeked = std::make_shared<Peeked>(Peeked{std::move(written), {}});
+    peeked->shards.resize(count);
+    if (peeked_ && peeked_->shards.size() == count) {
+      for (uint32_t i = 0; i < count; ++i) peeked->shards[i] = std::move(peeked_->shards[i]);
+    }
+    peeked_.reset();
+    auto isListed = [peeked](uint32_t i) {
+      return (static_cast<uint8_t>(peeked->written[i / 8]) >> (i % 8)) & 1;
+    };
+    uint32_t reads = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      if (isListed(i)) {
+        ++reads;
+      } else {
+        peeked->shards[i].reset();
+      }
+    }
+    auto left = std::make_shared<uint32_t>(reads);
+    auto failed = std::make_shared<std::optional<Error>>();
+    auto finish = [this, promise, peeked, failed, count] {
+      if (*failed) {
+        promise->set(Result<Contents>(**failed));
+        return;
+      }
+      Contents contents{std::vector<std::string>(count), std::string()};
+      for (uint32_t i = 0; i < count; ++i) {
+        if (peeked->shards[i]) contents.shards[i] = peeked->shards[i]->data;
+      }
+      if (!recovering_) peeked_ = std::move(*peeked);  // else too late to be of use
+      promise->set(Result<Contents>(std::move(contents)));
+    };
+    if (reads == 0) return finish();
+    auto read = [this, peeked, left, failed, finish](uint32_t i) {
+      process::dispatch(zk_, &ZooKeeper::getVersioned, shardPath(i))
+          .then(actor_, [i, peeked, left, failed, finish](const Result<ZooKeeper::Versioned>& got) {
+            if (got) {
+              peeked->shards[i] = got.value();
+            } else if (!*failed) {
+              *failed = got.error();
+            }
+            if (--*left == 0) finish();
+          });
+    };
+    for (uint32_t i = 0; i < count; ++i) {
+      if (!isListed(i)) continue;
+      if (!peeked->shards[i]) {
+        read(i);
+        continue;
+      }
+      process::dispatch(zk_, &ZooKeeper::version, shardPath(i))
+          .then(actor_, [i, peeked, left, failed, finish, read](const Result<int32_t>& version) {
+            if (version && version.value() == peeked->shards[i]->version) {
+              if (--*left == 0) finish();
+              return;
+            }
+            if (!version) {
+              if (!*failed) *failed = version.error();
+              if (--*left == 0) finish();
+              return;
+            }
+            read(i);
+          });
+    }
+  }
+
+  // After the fencing write: whether every shard peek() read is still as
+  // it read it (one transaction of version checks); then they are the
+  // contents, else every shard is read.
+  void checkPeeked(std::shared_ptr<Promise<Result<Contents>>> promise, uint32_t count,
+                   std::string maintenance) {
+    std::optional<Peeked> peeked = std::move(peeked_);
+    peeked_.reset();
+    if (!peeked || written_.empty() || peeked->written != written_ ||
+        peeked->shards.size() != count) {
+      return readShards(promise, count, std::move(maintenance));
+    }
+    std::vector<ZooKeeper::Op> checks;
+    for (uint32_t i = 0; i < count; ++i) {
+      if (!isWritten(i)) continue;
+      if (!peeked->shards[i]) return readShards(promise, count, std::move(maintenance));
+      checks.push_back(ZooKeeper::Op{ZooKeeper::Op::Kind::kCheck, shardPath(i), "",
+                                     peeked->shards[i]->version});
+    }
+    if (checks.empty()) return readShards(promise, count, std::move(maintenance));
+    auto kept = std::make_shared<Peeked>(std::move(*peeked));
+    process::dispatch(zk_, &ZooKeeper::multi, std::move(checks))
+        .then(actor_, [this, promise, count, kept, maintenance](const Result<Nothing>& same) {
+          if (!same) {
+            LOG(INFO) << "The registry at " << root_ << " changed since this master read it "
+                      << "ahead (" << same.error().message << "); reading it again";
+            return readShards(promise, count, maintenance);
+          }
+          Contents contents{std::vector<std::string>(count), maintenance, true};
+          for (uint32_t i = 0; i < count; ++i) {
+            if (kept->shards[i]) contents.shards[i] = std::move(kept->shards[i]->data);
+          }
+          promise->set(Result<Contents>(std::move(contents)));
+        });
+  }
+
   bool isWritten(uint32_t index) const {
     return written_.empty() || (index / 8 < written_.size() &&
                                 (static_cast<uint8_t>(written_[index / 8]) >> (index % 8)) & 1);
@@ -258,7 +405,7 @@ class ZooKeeperStorage : public Storage {
             return;
           }
           maintenanceMade_ = static_cast<bool>(got);
-          readShards(promise, count, got ? got.value() : std::string());
+          checkPeeked(promise, count, got ? got.value() : std::string());
         });
   }
 
@@ -313,6 +460,8 @@ class ZooKeeperStorage : public Storage {
   // "written" as this owner last wrote or read it; empty: every shard is
   // written (a registry made before the list existed).
   std::string written_;
+  std::optional<Peeked> peeked_;  // the last peek(), until recover()
+  bool recovering_ = false;       // recover() was called
 };
 
 }  // namespace
