@@ -215,6 +215,17 @@ PY
 expect_page "${ui}#/slaves" "$artifacts/slaves-maintenance.html" 'Maintenance schedule' \
   '<td class="maintenance">DRAINING' "$slave_host 127.0.0.1 (DRAINING)"
 
+# Live (docs/web-ui.md, "Live or polling"): the overview follows the
+# master's event stream; a task launched after the page loaded shows up
+# TASK_RUNNING in its active tasks without the page asking /state-summary
+# or /tasks again. On real time through the DevTools protocol
+# (live_page.py): an open stream never lets virtual time settle.
+python3 "$(dirname "$0")/live_page.py" --chromium "$chromium" --profile "$tmp/profile-live" \
+  --url "${ui}#/" --out "$artifacts/overview-live.html" --task live-task -- \
+  "$build/src/cli/mesos-execute" --master="$master" --name=live-task \
+  --framework_name='live test framework' --resources='cpus:0.25;mem:32' --command='exec sleep 300' ||
+  fail "the overview did not follow the event stream"
+
 # A standby's UI names the leader and links there: two masters elected in a
 # real ZooKeeper (Debian's zookeeper, run by a JRE), when it is installed.
 zk_classpath=/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar
@@ -246,7 +257,8 @@ else
   }
   wait_for 30 knows_leader || fail "the standby did not learn the leader within 30 s"
   expect_page "http://127.0.0.1:$standby_port/#/" "$artifacts/standby.html" \
-    'is a standby' "master@127.0.0.1:$leader_port" "http://127.0.0.1:$leader_port/#/" 'id="leader-link"'
+    'is a standby' "master@127.0.0.1:$leader_port" "http://127.0.0.1:$leader_port/#/" 'id="leader-link"' \
+    'not the leader)">polling</span>'
 fi
 
 echo "PASS: the UI shows the framework, its running task and its sandbox file," \

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""The web UI following the master's event stream, in headless Chromium on
+real time (docs/web-ui.md, "Live or polling").
+
+A page whose stream stays open never lets --virtual-time-budget settle, so
+this drives Chromium through the DevTools protocol on a pipe
+(--remote-debugging-pipe: NUL-terminated JSON on file descriptors 3 and 4)
+and reads the page's DOM and its fetches (Resource Timing) as it goes.
+
+  live_page.py --chromium PATH --profile DIR --url URL --out FILE
+               --task NAME -- COMMAND...
+
+Loads URL (the overview), waits until the page says it is live, runs
+COMMAND (which launches the task NAME), waits until the overview's active
+tasks show NAME in TASK_RUNNING, and checks that the page asked neither
+/state-summary nor /tasks after it went live. Writes the final DOM to
+FILE. Exits 0 when every check holds, 1 with a line saying which did not.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+
+class Browser:
+    def __init__(self, chromium, profile, log):
+        commands_read, self._commands = os.pipe()
+        self._answers, answers_write = os.pipe()
+
+        def child():
+            os.dup2(commands_read, 3)
+            os.dup2(answers_write, 4)
+
+        self.process = subprocess.Popen(
+            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", "--disable-dev-shm-usage", "--user-data-dir=" + profile,
+             "--remote-debugging-pipe", "about:blank"],
+            preexec_fn=child, pass_fds=(3, 4, commands_read, answers_write),
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        os.close(commands_read)
+        os.close(answers_write)
+        self._buffer = b""
+        self._id = 0
+        self.session = None
+
+    def call(self, method, params=None, session=True):
+        self._id += 1
+        message = {"id": self._id, "method": method, "params": params or {}}
+        if session and self.session:
+            message["sessionId"] = self.session
+        os.write(self._commands, json.dumps(message).encode() + b"\0")
+        while True:
+            while b"\0" not in self._buffer:
+                chunk = os.read(self._answers, 1 << 16)
+                if not chunk:
+                    raise RuntimeError("chromium closed its DevTools pipe")
+                self._buffer += chunk
+            raw, self._buffer = self._buffer.split(b"\0", 1)
+            answer = json.loads(raw)
+            if answer.get("id") == self._id:
+                if "error" in answer:
+                    raise RuntimeError("%s: %s" % (method, answer["error"]))
+                return answer["result"]
+
+    def open(self, url):
+        target = self.call("Target.createTarget", {"url": url}, session=False)["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                 session=False)["sessionId"]
+
+    def evaluate(self, expression):
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        return result["result"].get("value")
+
+    def dom(self):
+        return self.evaluate("document.documentElement.outerHTML") or ""
+
+    # The paths the page fetched, in order (Resource Timing).
+    def fetched(self):
+        return self.evaluate(
+            "performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)") or []
+
+    def close(self):
+        self.process.kill()
+        self.process.wait()
+
+
+def wait_until(what, predicate, seconds):
+    deadline = time.monotonic() + seconds
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("%s within %d s" % (what, seconds))
+        time.sleep(0.2)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chromium", required=True)
+    parser.add_argument("--profile", required=True)
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--task", required=True)
+    parser.add_argument("command", nargs="+")
+    args = parser.parse_args()
+
+    log = open(args.out + ".chromium.log", "w")
+    browser = Browser(args.chromium, args.profile, log)
+    launched = None
+    try:
+        browser.open(args.url)
+        live = re.compile(r'id="feed"[^>]*>live<')
+        wait_until("the page did not say it is live", lambda: live.search(browser.dom()), 30)
+        before = len(browser.fetched())
+
+        launched = subprocess.Popen(args.command, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+        row = re.compile(r"<td>" + re.escape(args.task) +
+                         r'</td><td><a href="#/frameworks/[^"]+">[^<]*</a></td><td>'
+                         r'<span class="state TASK_RUNNING">')
+        wait_until("the overview did not show %s TASK_RUNNING" % args.task,
+                   lambda: row.search(browser.dom()), 60)
+        dom = browser.dom()
+        after = browser.fetched()[before:]
+        asked = [path for path in after if path.endswith(("/state-summary", "/tasks"))]
+        if asked:
+            raise AssertionError("the page asked %s while live" % ", ".join(asked))
+        if not live.search(dom):
+            raise AssertionError("the page is no longer live")
+        if not re.search(r"\b[1-9][0-9]* events\b", dom):
+            raise AssertionError("the status line counts no event")
+        with open(args.out, "w") as out:
+            out.write(dom)
+        print("live: %s shown TASK_RUNNING from the stream; fetched meanwhile: %s" %
+              (args.task, ", ".join(sorted(set(after))) or "nothing"))
+        return 0
+    except (AssertionError, RuntimeError) as error:
+        try:
+            with open(args.out, "w") as out:
+                out.write(browser.dom())
+        except Exception:
+            pass
+        print("FAIL: %s (DOM in %s)" % (error, args.out), file=sys.stderr)
+        return 1
+    finally:
+        if launched:
+            launched.terminate()
+            launched.wait()
+        browser.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
