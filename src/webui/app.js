@@ -60,6 +60,7 @@
       events: 0,          // events since
       reason: '',         // why the page polls
       refused: false,     // for good
+      checked: false,     // /flags read (streamNeedsNewCredentials)
       backoff: 1000,      // the wait before asking again
       retry: null,
       render: null,       // the render timer
@@ -355,13 +356,35 @@
 
   function noChanges() { return { frameworks: new Set(), slaves: new Set() }; }
 
-  function startFeed() {
+  // Whether the master asks of /api/v1 credentials that it asks of none of
+  // the endpoints the page polls: the browser would then prompt for them
+  // at once (once asked for the read-only ones, it sends them to /api/v1
+  // as well). Unknown (no /flags) counts as no.
+  async function streamNeedsNewCredentials() {
+    try {
+      const flags = (await getJSON('flags')).flags || {};
+      return flags.authenticate_http_readwrite === 'true' && flags.authenticate_http_readonly !== 'true';
+    } catch (error) {
+      return false;
+    }
+  }
+
+  async function startFeed() {
     ui.feed.retry = null;
     if (!window.MesosEvents || !window.MesosEvents.supported()) {
       ui.feed.refused = true;
       ui.feed.reason = 'this browser cannot read a streamed answer';
       renderStatus();
       return;
+    }
+    if (!ui.feed.checked) {
+      ui.feed.checked = true;
+      if (await streamNeedsNewCredentials()) {
+        ui.feed.refused = true;
+        ui.feed.reason = 'the master asks credentials of /api/v1 (--authenticate_http_readwrite) that this page was not asked for';
+        renderStatus();
+        return;
+      }
     }
     ui.feed.handle = window.MesosEvents.follow('api/v1', {
       maxSubscribedBytes: MAX_SUBSCRIBED_BYTES,

@@ -8,13 +8,21 @@ this drives Chromium through the DevTools protocol on a pipe
 and reads the page's DOM and its fetches (Resource Timing) as it goes.
 
   live_page.py --chromium PATH --profile DIR --url URL --out FILE
-               --task NAME -- COMMAND...
+               --task NAME [--intruder COMMAND] -- COMMAND...
 
 Loads URL (the overview), waits until the page says it is live, runs
 COMMAND (which launches the task NAME), waits until the overview's active
 tasks show NAME in TASK_RUNNING, and checks that the page asked neither
-/state-summary nor /tasks after it went live. Writes the final DOM to
-FILE. Exits 0 when every check holds, 1 with a line saying which did not.
+/state-summary nor /tasks after it went live.
+
+With --intruder (a shell command that subscribes to the same master, whose
+--max_operator_event_stream_subscribers is 1, and exits 1 when its own
+stream is closed): runs it, so that the master closes the page's stream;
+checks that the page then polls /state-summary, subscribes again (which
+closes the intruder's stream: it exits 1) and is live again.
+
+Writes the final DOM to FILE. Exits 0 when every check holds, 1 with a line
+saying which did not.
 """
 import argparse
 import json
@@ -106,6 +114,7 @@ def main():
     parser.add_argument("--url", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--task", required=True)
+    parser.add_argument("--intruder")
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
 
@@ -134,10 +143,34 @@ def main():
             raise AssertionError("the page is no longer live")
         if not re.search(r"\b[1-9][0-9]* events\b", dom):
             raise AssertionError("the status line counts no event")
-        with open(args.out, "w") as out:
-            out.write(dom)
         print("live: %s shown TASK_RUNNING from the stream; fetched meanwhile: %s" %
               (args.task, ", ".join(sorted(set(after))) or "nothing"))
+
+        if args.intruder:
+            before = len(browser.fetched())
+            intruder = subprocess.Popen(args.intruder, shell=True, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+            try:
+                status = intruder.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                intruder.kill()
+                raise AssertionError("the page did not subscribe again within 30 s "
+                                     "(the intruder's stream stayed open)")
+            if status != 1:
+                raise AssertionError("the intruder exited %d, not 1" % status)
+            wait_until("the page was not live again", lambda: live.search(browser.dom()), 30)
+            asked = browser.fetched()[before:]
+            # (A stream's own entry may never be listed: its subscribing
+            # again shows in the intruder's exit.)
+            if not any(path.endswith("/state-summary") for path in asked):
+                raise AssertionError("the page did not poll /state-summary after its stream ended "
+                                     "(it asked: %s)" % (", ".join(asked) or "nothing"))
+            print("live again after the master closed the page's stream; fetched meanwhile: %s" %
+                  ", ".join(sorted(set(asked))))
+            dom = browser.dom()
+
+        with open(args.out, "w") as out:
+            out.write(dom)
         return 0
     except (AssertionError, RuntimeError) as error:
         try:
