@@ -8,12 +8,14 @@ this drives Chromium through the DevTools protocol on a pipe
 and reads the page's DOM and its fetches (Resource Timing) as it goes.
 
   live_page.py --chromium PATH --profile DIR --url URL --out FILE
-               --task NAME [--intruder COMMAND] -- COMMAND...
+               --task NAME [--then COMMAND] [--intruder COMMAND] -- COMMAND...
 
 Loads URL (the overview), waits until the page says it is live, runs
 COMMAND (which launches the task NAME), waits until the overview's active
 tasks show NAME in TASK_RUNNING, and checks that the page asked neither
-/state-summary nor /tasks after it went live.
+/state-summary nor /tasks after it went live, and that its cards and tasks
+by state agree with the master's /state-summary. With --then (a shell
+command that runs a task to its end), runs it and checks again.
 
 With --intruder (a shell command that subscribes to the same master, whose
 --max_operator_event_stream_subscribers is 1, and exits 1 when its own
@@ -31,6 +33,8 @@ import re
 import subprocess
 import sys
 import time
+import urllib.parse
+import urllib.request
 
 
 class Browser:
@@ -107,6 +111,64 @@ def wait_until(what, predicate, seconds):
         time.sleep(0.2)
 
 
+LIVE_STATES = ("TASK_STAGING", "TASK_STARTING", "TASK_RUNNING", "TASK_KILLING")
+
+
+def number(x, digits=2):
+    """As app.js's num(): rounded, no trailing zeros."""
+    text = "%.*f" % (digits, round(x, digits))
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def megabytes(mb):
+    """As app.js's mem()."""
+    if not mb:
+        return "0 B"
+    if mb >= 1024 * 1024:
+        return number(mb / (1024 * 1024), 1) + " TB"
+    if mb >= 1024:
+        return number(mb / 1024, 1) + " GB"
+    return number(mb, 0) + " MB"
+
+
+def expected_overview(summary):
+    """The overview's cards and tasks by state, as /state-summary gives
+    them to a polling page."""
+    frameworks, slaves = summary["frameworks"], summary["slaves"]
+    total = lambda name, field: sum(s.get(field, {}).get(name, 0) for s in slaves)
+    counts = {}
+    for f in frameworks:
+        for key, n in f.items():
+            if key.startswith("TASK_") and n:
+                counts[key] = counts.get(key, 0) + n
+    cards = {
+        "Slaves": str(len(slaves)),
+        "Frameworks": str(len(frameworks)),
+        "Running tasks": str(counts.get("TASK_RUNNING", 0)),
+        "Live tasks": str(sum(counts.get(state, 0) for state in LIVE_STATES)),
+        "CPUs used": number(total("cpus", "used_resources")) + " / " + number(total("cpus", "resources")),
+        "Memory used": megabytes(total("mem", "used_resources")) + " / " +
+                       megabytes(total("mem", "resources")),
+    }
+    return cards, counts
+
+
+def shown_overview(dom):
+    cards = dict(re.findall(r'<div class="label">([^<]*)</div><div class="value">([^<]*)</div>', dom))
+    states = re.search(r'<div id="states">(.*?)</div>', dom)
+    counts = dict((state, int(n)) for state, n in re.findall(
+        r'<span class="state (TASK_[A-Z_]+)">[^<]*</span></td><td class="num">(\d+)</td>',
+        states.group(1) if states else ""))
+    return cards, counts
+
+
+def state_summary(url):
+    parts = urllib.parse.urlsplit(url)
+    base = "%s://%s%s" % (parts.scheme, parts.netloc, parts.path)
+    with urllib.request.urlopen(base + "state-summary", timeout=10) as answer:
+        return json.load(answer)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chromium", required=True)
@@ -115,6 +177,7 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--task", required=True)
     parser.add_argument("--intruder")
+    parser.add_argument("--then")
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
 
@@ -145,6 +208,33 @@ def main():
             raise AssertionError("the status line counts no event")
         print("live: %s shown TASK_RUNNING from the stream; fetched meanwhile: %s" %
               (args.task, ", ".join(sorted(set(after))) or "nothing"))
+
+        # What the events made of SUBSCRIBED is what the master says now.
+        def agree():
+            compared = {}
+
+            def agrees():
+                compared["expected"] = expected_overview(state_summary(args.url))
+                compared["shown"] = shown_overview(browser.dom())
+                return compared["expected"] == compared["shown"]
+            try:
+                wait_until("the overview did not agree with /state-summary", agrees, 10)
+            except AssertionError as error:
+                raise AssertionError("%s: it shows %s, /state-summary says %s" %
+                                     (error, compared["shown"], compared["expected"]))
+            print("live: the overview agrees with /state-summary: %s" % (compared["shown"],))
+        agree()
+        if args.then:
+            # A task that runs and ends, its framework with it, while live.
+            before = len(browser.fetched())
+            if subprocess.run(args.then, shell=True, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=60).returncode != 0:
+                raise AssertionError("--then failed: %s" % args.then)
+            agree()
+            asked = [path for path in browser.fetched()[before:]
+                     if path.endswith(("/state-summary", "/tasks"))]
+            if asked or not live.search(browser.dom()):
+                raise AssertionError("the page polled (%s) or is no longer live" % ", ".join(asked))
 
         if args.intruder:
             before = len(browser.fetched())

@@ -221,13 +221,16 @@ expect_page "${ui}#/slaves" "$artifacts/slaves-maintenance.html" 'Maintenance sc
 # Live (docs/web-ui.md, "Live or polling"): the overview follows the
 # master's event stream; a task launched after the page loaded shows up
 # TASK_RUNNING in its active tasks without the page asking /state-summary
-# or /tasks again. Then mesos-ps --watch subscribes, and the master (one
+# or /tasks again, and its counts agree with /state-summary's, also after
+# a short task and its framework have come and gone. Then mesos-ps --watch subscribes, and the master (one
 # stream at most) closes the page's: the page polls, subscribes again
 # (closing mesos-ps's stream: it exits 1) and is live again. On real time
 # through the DevTools protocol (live_page.py): an open stream never lets
 # virtual time settle.
 python3 "$(dirname "$0")/live_page.py" --chromium "$chromium" --profile "$tmp/profile-live" \
   --url "${ui}#/" --out "$artifacts/overview-live.html" --task live-task \
+  --then "'$build/src/cli/mesos-execute' --master='$master' --name=short-task --framework_name=short \
+          --resources='cpus:0.25;mem:32' --command=true" \
   --intruder "exec '$build/src/cli/mesos-ps' --master='$master' --watch" -- \
   "$build/src/cli/mesos-execute" --master="$master" --name=live-task \
   --framework_name='live test framework' --resources='cpus:0.25;mem:32' --command='exec sleep 300' ||
