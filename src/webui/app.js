@@ -7,8 +7,9 @@
 //   answers: while that stream is open ("live") the slaves, frameworks,
 //   counts and active tasks come from its events, rendered at most twice a
 //   second, and /state-summary is not asked. Until it is open, after it
-//   ends (asked again after 1 s, doubling up to 60 s) or when the master
-//   refuses it (401, 403, 404: for good), the page polls as follows.
+//   ends (asked again after 1 s, doubling up to 60 s), when the master
+//   refuses it (401, 403, 404, ...: for good) or when /flags say that it
+//   would prompt for credentials, the page polls as follows.
 // - /state-summary (counts, no task) on a timer whose period grows with the
 //   cluster: 2 s plus 1 s per 1,000 slaves, at least ten times what the
 //   last poll cost (fetch, parse, render), at most 60 s; 60 s while the tab
@@ -160,18 +161,21 @@
     return '<div class="alert-box error">' + esc(message) + '</div>';
   }
 
-  // fn(), at once when it last ran `ms` ago or more, else once when that
-  // is so (calls in between are one).
+  // A function that calls fn(): at once when fn last ran `ms` ago or more,
+  // else once when that is so (calls in between are one). Its cancel()
+  // drops a call that waits (the view is left).
   function throttled(fn, ms) {
     let last = 0;
     let timer = null;
-    return () => {
+    const call = () => {
       if (timer) return;
       const wait = last + ms - Date.now();
       const run = () => { timer = null; last = Date.now(); fn(); };
       if (wait <= 0) run();
       else timer = setTimeout(run, wait);
     };
+    call.cancel = () => { clearTimeout(timer); timer = null; };
+    return call;
   }
 
   // The hash: "#/a/b?x=1" -> {parts: ["a", "b"], params: URLSearchParams}
@@ -519,8 +523,8 @@
       '<div id="active-tasks"><p class="muted">Loading&hellip;</p></div></div>');
     let chart = null;
     // The newest live tasks: one page of /tasks (newest first) at most
-    // every poll period, its live ones shown.
-    // Live, the stream's own live tasks, newest first.
+    // every poll period, its live ones shown; live, the stream's own live
+    // tasks, newest first.
     let activeSeq = 0;
     let activeAt = 0;
     function renderActive(live, note) {
@@ -742,7 +746,10 @@
     // Live: its tasks asked again when the stream tells of a change to
     // this framework, at most every 2 s.
     const reload = throttled(loadTasks, 2000);
-    return { update(changes) { update(); if (!changes || changes.frameworks.has(id)) reload(); } };
+    return {
+      update(changes) { update(); if (!changes || changes.frameworks.has(id)) reload(); },
+      leave: reload.cancel,
+    };
   };
 
   function attributes(a) {
@@ -929,7 +936,7 @@
     // Live: the slave asked again when the stream tells of a change on it,
     // at most every 2 s.
     const reload = throttled(load, 2000);
-    return { update(changes) { if (!changes || changes.slaves.has(id)) reload(); } };
+    return { update(changes) { if (!changes || changes.slaves.has(id)) reload(); }, leave: reload.cancel };
   };
 
   views.roles = function () {

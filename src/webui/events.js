@@ -15,10 +15,12 @@
 //                           touched since the last call
 //   feed.activeTasks(n)  -> the newest n live tasks [{id, name, state,
 //                           framework_id, slave_id}]
+//   feed.liveTaskCount() -> how many tasks it keeps (the live ones)
 //   feed.close()         ends it without calling ended().
 //
 // What it keeps: the summary's slaves and frameworks (as /state-summary
-// has them) and one small entry per live task (its state, framework,
+// has them, without the lists of ids that the page does not show) and one
+// small entry per live task (its state, framework,
 // slave, name and scalar resources), so that an update, which names only
 // the task and its new state, can move the counts. Completed tasks are
 // counted, not kept. SUBSCRIBED carries every task and agent of the
@@ -123,7 +125,6 @@
       deactivated: !!agent.deactivated,
       drain_info: agent.drain_info,
       estimated_drain_start_time_seconds: agent.estimated_drain_start_time ? seconds(agent.estimated_drain_start_time) : undefined,
-      framework_ids: [],
     });
   }
 
@@ -162,7 +163,6 @@
       const tasks = state.get_tasks || {};
       for (const task of tasks.tasks || []) this.taskAdded(task, false);
       for (const task of tasks.completed_tasks || []) this.count(id(task.framework_id), id(task.agent_id), task.state, 1);
-      for (const s of this.summary.slaves) s.framework_ids = Array.from(s._frameworks || []).sort();
     }
 
     putSlave(slave) {
@@ -170,8 +170,6 @@
       if (old) {
         // Re-registered: what it says now, its counts kept.
         for (const state of STATES) slave[state] = old[state];
-        slave.framework_ids = old.framework_ids;
-        slave._frameworks = old._frameworks;
         Object.keys(old).forEach((k) => delete old[k]);
         Object.assign(old, slave);
       } else {
@@ -196,7 +194,6 @@
         Object.assign(old, fields);
       } else {
         const entry = zeroCounts(fields);
-        entry.slave_ids = [];
         this.frameworks.set(entry.id, entry);
         this.summary.frameworks.push(entry);
       }
@@ -221,7 +218,6 @@
       const s = this.slaves.get(slaveId);
       if (s) {
         s[state] = (s[state] || 0) + n;
-        (s._frameworks = s._frameworks || new Set()).add(frameworkId);
         this.changes.slaves.add(slaveId);
       }
     }
@@ -286,10 +282,6 @@
     takeChanges() {
       const changes = this.changes;
       this.changes = { frameworks: new Set(), slaves: new Set() };
-      for (const slaveId of changes.slaves) {
-        const s = this.slaves.get(slaveId);
-        if (s && s._frameworks) s.framework_ids = Array.from(s._frameworks).sort();
-      }
       return changes;
     }
 
