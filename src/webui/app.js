@@ -36,8 +36,8 @@
   const LIVE_STATES = ['TASK_STAGING', 'TASK_STARTING', 'TASK_RUNNING', 'TASK_KILLING'];
   // The overview's active tasks come from this many of the newest tasks.
   const ACTIVE_SCAN = 200;
-  // A longer SUBSCRIBED (the whole cluster, tasks included; some 15,000
-  // agents) is not read: the page polls /state-summary instead.
+  // A longer SUBSCRIBED (the whole cluster, tasks included: about 12,000
+  // agents with two tasks each) is not read: the page polls instead.
   const MAX_SUBSCRIBED_BYTES = 32 << 20;
   const RENDER_MS = 500;  // live: at most one render this often
 
