@@ -420,6 +420,11 @@ int watch(const PsFlags& flags, const std::set<std::string>& states) {
     return cli::fail(kProgram, (watch.subscribed() ? "lost the event stream of " : "cannot reach ") +
                                    where + " (" + answer.error().message + ")");
   }
+  if (answer->status >= 300 && answer->status < 400) {
+    return cli::fail(kProgram, where + " is no longer the leader (it sends SUBSCRIBE to " +
+                                   (answer->location.empty() ? "another master" : answer->location) +
+                                   "); run mesos-ps again");
+  }
   if (answer->status != 200) {
     std::string body = answer->body.substr(0, answer->body.find('\n'));
     return cli::fail(kProgram,
