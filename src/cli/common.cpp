@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <iostream>
+#include <memory>
+#include <utility>
 #include <variant>
 
 #include "process/runtime.hpp"
@@ -235,29 +238,90 @@ void quietLogging(const char* argv0) {
   FLAGS_minloglevel = google::GLOG_ERROR;
 }
 
-Result<HttpAnswer> httpGet(const process::Address& address, const std::string& target,
-                           flags::Duration timeout) {
-  // With LIBPROCESS_SSL_ENABLED the masters and slaves speak HTTPS: so do
-  // we, presenting the certificate they may require and checking theirs
-  // as the runtime does (docs/security.md, "TLS").
+namespace {
+
+std::pair<time_t, time_t> secondsAndMicros(flags::Duration duration) {
+  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(duration);
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(duration - seconds);
+  return {static_cast<time_t>(seconds.count()), static_cast<time_t>(micros.count())};
+}
+
+// A client of `address`, each step bounded by `timeout`. With
+// LIBPROCESS_SSL_ENABLED the masters and slaves speak HTTPS: so do we,
+// presenting the certificate they may require and checking theirs as the
+// runtime does (docs/security.md, "TLS").
+Result<std::unique_ptr<httplib::Client>> client(const process::Address& address,
+                                                flags::Duration timeout) {
   static const Result<process::TlsOptions> tls = process::TlsOptions::fromEnvironment();
   if (!tls) return Error{tls.error().message};
   std::string scheme = tls->enabled ? "https://" : "http://";
-  httplib::Client client(scheme + address.toString(), tls->certFile, tls->keyFile);
+  auto out = std::make_unique<httplib::Client>(scheme + address.toString(), tls->certFile,
+                                               tls->keyFile);
   if (tls->enabled) {
-    client.enable_server_certificate_verification(tls->verifyServerCert);
+    out->enable_server_certificate_verification(tls->verifyServerCert);
     if (!tls->caFile.empty() || !tls->caDir.empty()) {
-      client.set_ca_cert_path(tls->caFile, tls->caDir);
+      out->set_ca_cert_path(tls->caFile, tls->caDir);
     }
   }
-  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(timeout - seconds);
-  client.set_connection_timeout(seconds.count(), micros.count());
-  client.set_read_timeout(seconds.count(), micros.count());
-  client.set_write_timeout(seconds.count(), micros.count());
-  auto response = client.Get(target);
+  auto [seconds, micros] = secondsAndMicros(timeout);
+  out->set_connection_timeout(seconds, micros);
+  out->set_read_timeout(seconds, micros);
+  out->set_write_timeout(seconds, micros);
+  return out;
+}
+
+}  // namespace
+
+Result<HttpAnswer> httpGet(const process::Address& address, const std::string& target,
+                           flags::Duration timeout) {
+  auto made = client(address, timeout);
+  if (!made) return made.error();
+  auto response = (*made)->Get(target);
   if (!response) return Error{transportError(response.error(), timeout)};
   return HttpAnswer{response->status, response->body, response->get_header_value("Location")};
+}
+
+Result<HttpAnswer> httpPostStream(const process::Address& address, const std::string& target,
+                                  const std::string& body, flags::Duration timeout,
+                                  flags::Duration silence,
+                                  const std::function<bool(std::string_view)>& onData) {
+  auto made = client(address, timeout);
+  if (!made) return made.error();
+  auto [seconds, micros] = secondsAndMicros(std::max(timeout, silence));
+  (*made)->set_read_timeout(seconds, micros);
+  HttpAnswer answer;
+  bool stopped = false;  // by onData
+  httplib::Request request;
+  request.method = "POST";
+  request.path = target;
+  request.headers = {{"Accept", "application/json"}};
+  request.body = body;
+  request.set_header("Content-Type", "application/json");
+  request.response_handler = [&](const httplib::Response& response) {
+    answer.status = response.status;
+    answer.location = response.get_header_value("Location");
+    return true;
+  };
+  request.content_receiver = [&](const char* data, size_t length, uint64_t, uint64_t) {
+    if (answer.status != 200) {
+      if (answer.body.size() < 4096) answer.body.append(data, length);
+      return true;
+    }
+    stopped = !onData(std::string_view(data, length));
+    return !stopped;
+  };
+  httplib::Response response;
+  httplib::Error error = httplib::Error::Success;
+  bool sent = (*made)->send(request, response, error);
+  if (stopped) return answer;
+  if (!sent) {
+    if (error == httplib::Error::Read && answer.status == 200) {
+      return Error{"nothing for " + flags::formatDuration(std::max(timeout, silence))};
+    }
+    return Error{transportError(error, timeout)};
+  }
+  if (answer.status == 0) answer.status = response.status;
+  return answer;
 }
 
 Result<json::Value> getJson(const process::Address& address, const std::string& target,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,6 +73,18 @@ struct HttpAnswer {
 // the transport's reason, when there is no answer within `timeout`.
 Result<HttpAnswer> httpGet(const process::Address& address, const std::string& target,
                            flags::Duration timeout);
+
+// POSTs `body` (JSON, asking for JSON) to `target` and hands each piece of
+// a 200 answer's body to `onData` as it arrives, until the server ends the
+// answer, `onData` returns false, or nothing arrives for `silence` (the
+// connection is bounded by `timeout`). Returns the status, and the body
+// when it is not 200 (a redirect's Location too). Fails with the
+// transport's reason (silence included) when the answer did not end by
+// the server's or onData's doing.
+Result<HttpAnswer> httpPostStream(const process::Address& address, const std::string& target,
+                                  const std::string& body, flags::Duration timeout,
+                                  flags::Duration silence,
+                                  const std::function<bool(std::string_view)>& onData);
 
 // GET `target` and parse it as JSON. Fails with a line that names `what`
 // ("the master", "slave S1") and its address when there is no answer, the

@@ -4,19 +4,28 @@
 // limit, CPU time); filters narrow the list. The tasks come from the leading
 // master's /master/state, the usage from each of their slaves'
 // /monitor/statistics, as Apache Mesos's tool of that name does.
+// With --watch, it follows the master's event stream (/api/v1 SUBSCRIBE)
+// instead and prints a line per task state change as it comes.
 //
 //   mesos-ps --master=HOST:PORT [--framework=ID|NAME] [--task=ID|NAME]
-//            [--state=running,staging] [--host=HOST|SLAVE_ID] [--user=USER] [--all]
+//            [--state=running,staging] [--host=HOST|SLAVE_ID] [--user=USER]
+//            [--all | --watch]
 //
 // docs/cli.md describes it.
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <set>
 #include <string>
 #include <thread>
@@ -50,6 +59,15 @@ struct PsFlags : cli::MasterFlags {
     add(&host, "host", "Only the tasks on this slave (its hostname or its id)");
     add(&user, "user", "Only the tasks of frameworks registered as this user");
     add(&all, "all", "Also tasks that have ended, and those of frameworks that have ended", false);
+    add(&watch, "watch",
+        "Follow the master's event stream: a line per task state change as it happens, "
+        "until interrupted",
+        false);
+  }
+  Result<void> validate() const override {
+    if (auto valid = cli::MasterFlags::validate(); !valid) return valid;
+    if (all && watch) return Error{"--all lists tasks that have ended; --watch prints changes: give one"};
+    return {};
   }
   std::optional<std::string> framework;
   std::optional<std::string> task;
@@ -57,6 +75,7 @@ struct PsFlags : cli::MasterFlags {
   std::optional<std::string> host;
   std::optional<std::string> user;
   bool all;
+  bool watch;
 };
 
 // The states --state names, as TASK_* names. Fails on a name that is no
@@ -207,6 +226,216 @@ void printTable(const Row& header, const std::vector<Row>& rows) {
   std::cout << std::flush;
 }
 
+// ---- --watch ----------------------------------------------------------------
+
+void exitOnInterrupt(int) { _exit(cli::kExitSuccess); }
+
+// Nothing for this long (the master sends a heartbeat every 15 s) ends a
+// watch.
+constexpr flags::Duration kSilence = std::chrono::seconds(45);
+
+std::string idOf(const json::Value& id) { return text(id["value"]); }
+
+// "2026-11-27T16:40:01.123Z" for seconds since the epoch.
+std::string formatTime(double seconds) {
+  auto millis = static_cast<long long>(std::llround(seconds * 1000));
+  std::time_t whole = static_cast<std::time_t>(millis / 1000);
+  std::tm utc{};
+  gmtime_r(&whole, &utc);
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%04d-%02d-%02dT%02d:%02d:%02d.%03lldZ",
+                utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min,
+                utc.tm_sec, millis % 1000);
+  return buffer;
+}
+
+double nowSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// What a watch knows of the cluster, from SUBSCRIBED and the events since,
+// to name what an update names only by id: each framework's name and user,
+// each agent's hostname, each live task's name and agent.
+class Watch {
+ public:
+  Watch(const PsFlags& flags, const std::set<std::string>& states)
+      : flags_(flags), states_(states) {}
+
+  // Takes the next piece of the RecordIO stream. Fails on a malformed
+  // record or a failed write to stdout.
+  Result<void> take(std::string_view data) {
+    buffer_.append(data);
+    for (;;) {
+      size_t newline = buffer_.find('\n', offset_);
+      if (newline == std::string::npos) break;
+      const std::string header = buffer_.substr(offset_, newline - offset_);
+      if (header.empty() || header.size() > 12 ||
+          header.find_first_not_of("0123456789") != std::string::npos) {
+        return Error{"the event stream holds a record header that is no length"};
+      }
+      size_t length = std::stoull(header);
+      if (buffer_.size() - newline - 1 < length) break;
+      auto event = json::parse(std::string_view(buffer_).substr(newline + 1, length));
+      offset_ = newline + 1 + length;
+      if (!event) return Error{"the event stream holds an event that is not JSON"};
+      if (auto done = handle(*event); !done) return done;
+    }
+    buffer_.erase(0, offset_);
+    offset_ = 0;
+    return {};
+  }
+
+  bool subscribed() const { return subscribed_; }
+
+ private:
+  struct Task {
+    std::string name;
+    std::string agentId;
+  };
+
+  Result<void> handle(const json::Value& event) {
+    const std::string type = text(event["type"]);
+    if (!subscribed_) {
+      if (type != "SUBSCRIBED") return Error{"the event stream began with " + type};
+      subscribed_ = true;
+      const json::Value& state = event["subscribed"]["get_state"];
+      for (const json::Value& agent : array(state["get_agents"]["agents"])) addAgent(agent);
+      for (const json::Value& f : array(state["get_frameworks"]["frameworks"])) {
+        addFramework(f["framework_info"]);
+      }
+      for (const json::Value& f : array(state["get_frameworks"]["completed_frameworks"])) {
+        addFramework(f["framework_info"]);
+      }
+      for (const json::Value& task : array(state["get_tasks"]["tasks"])) addTask(task);
+      return print({"TIME", "FRAMEWORK", "TASK", "NAME", "STATE", "HOST"});
+    }
+    if (type == "AGENT_ADDED") {
+      addAgent(event["agent_added"]["agent"]);
+    } else if (type == "FRAMEWORK_ADDED") {
+      addFramework(event["framework_added"]["framework"]["framework_info"]);
+    } else if (type == "FRAMEWORK_UPDATED") {
+      addFramework(event["framework_updated"]["framework"]["framework_info"]);
+    } else if (type == "TASK_ADDED") {
+      const json::Value& task = event["task_added"]["task"];
+      addTask(task);
+      const json::Value& statuses = task["statuses"];
+      double at = nowSeconds();
+      if (statuses.isArray() && !statuses.array().empty() &&
+          statuses.array().back()["timestamp"].isNumber()) {
+        at = statuses.array().back()["timestamp"].number();
+      }
+      return line(at, idOf(task["framework_id"]), idOf(task["task_id"]), text(task["state"]));
+    } else if (type == "TASK_UPDATED") {
+      const json::Value& updated = event["task_updated"];
+      const json::Value& status = updated["status"];
+      std::string state = text(updated["state"]);
+      if (state.empty()) state = text(status["state"]);
+      const std::string frameworkId = idOf(updated["framework_id"]);
+      const std::string taskId = idOf(status["task_id"]);
+      auto& known = tasks_[frameworkId + "\n" + taskId];
+      if (known.agentId.empty()) known.agentId = idOf(status["agent_id"]);
+      auto printed = line(status["timestamp"].isNumber() ? status["timestamp"].number()
+                                                        : nowSeconds(),
+                          frameworkId, taskId, state);
+      if (cli::isTerminal(state)) tasks_.erase(frameworkId + "\n" + taskId);
+      return printed;
+    }
+    return {};  // HEARTBEAT, removals (their tasks' updates come first), others
+  }
+
+  void addAgent(const json::Value& agent) {
+    const json::Value& info = agent["agent_info"];
+    hosts_[idOf(info["id"])] = text(info["hostname"]);
+  }
+
+  void addFramework(const json::Value& info) {
+    frameworks_[idOf(info["id"])] = {text(info["name"]), text(info["user"])};
+  }
+
+  void addTask(const json::Value& task) {
+    if (cli::isTerminal(text(task["state"]))) return;
+    tasks_[idOf(task["framework_id"]) + "\n" + idOf(task["task_id"])] = {
+        text(task["name"]), idOf(task["agent_id"])};
+  }
+
+  // The line of a task that is now in `state`, unless a filter drops it.
+  Result<void> line(double at, const std::string& frameworkId, const std::string& taskId,
+                    const std::string& state) {
+    const Task& task = tasks_[frameworkId + "\n" + taskId];
+    auto framework = frameworks_.find(frameworkId);
+    const std::string frameworkName = framework != frameworks_.end() ? framework->second.first : "";
+    const std::string user = framework != frameworks_.end() ? framework->second.second : "";
+    auto host = hosts_.find(task.agentId);
+    const std::string hostname = host != hosts_.end() ? host->second : task.agentId;
+    if (flags_.framework && *flags_.framework != frameworkId && *flags_.framework != frameworkName) {
+      return {};
+    }
+    if (flags_.task && *flags_.task != taskId && *flags_.task != task.name) return {};
+    if (!states_.empty() && !states_.contains(state)) return {};
+    if (flags_.host && *flags_.host != hostname && *flags_.host != task.agentId) return {};
+    if (flags_.user && *flags_.user != user) return {};
+    return print({formatTime(at), frameworkId, taskId, task.name.empty() ? "-" : task.name, state,
+                  hostname.empty() ? "-" : hostname});
+  }
+
+  Result<void> print(const Row& row) {
+    std::string out;
+    for (const std::string& column : row) out += (out.empty() ? "" : "  ") + column;
+    if (!cli::writeOut(out + "\n")) return Error{"cannot write to stdout"};
+    return {};
+  }
+
+  const PsFlags& flags_;
+  const std::set<std::string>& states_;
+  std::string buffer_;
+  size_t offset_ = 0;
+  bool subscribed_ = false;
+  std::unordered_map<std::string, std::pair<std::string, std::string>> frameworks_;  // name, user
+  std::unordered_map<std::string, std::string> hosts_;  // by agent id
+  std::unordered_map<std::string, Task> tasks_;         // by "framework id\ntask id"
+};
+
+// Follows the leading master's event stream until interrupted (status 0),
+// or until the stream is refused, ends or falls silent (status 1, one line
+// saying which).
+int watch(const PsFlags& flags, const std::set<std::string>& states) {
+  struct sigaction interrupt {};
+  interrupt.sa_handler = exitOnInterrupt;
+  sigemptyset(&interrupt.sa_mask);
+  sigaction(SIGINT, &interrupt, nullptr);
+  auto master = cli::leadingMaster(*flags.master, flags.timeout);
+  if (!master) return cli::fail(kProgram, master.error().message);
+  const std::string where = "the master at " + master->toString();
+  Watch watch(flags, states);
+  std::optional<Error> failed;
+  auto answer = cli::httpPostStream(
+      *master, "/api/v1", R"({"type":"SUBSCRIBE"})", flags.timeout, kSilence,
+      [&](std::string_view data) {
+        if (auto taken = watch.take(data); !taken) failed = taken.error();
+        return !failed;
+      });
+  if (failed) return cli::fail(kProgram, failed->message);
+  if (!answer) {
+    return cli::fail(kProgram, (watch.subscribed() ? "lost the event stream of " : "cannot reach ") +
+                                   where + " (" + answer.error().message + ")");
+  }
+  if (answer->status >= 300 && answer->status < 400) {
+    return cli::fail(kProgram, where + " is no longer the leader (it sends SUBSCRIBE to " +
+                                   (answer->location.empty() ? "another master" : answer->location) +
+                                   "); run mesos-ps again");
+  }
+  if (answer->status != 200) {
+    std::string body = answer->body.substr(0, answer->body.find('\n'));
+    return cli::fail(kProgram,
+                     where + " refused SUBSCRIBE to its event stream (/api/v1): HTTP " +
+                         std::to_string(answer->status) + (body.empty() ? "" : ": " + body) +
+                         (answer->status == 401 ? " (mesos-ps sends no credentials)" : ""));
+  }
+  return cli::fail(kProgram, where + " ended its event stream (a failover, or it dropped this "
+                                     "subscriber)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -220,7 +449,10 @@ int main(int argc, char** argv) {
           "'-' for a task that has ended\nor whose slave does not answer within --timeout (a "
           "line on stderr names the slave).\nLive tasks only, unless --all. Filters combine "
           "(all must match). Exit status 0 (also\nwhen no task matches), or 1 with one line on "
-          "stderr saying why.\n",
+          "stderr saying why.\nWith --watch, follows the master's event stream instead: a "
+          "header once subscribed, then\nTIME (UTC), FRAMEWORK, TASK, NAME, STATE and HOST of "
+          "each task state change as it\nhappens (the filters apply), until interrupted "
+          "(status 0); status 1 when the master\nrefuses SUBSCRIBE or the stream ends.\n",
           argc, argv)) {
     return *done;
   }
@@ -231,6 +463,7 @@ int main(int argc, char** argv) {
     states = std::move(parsed).value();
   }
   cli::quietLogging(argv[0]);
+  if (flags.watch) return watch(flags, states);
   auto master = cli::leadingMaster(*flags.master, flags.timeout);
   if (!master) return cli::fail(kProgram, master.error().message);
   auto state = cli::getJson(*master, "/master/state", flags.timeout, "the master");

@@ -3,6 +3,13 @@
 // #/roles, #/offers, #/sandbox?framework=&task=&path=&file=).
 //
 // What it asks, and how often:
+// - One SUBSCRIBE to /api/v1 (events.js), when the browser reads streamed
+//   answers: while that stream is open ("live") the slaves, frameworks,
+//   counts and active tasks come from its events, rendered at most twice a
+//   second, and /state-summary is not asked. Until it is open, after it
+//   ends (asked again after 1 s, doubling up to 60 s), when the master
+//   refuses it (401, 403, 404, ...: for good) or when /flags say that it
+//   would prompt for credentials, the page polls as follows.
 // - /state-summary (counts, no task) on a timer whose period grows with the
 //   cluster: 2 s plus 1 s per 1,000 slaves, at least ten times what the
 //   last poll cost (fetch, parse, render), at most 60 s; 60 s while the tab
@@ -29,6 +36,10 @@
   const LIVE_STATES = ['TASK_STAGING', 'TASK_STARTING', 'TASK_RUNNING', 'TASK_KILLING'];
   // The overview's active tasks come from this many of the newest tasks.
   const ACTIVE_SCAN = 200;
+  // A longer SUBSCRIBED (the whole cluster, tasks included: about 12,000
+  // agents with two tasks each) is not read: the page polls instead.
+  const MAX_SUBSCRIBED_BYTES = 32 << 20;
+  const RENDER_MS = 500;  // live: at most one render this often
 
   const ui = {
     summary: null,        // the last /state-summary
@@ -43,6 +54,19 @@
     history: loadHistory(),
     view: null,           // the view shown: {update(), leave()}
     waiters: [],          // resolved with the first summary
+    feed: {               // the event stream (events.js)
+      handle: null,       // the open (or opening) stream
+      live: false,        // SUBSCRIBED came: ui.summary is the stream's
+      since: 0,           // when it came
+      events: 0,          // events since
+      reason: '',         // why the page polls
+      refused: false,     // for good
+      checked: false,     // /flags read (streamNeedsNewCredentials)
+      backoff: 1000,      // the wait before asking again
+      retry: null,
+      render: null,       // the render timer
+      renderCost: 0,
+    },
   };
 
   // ---- small helpers ----------------------------------------------------
@@ -135,6 +159,23 @@
 
   function errorBox(message) {
     return '<div class="alert-box error">' + esc(message) + '</div>';
+  }
+
+  // A function that calls fn(): at once when fn last ran `ms` ago or more,
+  // else once when that is so (calls in between are one). Its cancel()
+  // drops a call that waits (the view is left).
+  function throttled(fn, ms) {
+    let last = 0;
+    let timer = null;
+    const call = () => {
+      if (timer) return;
+      const wait = last + ms - Date.now();
+      const run = () => { timer = null; last = Date.now(); fn(); };
+      if (wait <= 0) run();
+      else timer = setTimeout(run, wait);
+    };
+    call.cancel = () => { clearTimeout(timer); timer = null; };
+    return call;
   }
 
   // The hash: "#/a/b?x=1" -> {parts: ["a", "b"], params: URLSearchParams}
@@ -252,6 +293,11 @@
         const info = state.leader_info;
         ui.leader = info ? { hostname: info.hostname, port: info.port, pid: state.leader }
           : (state.leader ? { pid: state.leader } : null);
+      } else if (ui.feed.live) {
+        // The stream keeps the summary: one sample for the chart.
+        ui.leader = null;
+        record(ui.summary);
+        ui.summaryAt = Date.now();
       } else if (ui.summary && ui.view && ui.view.ownData) {
         // A page that asks for its own data (roles, offers, a sandbox):
         // the summary it was given stays, the master is spared one.
@@ -259,15 +305,19 @@
       } else {
         ui.leader = null;
         const summary = await getJSON('state-summary');
-        ui.summary = summary;
-        ui.summaryAt = Date.now();
-        record(summary);
-        for (const resolve of ui.waiters.splice(0)) resolve(summary);
+        if (!ui.feed.live) {  // else the stream opened meanwhile: its summary is newer
+          ui.summary = summary;
+          ui.summaryAt = Date.now();
+          record(summary);
+          for (const resolve of ui.waiters.splice(0)) resolve(summary);
+        }
       }
       ui.failures = 0;
       ui.lastError = '';
       renderBanner();
-      if (ui.view && ui.view.update) ui.view.update();
+      // Live, a page of the summary hears of each change as it comes
+      // (renderLive): here it only redraws (the chart's sample).
+      if (ui.view && ui.view.update) ui.view.update(ui.feed.live && !ui.view.ownData ? noChanges() : undefined);
     } catch (error) {
       ui.failures++;
       ui.lastError = error.message;
@@ -288,12 +338,116 @@
     let text;
     if (ui.failures > 0) text = 'master not answering; retrying in ' + num(ui.interval / 1000, 0) + ' s';
     else if (ui.leading === false) text = 'standby master';
-    else if (ui.summary) {
+    else if (ui.feed.live) {
+      text = (ui.summary.hostname || location.host) + ' \u00b7 live since ' +
+        new Date(ui.feed.since).toLocaleTimeString() + ' \u00b7 ' + ui.feed.events + ' events';
+    } else if (ui.summary) {
       text = (ui.summary.hostname || location.host) + ' \u00b7 updated ' +
         new Date(ui.summaryAt).toLocaleTimeString() + ' \u00b7 every ' +
         num(ui.interval / 1000, 0) + ' s';
     } else text = 'connecting\u2026';
     $('status').textContent = text;
+    const feed = $('feed');
+    if (feed) {
+      feed.textContent = ui.feed.live ? 'live' : 'polling';
+      feed.className = 'badge ' + (ui.feed.live ? 'text-bg-success' : 'text-bg-secondary');
+      feed.title = ui.feed.live ? 'following the master\'s event stream (/api/v1 SUBSCRIBE)'
+        : 'polling /state-summary' + (ui.feed.reason ? ': ' + ui.feed.reason : '');
+    }
+  }
+
+  // ---- the event stream (events.js) ---------------------------------------
+
+  function noChanges() { return { frameworks: new Set(), slaves: new Set() }; }
+
+  // Whether the master asks of /api/v1 credentials that it asks of none of
+  // the endpoints the page polls: the browser would then prompt for them
+  // at once (once asked for the read-only ones, it sends them to /api/v1
+  // as well). Unknown (no /flags) counts as no.
+  async function streamNeedsNewCredentials() {
+    try {
+      const flags = (await getJSON('flags')).flags || {};
+      return flags.authenticate_http_readwrite === 'true' && flags.authenticate_http_readonly !== 'true';
+    } catch (error) {
+      return false;
+    }
+  }
+
+  async function startFeed() {
+    ui.feed.retry = null;
+    if (!window.MesosEvents || !window.MesosEvents.supported()) {
+      ui.feed.refused = true;
+      ui.feed.reason = 'this browser cannot read a streamed answer';
+      renderStatus();
+      return;
+    }
+    if (!ui.feed.checked) {
+      ui.feed.checked = true;
+      if (await streamNeedsNewCredentials()) {
+        ui.feed.refused = true;
+        ui.feed.reason = 'the master asks credentials of /api/v1 (--authenticate_http_readwrite) that this page was not asked for';
+        renderStatus();
+        return;
+      }
+    }
+    ui.feed.handle = window.MesosEvents.follow('api/v1', {
+      maxSubscribedBytes: MAX_SUBSCRIBED_BYTES,
+      previous: ui.summary,
+      subscribed(summary) {
+        ui.feed.live = true;
+        ui.feed.since = Date.now();
+        ui.feed.events = 0;
+        ui.feed.reason = '';
+        ui.summary = summary;
+        ui.summaryAt = Date.now();
+        record(summary);
+        for (const resolve of ui.waiters.splice(0)) resolve(summary);
+        if (ui.view && ui.view.update) ui.view.update();
+        renderStatus();
+      },
+      changed() {
+        ui.feed.events++;
+        scheduleRender();
+      },
+      ended: feedEnded,
+    });
+  }
+
+  function feedEnded(reason, permanent) {
+    const wasLive = ui.feed.live;
+    ui.feed.handle = null;
+    ui.feed.live = false;
+    ui.feed.reason = reason;
+    clearTimeout(ui.feed.render);
+    ui.feed.render = null;
+    if (permanent) {
+      ui.feed.refused = true;
+    } else {
+      // A stream that held a minute is asked again at once; one that
+      // keeps failing, ever less often.
+      if (wasLive && Date.now() - ui.feed.since >= 60000) ui.feed.backoff = 1000;
+      ui.feed.retry = setTimeout(startFeed, ui.feed.backoff);
+      ui.feed.backoff = Math.min(MAX_INTERVAL_MS, ui.feed.backoff * 2);
+    }
+    if (wasLive) poll();  // the summary again now: the page does not go stale
+    renderStatus();
+  }
+
+  function scheduleRender() {
+    if (ui.feed.render) return;
+    const wait = Math.max(RENDER_MS, 10 * ui.feed.renderCost, document.hidden ? 5000 : 0);
+    ui.feed.render = setTimeout(renderLive, wait);
+  }
+
+  function renderLive() {
+    ui.feed.render = null;
+    if (!ui.feed.live || !ui.feed.handle) return;
+    const started = performance.now();
+    const changes = ui.feed.handle.takeChanges();
+    ui.summaryAt = Date.now();
+    if (ui.view && ui.view.update && !ui.view.ownData) ui.view.update(changes);
+    renderStatus();
+    ui.feed.renderCost = performance.now() - started;
   }
 
   function renderBanner() {
@@ -369,29 +523,32 @@
       '<div id="active-tasks"><p class="muted">Loading&hellip;</p></div></div>');
     let chart = null;
     // The newest live tasks: one page of /tasks (newest first) at most
-    // every poll period, its live ones shown.
+    // every poll period, its live ones shown; live, the stream's own live
+    // tasks, newest first.
     let activeSeq = 0;
     let activeAt = 0;
+    function renderActive(live, note) {
+      const rows = live.map((t) => {
+        const f = frameworkById(t.framework_id);
+        const s = slaveById(t.slave_id);
+        return '<tr><td>' + esc(t.name || t.id) + '</td><td><a href="#/frameworks/' +
+          enc(t.framework_id) + '">' + esc(f ? f.name : t.framework_id) + '</a></td><td>' +
+          stateBadge(t.state) + '</td><td><a href="#/slaves/' + enc(t.slave_id) + '">' +
+          esc(s ? s.hostname : t.slave_id) + '</a></td></tr>';
+      }).join('');
+      $('active-tasks').innerHTML = '<table class="data table table-sm"><thead><tr><th>Task</th>' +
+        '<th>Framework</th><th>State</th><th>Host</th></tr></thead><tbody>' +
+        (rows || '<tr><td colspan="4" class="muted">no active tasks</td></tr>') + '</tbody></table>' +
+        '<div class="muted small">' + note + '; each framework\'s page lists them all.</div>';
+    }
     async function loadActive() {
       const mine = ++activeSeq;
       activeAt = Date.now();
       try {
         const answer = await getJSON('tasks?limit=' + ACTIVE_SCAN + '&order=desc');
-        if (mine !== activeSeq || !$('active-tasks')) return;
-        const live = answer.tasks.filter((t) => LIVE_STATES.includes(t.state)).slice(0, PAGE);
-        const rows = live.map((t) => {
-          const f = frameworkById(t.framework_id);
-          const s = slaveById(t.slave_id);
-          return '<tr><td>' + esc(t.name || t.id) + '</td><td><a href="#/frameworks/' +
-            enc(t.framework_id) + '">' + esc(f ? f.name : t.framework_id) + '</a></td><td>' +
-            stateBadge(t.state) + '</td><td><a href="#/slaves/' + enc(t.slave_id) + '">' +
-            esc(s ? s.hostname : t.slave_id) + '</a></td></tr>';
-        }).join('');
-        $('active-tasks').innerHTML = '<table class="data table table-sm"><thead><tr><th>Task</th>' +
-          '<th>Framework</th><th>State</th><th>Host</th></tr></thead><tbody>' +
-          (rows || '<tr><td colspan="4" class="muted">no active tasks</td></tr>') + '</tbody></table>' +
-          '<div class="muted small">The newest ' + PAGE + ' live tasks among the master\'s newest ' +
-          ACTIVE_SCAN + ' (/tasks); each framework\'s page lists them all.</div>';
+        if (mine !== activeSeq || !$('active-tasks') || ui.feed.live) return;
+        renderActive(answer.tasks.filter((t) => LIVE_STATES.includes(t.state)).slice(0, PAGE),
+          'The newest ' + PAGE + ' live tasks among the master\'s newest ' + ACTIVE_SCAN + ' (/tasks)');
       } catch (error) {
         if (mine === activeSeq && $('active-tasks')) $('active-tasks').innerHTML = errorBox(error.message);
       }
@@ -420,7 +577,11 @@
     function update() {
       const s = ui.summary;
       if (!s) return;
-      if (Date.now() - activeAt >= 10000) loadActive();
+      if (ui.feed.live && ui.feed.handle) {
+        activeSeq++;
+        renderActive(ui.feed.handle.activeTasks(PAGE), 'The newest ' + PAGE + ' of the ' +
+          ui.feed.handle.liveTaskCount() + ' live tasks, as the master\'s event stream tells them');
+      } else if (Date.now() - activeAt >= 10000) loadActive();
       const t = totals(s);
       const running = s.frameworks.reduce((sum, f) => sum + (f.TASK_RUNNING || 0), 0);
       const live = s.frameworks.reduce((sum, f) => sum + liveTasks(f), 0);
@@ -568,7 +729,8 @@
         $('about').innerHTML = '<div class="panel"><dl class="kv">' +
           '<dt>ID</dt><dd class="mono">' + esc(f.id) + '</dd><dt>Name</dt><dd>' + esc(f.name) + '</dd>' +
           '<dt>Role</dt><dd>' + esc(roleOf(f.id)) + '</dd><dt>Host</dt><dd>' + esc(f.hostname) + '</dd>' +
-          '<dt>Pid</dt><dd class="mono">' + (f.pid ? esc(f.pid) : 'none: subscribed over HTTP') + '</dd>' +
+          '<dt>Pid</dt><dd class="mono">' + (f.pid ? esc(f.pid) : f.pid === null
+            ? '<span class="muted">not in the event stream</span>' : 'none: subscribed over HTTP') + '</dd>' +
           '<dt>Share</dt><dd>' + percent(dominantShare(f, totals(ui.summary).total)) + '</dd>' +
           '<dt>Used</dt><dd>' + num(used.cpus) + ' cpus, ' + mem(used.mem) + '</dd>' +
           '<dt>Offered</dt><dd>' + num(offered.cpus) + ' cpus, ' + mem(offered.mem) + '</dd>' +
@@ -581,7 +743,13 @@
     update();
     fetchRoles(30000).then(update, () => {});
     loadTasks();
-    return { update() { update(); loadTasks(); } };
+    // Live: its tasks asked again when the stream tells of a change to
+    // this framework, at most every 2 s.
+    const reload = throttled(loadTasks, 2000);
+    return {
+      update(changes) { update(); if (!changes || changes.frameworks.has(id)) reload(); },
+      leave: reload.cancel,
+    };
   };
 
   function attributes(a) {
@@ -765,7 +933,10 @@
       }
     }
     load();
-    return { update: load };
+    // Live: the slave asked again when the stream tells of a change on it,
+    // at most every 2 s.
+    const reload = throttled(load, 2000);
+    return { update(changes) { if (!changes || changes.slaves.has(id)) reload(); }, leave: reload.cancel };
   };
 
   views.roles = function () {
@@ -871,8 +1042,9 @@
     if (sandboxes.has(key)) return Object.assign({}, sandboxes.get(key), task ? { task } : {});
     await summaryReady();
     let slave = slaveById(slaveId);
-    if (!slave) {
-      // A slave newer than the summary this page keeps.
+    if (!slave && !ui.feed.live) {
+      // A slave newer than the summary this page keeps (the stream's is
+      // current).
       ui.summary = await getJSON('state-summary');
       ui.summaryAt = Date.now();
       slave = slaveById(slaveId);
@@ -1039,5 +1211,6 @@
 
   window.addEventListener('hashchange', route);
   route();
+  startFeed();
   poll();
 })();

@@ -273,6 +273,111 @@ TEST_F(CliTest, PsListsTasksWithTheirColumnsAndFilters) {
                           "--state: 'runing' is not a task state"));
 }
 
+// The lines of `text` that hold `what`.
+std::vector<std::string> linesWith(const std::string& text, const std::string& what) {
+  std::vector<std::string> out;
+  for (const std::string& line : lines(text)) {
+    if (line.find(what) != std::string::npos) out.push_back(line);
+  }
+  return out;
+}
+
+TEST_F(CliTest, PsWatchPrintsEachTaskStateChangeAsItHappens) {
+  const std::string header = "TIME  FRAMEWORK  TASK  NAME  STATE  HOST\n";
+  const std::string log = dir_ + "/watch.log";  // stdout and stderr
+  const std::string runningLog = dir_ + "/watch-running.log";
+  pid_t all = startDaemon({tool("mesos-ps"), masterFlag_, "--watch"}, log);
+  pid_t running = startDaemon({tool("mesos-ps"), masterFlag_, "--watch", "--state=running"},
+                              runningLog);
+  ASSERT_GT(all, 0);
+  ASSERT_GT(running, 0);
+  // The header comes once the stream is open: what happens after it is
+  // printed.
+  ASSERT_TRUE(waitUntil([&] { return readFile(log) == header; }, 30s, all)) << readFile(log);
+  ASSERT_TRUE(waitUntil([&] { return readFile(runningLog) == header; }, 30s, running))
+      << readFile(runningLog);
+
+  const std::string go = dir_ + "/go";
+  ASSERT_TRUE(launch("watched", "watched", "while [ ! -e " + go + " ]; do sleep 0.1; done"));
+  const std::string id = frameworkId("watched");
+  ASSERT_FALSE(id.empty());
+  const std::string host = slaveHostname();
+  auto ran = [&](const std::string& file) {
+    return linesWith(readFile(file), "  TASK_RUNNING  ").size() == 1;
+  };
+  ASSERT_TRUE(waitUntil([&] { return ran(log); }, 30s, all)) << readFile(log);
+  ASSERT_TRUE(waitUntil([&] { return ran(runningLog); }, 30s, running)) << readFile(runningLog);
+
+  // TIME FRAMEWORK TASK NAME STATE HOST, staging first.
+  auto output = lines(readFile(log));
+  ASSERT_EQ(3u, output.size()) << readFile(log);
+  static const std::regex kTime(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$)");
+  const std::vector<std::string> states = {"TASK_STAGING", "TASK_RUNNING"};
+  for (size_t i = 0; i < states.size(); ++i) {
+    auto columns = words(output[i + 1]);
+    ASSERT_EQ(6u, columns.size()) << output[i + 1];
+    EXPECT_TRUE(std::regex_match(columns[0], kTime)) << output[i + 1];
+    EXPECT_EQ((std::vector<std::string>{id, "watched", "watched", states[i], host}),
+              std::vector<std::string>(columns.begin() + 1, columns.end()));
+  }
+  // --state=running: the running line only.
+  auto filtered = lines(readFile(runningLog));
+  ASSERT_EQ(2u, filtered.size()) << readFile(runningLog);
+  EXPECT_EQ(output[2], filtered[1]);
+
+  // Interrupted: status 0, nothing more said.
+  ::kill(running, SIGINT);
+  EXPECT_EQ(0, waitForExit(running, 30s));
+  EXPECT_EQ(2u, lines(readFile(runningLog)).size()) << readFile(runningLog);
+
+  // The task ends: its last line.
+  std::ofstream(go).put('\n');
+  ASSERT_TRUE(waitUntil([&] { return lines(readFile(log)).size() == 4; }, 30s, all))
+      << readFile(log);
+  auto last = words(lines(readFile(log))[3]);
+  ASSERT_EQ(6u, last.size());
+  EXPECT_EQ((std::vector<std::string>{id, "watched", "watched", "TASK_FINISHED", host}),
+            std::vector<std::string>(last.begin() + 1, last.end()));
+  ::kill(all, SIGINT);
+  EXPECT_EQ(0, waitForExit(all, 30s));
+}
+
+// A master that asks credentials of /api/v1 refuses the watch (mesos-ps
+// sends none): status 1, one line saying so. A master that goes away ends
+// it: status 1, one line.
+TEST_F(CliTest, PsWatchFailsWhenRefusedOrWhenTheStreamEnds) {
+  const std::string credentials = dir_ + "/credentials";
+  std::ofstream(credentials) << "operator secret\n";
+  process::Address guarded = startMaster(
+      {"--authenticate_http_readwrite", "--http_credentials=" + credentials});
+  EXPECT_TRUE(failsSaying(run("mesos-ps", {"--master=" + guarded.toString(), "--watch"}),
+                          "refused SUBSCRIBE to its event stream (/api/v1): HTTP 401"));
+
+  process::Address lone = startMaster();
+  pid_t master = daemons_.back();
+  const std::string log = dir_ + "/watch.log";
+  pid_t watch = startDaemon({tool("mesos-ps"), "--master=" + lone.toString(), "--watch"}, log);
+  ASSERT_GT(watch, 0);
+  ASSERT_TRUE(waitUntil([&] { return readFile(log) == "TIME  FRAMEWORK  TASK  NAME  STATE  HOST\n"; },
+                        30s, watch))
+      << readFile(log);
+  ::kill(master, SIGTERM);
+  EXPECT_EQ(0, waitForExit(master, 30s));
+  reaped(master);
+  EXPECT_EQ(1, waitForExit(watch, 30s));
+  auto output = lines(readFile(log));
+  ASSERT_EQ(2u, output.size()) << readFile(log);
+  EXPECT_TRUE(output[1].starts_with("mesos-ps: ")) << output[1];
+  // Closed at the end of a record, or cut off.
+  EXPECT_TRUE(output[1].find("the master at " + lone.toString() + " ended its event stream") !=
+                  std::string::npos ||
+              output[1].find("lost the event stream of the master at " + lone.toString()) !=
+                  std::string::npos)
+      << output[1];
+
+  EXPECT_TRUE(failsSaying(run("mesos-ps", {masterFlag_, "--watch", "--all"}), "give one"));
+}
+
 TEST_F(CliTest, PsShowsWhatRunningTasksUse) {
   // Some CPU time first, then a long sleep.
   ASSERT_TRUE(launch("busy", "busy",

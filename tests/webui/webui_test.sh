@@ -80,7 +80,10 @@ export MESOS_ACLS='{"run_tasks": [{"principals": {"type": "ANY"}, "users": {"val
 master_port=$(free_port)
 slave_port=$(free_port)
 master="127.0.0.1:$master_port"
-"$build/src/master/mesos-master" --ip=127.0.0.1 --port="$master_port" > "$tmp/master.log" 2>&1 &
+# One event stream at a time: a new subscriber closes the oldest stream
+# (the live part below ends the page's stream that way).
+"$build/src/master/mesos-master" --ip=127.0.0.1 --port="$master_port" \
+  --max_operator_event_stream_subscribers=1 > "$tmp/master.log" 2>&1 &
 pids+=($!)
 "$build/src/slave/mesos-slave" --ip=127.0.0.1 --port="$slave_port" --master="$master" \
   --work_dir="$tmp/slave" --launcher_dir="$build/src/exec" --resources='cpus:2;mem:1024' \
@@ -215,6 +218,38 @@ PY
 expect_page "${ui}#/slaves" "$artifacts/slaves-maintenance.html" 'Maintenance schedule' \
   '<td class="maintenance">DRAINING' "$slave_host 127.0.0.1 (DRAINING)"
 
+# Live (docs/web-ui.md, "Live or polling"): the overview follows the
+# master's event stream; a task launched after the page loaded shows up
+# TASK_RUNNING in its active tasks without the page asking /state-summary
+# or /tasks again, and its counts agree with /state-summary's, also after
+# a short task and its framework have come and gone. Then mesos-ps --watch subscribes, and the master (one
+# stream at most) closes the page's: the page polls, subscribes again
+# (closing mesos-ps's stream: it exits 1) and is live again. On real time
+# through the DevTools protocol (live_page.py): an open stream never lets
+# virtual time settle.
+python3 "$(dirname "$0")/live_page.py" --chromium "$chromium" --profile "$tmp/profile-live" \
+  --url "${ui}#/" --out "$artifacts/overview-live.html" --task live-task \
+  --then "'$build/src/cli/mesos-execute' --master='$master' --name=short-task --framework_name=short \
+          --resources='cpus:0.25;mem:32' --command=true" \
+  --intruder "exec '$build/src/cli/mesos-ps' --master='$master' --watch" -- \
+  "$build/src/cli/mesos-execute" --master="$master" --name=live-task \
+  --framework_name='live test framework' --resources='cpus:0.25;mem:32' --command='exec sleep 300' ||
+  fail "the overview did not follow the event stream"
+
+# A master that asks credentials of /api/v1 only (--authenticate_http_readwrite):
+# the page polls, saying why, and prompts for nothing (a prompt would hold
+# headless Chromium until its timeout).
+printf 'operator secret\n' > "$tmp/credentials"
+guarded_port=$(free_port)
+"$build/src/master/mesos-master" --ip=127.0.0.1 --port="$guarded_port" --authenticate_http_readwrite \
+  --http_credentials="$tmp/credentials" > "$tmp/guarded.log" 2>&1 &
+pids+=($!)
+guarded_serves() { get "http://127.0.0.1:$guarded_port/metrics/snapshot"; }
+wait_for 30 guarded_serves || fail "the master with --authenticate_http_readwrite did not serve within 30 s"
+expect_page "http://127.0.0.1:$guarded_port/#/" "$artifacts/overview-polling.html" \
+  'asks credentials of /api/v1 (--authenticate_http_readwrite)' '>polling</span>' \
+  '<div class="label">Slaves</div><div class="value">0</div>'
+
 # A standby's UI names the leader and links there: two masters elected in a
 # real ZooKeeper (Debian's zookeeper, run by a JRE), when it is installed.
 zk_classpath=/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar
@@ -246,7 +281,8 @@ else
   }
   wait_for 30 knows_leader || fail "the standby did not learn the leader within 30 s"
   expect_page "http://127.0.0.1:$standby_port/#/" "$artifacts/standby.html" \
-    'is a standby' "master@127.0.0.1:$leader_port" "http://127.0.0.1:$leader_port/#/" 'id="leader-link"'
+    'is a standby' "master@127.0.0.1:$leader_port" "http://127.0.0.1:$leader_port/#/" 'id="leader-link"' \
+    'not the leader)">polling</span>'
 fi
 
 echo "PASS: the UI shows the framework, its running task and its sandbox file," \
