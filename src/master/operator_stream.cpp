@@ -1,5 +1,6 @@
 #include "master/operator_stream.hpp"
 
+#include <optional>
 #include <vector>
 
 #include <glog/logging.h>
@@ -99,6 +100,8 @@ void OperatorStreams::finalize() {
 
 void OperatorStreams::add(uint64_t id, OperatorSubscriber subscriber,
                           std::shared_ptr<const OperatorEvent> subscribed) {
+  // What was published before it subscribed is in its SUBSCRIBED already.
+  flush();
   const std::string& first = subscribed->record(subscriber.encoding);
   // The state may be big: the bound counts what waits beyond it.
   subscriber.pipe->limitQueue(first.size() + queueLimit_);
@@ -112,11 +115,41 @@ void OperatorStreams::add(uint64_t id, OperatorSubscriber subscriber,
 }
 
 void OperatorStreams::publish(std::shared_ptr<const OperatorEvent> event) {
+  if (subscribers_.empty()) return;
+  pending_.push_back(std::move(event));
+  if (flushQueued_) return;
+  // Behind the events already in the mailbox: they go out with this one.
+  flushQueued_ = true;
+  process::dispatch(self(), [this] { flush(); });
+}
+
+void OperatorStreams::flush() {
+  flushQueued_ = false;
+  if (pending_.empty()) return;
+  std::vector<std::shared_ptr<const OperatorEvent>> events = std::move(pending_);
+  pending_.clear();
+  // The records of every event, in each encoding asked for, for the
+  // subscribers that see everything; the others get theirs alone.
+  std::optional<std::string> all[2];
+  auto records = [&](OperatorEncoding encoding, const OperatorViewer* viewer) {
+    std::string out;
+    for (const auto& event : events) {
+      if (viewer == nullptr || event->visibleTo(*viewer)) out += event->record(encoding);
+    }
+    return out;
+  };
   std::vector<std::map<uint64_t, OperatorSubscriber>::iterator> failed;
   for (auto it = subscribers_.begin(); it != subscribers_.end(); ++it) {
     const OperatorSubscriber& subscriber = it->second;
-    if (!subscriber.viewer->seesAll() && !event->visibleTo(*subscriber.viewer)) continue;
-    if (!subscriber.pipe->write(event->record(subscriber.encoding))) failed.push_back(it);
+    bool written;
+    if (subscriber.viewer->seesAll()) {
+      std::optional<std::string>& batch = all[subscriber.encoding == OperatorEncoding::kJson];
+      if (!batch) batch = records(subscriber.encoding, nullptr);
+      written = subscriber.pipe->write(*batch);
+    } else {
+      written = subscriber.pipe->write(records(subscriber.encoding, subscriber.viewer.get()));
+    }
+    if (!written) failed.push_back(it);
   }
   for (auto it : failed) drop(it);
 }

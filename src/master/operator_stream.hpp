@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "authentication/http/endpoint_guard.hpp"
 #include "process/actor.hpp"
@@ -91,7 +92,10 @@ struct OperatorSubscriber {
 };
 
 // A fan-out actor: writes each published event to its subscribers that may
-// see it, and a HEARTBEAT to each every `heartbeat`. A subscriber whose
+// see it, and a HEARTBEAT to each every `heartbeat`. Events published
+// together (those waiting in its mailbox) go out as one write per
+// subscriber: one copy, one post to the I/O thread and one chunk per batch,
+// not per event. A subscriber whose
 // connection goes away, or that leaves more than `queueLimit` bytes unread
 // beyond its SUBSCRIBED record (the transport then closes its connection,
 // with one log line), is dropped, and the master told (OperatorEvents::
@@ -119,6 +123,8 @@ class OperatorStreams : public process::Actor {
  private:
   void gone(uint64_t id);
   void heartbeat();
+  // Writes what was published since the last flush.
+  void flush();
   // Forgets the subscriber and tells the master.
   void drop(std::map<uint64_t, OperatorSubscriber>::iterator it);
 
@@ -128,6 +134,8 @@ class OperatorStreams : public process::Actor {
   const size_t queueLimit_;
   std::shared_ptr<const OperatorEvent> heartbeatEvent_;
   std::map<uint64_t, OperatorSubscriber> subscribers_;
+  std::vector<std::shared_ptr<const OperatorEvent>> pending_;  // published, not yet written
+  bool flushQueued_ = false;
 };
 
 }  // namespace mesos::internal::master
