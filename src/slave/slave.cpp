@@ -317,9 +317,36 @@ void Slave::doReliableRegistration(process::Duration backoff) {
     message.set_version(kVersion);
     send(*master_, std::move(message));
   } else {
+    // The updates each task's framework gets next, from the status update
+    // manager: an update made while no master was there was never
+    // forwarded, and the master must not answer a reconciliation with a
+    // later state than the one on its way.
+    StatusUpdateManager* manager = statusUpdateManager_.get();
+    process::dispatch(statusUpdateManager_.pid(), [manager] { return manager->heads(); })
+        .then(self(), [this, master = *master_](
+                          const std::map<std::pair<std::string, std::string>,
+                                         StatusUpdateManager::Head>& heads) {
+          if (master_ != master || state_ != State::kDisconnected) return;
+          sendReregistration(heads);
+        });
+  }
+  scheduleRegistration(backoff);
+}
+
+void Slave::sendReregistration(
+    const std::map<std::pair<std::string, std::string>, StatusUpdateManager::Head>& heads) {
+  {
     ReregisterSlaveMessage message;
     *message.mutable_slave() = info_;
     message.set_version(kVersion);
+    auto withHead = [&heads](Task task) {
+      auto it = heads.find({task.framework_id().value(), task.task_id().value()});
+      if (it != heads.end()) {
+        task.set_status_update_state(it->second.state);
+        task.set_status_update_uuid(it->second.uuid);
+      }
+      return task;
+    };
     for (const auto& [frameworkId, framework] : frameworks_) {
       *message.add_frameworks() = framework->info;
       for (const auto& [executorId, executor] : framework->executors) {
@@ -328,18 +355,21 @@ void Slave::doReliableRegistration(process::Duration backoff) {
         // reconciliation meanwhile would answer TASK_LOST or TASK_GONE,
         // and the update would follow it). The executor itself uses
         // nothing any more.
-        for (const auto& [taskId, task] : executor->terminatedTasks) *message.add_tasks() = task;
+        for (const auto& [taskId, task] : executor->terminatedTasks) {
+          *message.add_tasks() = withHead(task);
+        }
         if (executor->state == Executor::State::kTerminated) continue;
         if (!executor->commandExecutor) *message.add_executor_infos() = executor->info;
         for (const TaskInfo& task : executor->queuedTasks) {
           *message.add_tasks() = createTask(task, TASK_STAGING, framework->id);
         }
-        for (const auto& [taskId, task] : executor->launchedTasks) *message.add_tasks() = task;
+        for (const auto& [taskId, task] : executor->launchedTasks) {
+          *message.add_tasks() = withHead(task);
+        }
       }
     }
     send(*master_, std::move(message));
   }
-  scheduleRegistration(backoff);
 }
 
 void Slave::scheduleRegistration(process::Duration backoff) {

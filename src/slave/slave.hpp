@@ -172,6 +172,10 @@ class Slave : public process::Actor {
   // Schedules the next doReliableRegistration() after a randomized backoff
   // that grows from `backoff`.
   void scheduleRegistration(process::Duration backoff);
+  // Sends ReregisterSlaveMessage, each task with the update its framework
+  // gets next (`heads`, from the status update manager).
+  void sendReregistration(
+      const std::map<std::pair<std::string, std::string>, StatusUpdateManager::Head>& heads);
   // The detector's next leader (none while no master leads).
   void detect();
   void detected(const std::optional<MasterInfo>& leader);

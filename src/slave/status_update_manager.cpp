@@ -184,6 +184,17 @@ size_t StatusUpdateManager::pending() const {
   return count;
 }
 
+std::map<std::pair<std::string, std::string>, StatusUpdateManager::Head>
+StatusUpdateManager::heads() const {
+  std::map<std::pair<std::string, std::string>, Head> heads;
+  for (const auto& [key, stream] : streams_) {
+    if (stream.queue.empty()) continue;
+    const StatusUpdate& front = stream.queue.front();
+    heads[key] = Head{front.status().state(), front.uuid()};
+  }
+  return heads;
+}
+
 size_t StatusUpdateManager::unwritten() const {
   size_t count = 0;
   for (const auto& [path, log] : logs_) count += log.unwritten.size();

@@ -97,6 +97,15 @@ class StatusUpdateManager : public process::Actor {
 
   // Updates not yet acknowledged, over all streams.
   size_t pending() const;
+  // Each stream's oldest update not yet acknowledged (the one its framework
+  // gets next), by framework id and task id: what a re-registering slave
+  // tells the master, so that the master's answer to a reconciliation never
+  // runs ahead of the updates still on their way.
+  struct Head {
+    TaskState state = TASK_STAGING;
+    std::string uuid;
+  };
+  std::map<std::pair<std::string, std::string>, Head> heads() const;
   // Records taken but not yet written to their logs, over all logs.
   size_t unwritten() const;
   bool paused() const { return paused_; }

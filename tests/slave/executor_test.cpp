@@ -262,6 +262,12 @@ TEST_F(ExecutorTest, NoUpdateIsLostWhileTheMasterIsAway) {
   ASSERT_EQ(reregistration.get().tasks_size(), 1u);
   EXPECT_EQ(reregistration.get().tasks(0).task_id().value(), "t1");
   EXPECT_EQ(reregistration.get().tasks(0).state(), TASK_FINISHED);
+  // Neither update was forwarded: the master is told that TASK_RUNNING is
+  // the one its framework gets next, so that it answers a reconciliation
+  // with TASK_RUNNING, not with TASK_FINISHED ahead of the TASK_RUNNING
+  // still on its way (the Jepsen checker caught this).
+  EXPECT_EQ(reregistration.get().tasks(0).status_update_state(), TASK_RUNNING);
+  EXPECT_EQ(reregistration.get().tasks(0).status_update_uuid(), running.update().uuid());
   ASSERT_EQ(reregistration.get().executor_infos_size(), 1u);
   ASSERT_EQ(reregistration.get().frameworks_size(), 1u);
 
