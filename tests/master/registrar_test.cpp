@@ -233,6 +233,22 @@ class RegistrarZooKeeperTest : public RegistrarTest {
   std::unique_ptr<Storage> storage() {
     return registrar::zookeeperStorage(zk_.pid(), "/mesos", url_);
   }
+  // An owner with agent-0 .. agent-299 stored, and a second registrar
+  // that has read them ahead.
+  std::pair<process::Pid<Registrar>, process::Pid<Registrar>> readAhead() {
+    auto first = spawn(storage());
+    EXPECT_TRUE(recover(first).empty());
+    for (int i = 0; i < 300; ++i) {
+      EXPECT_TRUE(applied(process::dispatch(first, &Registrar::admit,
+                                            agentInfo("agent-" + std::to_string(i)), 1.0)));
+    }
+    auto second = spawn(storage());
+    auto ahead = await(process::dispatch(second, &Registrar::prefetch));
+    EXPECT_TRUE(ahead.ok()) << ahead.error().message;
+    EXPECT_EQ(300u, ahead.ok() ? ahead.value() : 0u);
+    return {first, second};
+  }
+
   ZooKeeperServers servers_{1};
   std::string url_;
 };
@@ -337,18 +353,9 @@ TEST_F(RegistrarZooKeeperTest, OnlyWrittenShardsExistAndARegistryWithoutTheListI
 // one transaction of version checks finds nothing changed, and nothing is
 // read or parsed again. The owner it fenced off can no longer write.
 TEST_F(RegistrarZooKeeperTest, AReadAheadFoundUnchangedIsNeitherReadNorParsedAgain) {
-  auto first = spawn(storage());
-  EXPECT_TRUE(recover(first).empty());
-  for (int i = 0; i < 300; ++i) {
-    EXPECT_TRUE(applied(process::dispatch(first, &Registrar::admit,
-                                          agentInfo("agent-" + std::to_string(i)), 1.0)));
-  }
-  auto second = spawn(storage());
-  auto ahead = await(process::dispatch(second, &Registrar::prefetch));
-  ASSERT_TRUE(ahead.ok()) << ahead.error().message;
-  EXPECT_EQ(300u, ahead.value());
+  auto [first, second] = readAhead();
   // Read ahead again: only versions are asked for, and the same is found.
-  ahead = await(process::dispatch(second, &Registrar::prefetch));
+  auto ahead = await(process::dispatch(second, &Registrar::prefetch));
   ASSERT_TRUE(ahead.ok()) << ahead.error().message;
   EXPECT_EQ(300u, ahead.value());
 
@@ -366,16 +373,7 @@ TEST_F(RegistrarZooKeeperTest, AReadAheadFoundUnchangedIsNeitherReadNorParsedAga
 // What changed after the read ahead is read again, and only the shards
 // that changed are parsed again; nothing read ahead hides a change.
 TEST_F(RegistrarZooKeeperTest, WhatChangedAfterTheReadAheadIsReadAgain) {
-  auto first = spawn(storage());
-  EXPECT_TRUE(recover(first).empty());
-  for (int i = 0; i < 300; ++i) {
-    EXPECT_TRUE(applied(process::dispatch(first, &Registrar::admit,
-                                          agentInfo("agent-" + std::to_string(i)), 1.0)));
-  }
-  auto second = spawn(storage());
-  auto ahead = await(process::dispatch(second, &Registrar::prefetch));
-  ASSERT_TRUE(ahead.ok()) << ahead.error().message;
-  EXPECT_EQ(300u, ahead.value());
+  auto [first, second] = readAhead();
   // The owner changes two agents and adds one after the read ahead.
   EXPECT_TRUE(applied(process::dispatch(first, &Registrar::admit, agentInfo("new"), 2.0)));
   EXPECT_TRUE(applied(process::dispatch(first, &Registrar::markUnreachable, agentId("agent-5"), 2.0)));
