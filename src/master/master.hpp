@@ -340,6 +340,8 @@ class Master : public process::Actor {
   void registryFailed(const Error& error);
   // Holds a handler's call while the registry is read (at most kMaxHeld).
   bool hold(std::function<void()> call);  // false when it was dropped
+  // Handles what was held, in order, then lets messages through.
+  void handleHeld();
   static constexpr size_t kMaxHeld = 200000;
   static bool partitionAware(const FrameworkInfo& info);
   // `state` for a partition-aware framework, TASK_LOST for any other.

@@ -104,10 +104,26 @@ void Master::registryRecovered(const Result<std::vector<registry::Agent>>& agent
     delay(flags_.slave_reregister_timeout, [this] { reregistrationWindowClosed(); });
   }
   delay(flags_.registry_gc_interval, [this] { collectRegistryGarbage(); });
+  handleHeld();
+}
+
+void Master::handleHeld() {
+  // In turns, each its own event: the runtime holds an event's writes
+  // until it ends, so after a failover the answers to the first slaves go
+  // out while the others are handled, not all after the last one (before
+  // they all retry). What comes meanwhile is held behind, in order.
+  constexpr size_t kHeldTurn = 500;
+  for (size_t n = 0; n < kHeldTurn && !held_.empty(); ++n) {
+    std::function<void()> call = std::move(held_.front());
+    held_.pop_front();
+    call();
+    if (lost_) return;
+  }
+  if (!held_.empty()) {
+    dispatch(self(), [this] { handleHeld(); });
+    return;
+  }
   recovering_ = false;
-  std::deque<std::function<void()>> held = std::move(held_);
-  held_.clear();
-  for (auto& call : held) call();
 }
 
 void Master::registryFailed(const Error& error) {
