@@ -196,12 +196,14 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
   // away went nowhere). Not again for a retry: after a failover each
   // framework's retries would walk all its tasks while tens of thousands of
   // slaves wait for their answers.
-  for (const std::string& slaveId : retry ? std::unordered_set<std::string>() : slavesOf(*f)) {
-    if (Slave* s = slave(slaveId)) {
-      UpdateFrameworkMessage update;
-      *update.mutable_framework_id() = f->id;
-      update.set_pid(from.toString());
-      send(s->pid, std::move(update));
+  if (!retry) {
+    for (const std::string& slaveId : slavesOf(*f)) {
+      if (Slave* s = slave(slaveId)) {
+        UpdateFrameworkMessage update;
+        *update.mutable_framework_id() = f->id;
+        update.set_pid(from.toString());
+        send(s->pid, std::move(update));
+      }
     }
   }
   FrameworkReregisteredMessage reply;
