@@ -104,6 +104,8 @@ DEFINE_int32(operator_subscribers, 0,
              "Subscribers of the master's operator event stream (SUBSCRIBE to /api/v1) that read "
              "everything, opened once the master is up (from 127.0.0.2, 127.0.0.3, ..., 1000 "
              "from each); the master gets --max_operator_event_stream_subscribers to match.");
+DEFINE_string(operator_subscriber_encoding, "json",
+              "What --operator_subscribers ask for: json or protobuf.");
 
 namespace {
 
@@ -377,7 +379,8 @@ bool Coordinator::startMaster() {
       progress("master up at " + masterUpid_ + " (pid " +
                std::to_string(children_[master_].pid) + ")");
       if (FLAGS_operator_subscribers > 0) {
-        if (!subscribers_.start(port_, FLAGS_operator_subscribers, &error)) {
+        if (!subscribers_.start(port_, FLAGS_operator_subscribers,
+                                FLAGS_operator_subscriber_encoding == "protobuf", &error)) {
           progress("operator event stream subscribers: " + error);
           return false;
         }
@@ -719,6 +722,12 @@ int main(int argc, char** argv) {
     std::cerr << "fig10: --slaves, --frameworks, --slots, --time_scale and the per-process "
                  "counts must be positive, --probes not negative"
               << std::endl;
+    return 1;
+  }
+  if (FLAGS_operator_subscriber_encoding != "json" &&
+      FLAGS_operator_subscriber_encoding != "protobuf") {
+    std::cerr << "fig10: --operator_subscriber_encoding must be json or protobuf, not '"
+              << FLAGS_operator_subscriber_encoding << "'" << std::endl;
     return 1;
   }
   if (FLAGS_master_binary.empty() || ::access(FLAGS_master_binary.c_str(), X_OK) != 0) {

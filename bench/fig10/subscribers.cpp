@@ -18,7 +18,7 @@ constexpr char kSubscribe[] = R"({"type":"SUBSCRIBE"})";
 
 // A connected, subscribed, non-blocking socket from `from` (host order);
 // -1 with `error` on failure.
-int subscribe(uint32_t from, uint16_t port, std::string* error) {
+int subscribe(uint32_t from, uint16_t port, bool protobuf, std::string* error) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     *error = std::string("socket: ") + std::strerror(errno);
@@ -39,7 +39,9 @@ int subscribe(uint32_t from, uint16_t port, std::string* error) {
   }
   std::string body = kSubscribe;
   std::string request = "POST /api/v1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                        "Content-Type: application/json\r\nAccept: application/json\r\n"
+                        "Content-Type: application/json\r\nAccept: " +
+                        std::string(protobuf ? "application/x-protobuf" : "application/json") +
+                        "\r\n"
                         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
       static_cast<ssize_t>(request.size())) {
@@ -53,11 +55,11 @@ int subscribe(uint32_t from, uint16_t port, std::string* error) {
 
 }  // namespace
 
-bool OperatorSubscribers::start(uint16_t port, int count, std::string* error) {
+bool OperatorSubscribers::start(uint16_t port, int count, bool protobuf, std::string* error) {
   bool ok = true;
   for (int i = 0; i < count; ++i) {
     uint32_t from = INADDR_LOOPBACK + 1 + static_cast<uint32_t>(i / kPerAddress);
-    int fd = subscribe(from, port, error);
+    int fd = subscribe(from, port, protobuf, error);
     if (fd < 0) {
       ok = false;
       break;

@@ -25,7 +25,8 @@ class OperatorSubscribers {
   // master's connections-per-peer bound), and starts reading them. False,
   // with `error`, when a connection or a write fails; those opened so far
   // keep being read until stop().
-  bool start(uint16_t port, int count, std::string* error);
+  // `protobuf`: they ask for application/x-protobuf records, else JSON.
+  bool start(uint16_t port, int count, bool protobuf, std::string* error);
   // Closes every stream and joins the thread. Idempotent.
   void stop();
 

@@ -58,6 +58,10 @@ MasterFlags::MasterFlags() {
       "Most bytes of events one subscriber of the operator API's event stream may leave unread "
       "(beyond its first event, the state); past it its stream is closed",
       flags::Bytes{4ull * 1024 * 1024});
+  add(&operator_event_stream_batch_window, "operator_event_stream_batch_window",
+      "Events of the operator API's event stream published within this long of the last batch "
+      "sent wait to go out together, as one write per subscriber (0: each batch at once)",
+      flags::Duration(100ms));
 
   add(&zk, "zk",
       "ZooKeeper URL of the masters' group, for leader election among several masters: "
@@ -232,6 +236,10 @@ Result<double> MasterFlags::recoveryRemovalLimit() const {
 Result<void> MasterFlags::validate() const {
   if (auto ok = process::Runtime::checkAddressFlags(ip, advertise_ip, advertise_port); !ok) {
     return ok.error();
+  }
+  if (operator_event_stream_batch_window < flags::Duration::zero() ||
+      operator_event_stream_batch_window > flags::Duration(10s)) {
+    return Error{"--operator_event_stream_batch_window must be between 0 and 10secs"};
   }
   if (allocation_interval <= flags::Duration::zero()) {
     return Error{"--allocation_interval must be positive"};

@@ -35,6 +35,7 @@ struct MasterFlags : flags::FlagSet {
   // The v1 operator API's event stream (docs/operator-http-api.md).
   uint32_t max_operator_event_stream_subscribers;
   flags::Bytes operator_event_stream_queue_limit;
+  flags::Duration operator_event_stream_batch_window;
 
   // High availability (docs/high-availability.md).
   std::optional<std::string> zk;

@@ -54,7 +54,8 @@ void Master::installRoutes() {
   route("/api/v1", guarded(Realm::kReadwrite, "/api/v1", &Master::operatorEndpoint));
   operatorEvents_.start(runtime(), self(),
                         {flags_.max_operator_event_stream_subscribers,
-                         flags_.operator_event_stream_queue_limit.value, kHeartbeatInterval});
+                         flags_.operator_event_stream_queue_limit.value, kHeartbeatInterval,
+                         flags_.operator_event_stream_batch_window});
   route("/metrics/snapshot",
         guarded(Realm::kReadonly, "/metrics/snapshot", &Master::metricsEndpoint));
   installWebUi();

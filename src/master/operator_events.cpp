@@ -82,7 +82,7 @@ void OperatorEvents::start(process::Runtime& runtime, const process::UPID& maste
   for (size_t i = 0; i < shards; ++i) {
     shards_.push_back(runtime.spawn<OperatorStreams>(
         master.id + "-operator-events-" + std::to_string(i), master, this, options.heartbeat,
-        options.queueLimit));
+        options.queueLimit, options.batchWindow));
   }
 }
 

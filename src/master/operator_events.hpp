@@ -36,6 +36,7 @@ class OperatorEvents {
     size_t maxSubscribers = 1000;  // --max_operator_event_stream_subscribers
     size_t queueLimit = 0;         // --operator_event_stream_queue_limit, bytes
     process::Duration heartbeat = std::chrono::seconds(15);
+    process::Duration batchWindow{};  // --operator_event_stream_batch_window
   };
 
   OperatorEvents() = default;

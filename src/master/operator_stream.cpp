@@ -8,6 +8,7 @@
 #include "common/protobuf_json.hpp"
 #include "master/operator_events.hpp"
 #include "process/dispatch.hpp"
+#include "process/runtime.hpp"
 
 namespace mesos::internal::master {
 
@@ -80,12 +81,14 @@ const std::string& OperatorEvent::record(OperatorEncoding encoding) const {
 }
 
 OperatorStreams::OperatorStreams(std::string id, UPID master, OperatorEvents* owner,
-                                 process::Duration heartbeat, size_t queueLimit)
+                                 process::Duration heartbeat, size_t queueLimit,
+                                 process::Duration window)
     : Actor(std::move(id)),
       master_(std::move(master)),
       owner_(owner),
       heartbeat_(heartbeat),
-      queueLimit_(queueLimit) {
+      queueLimit_(queueLimit),
+      window_(window) {
   Event event;
   event.set_type(Event::HEARTBEAT);
   heartbeatEvent_ = std::make_shared<const OperatorEvent>(std::move(event));
@@ -118,19 +121,25 @@ void OperatorStreams::publish(std::shared_ptr<const OperatorEvent> event) {
   if (subscribers_.empty()) return;
   pending_.push_back(std::move(event));
   if (flushQueued_) return;
-  // Behind the events already in the mailbox: they go out with this one.
   flushQueued_ = true;
-  process::dispatch(self(), [this] { flush(); });
+  process::TimePoint now = runtime().clock().now();
+  if (!lastFlush_ || now - *lastFlush_ >= window_) {
+    // Behind the events already in the mailbox: they go out with this one.
+    process::dispatch(self(), [this] { flush(); });
+  } else {
+    delay(*lastFlush_ + window_ - now, [this] { flush(); });
+  }
 }
 
 void OperatorStreams::flush() {
   flushQueued_ = false;
   if (pending_.empty()) return;
+  lastFlush_ = runtime().clock().now();
   std::vector<std::shared_ptr<const OperatorEvent>> events = std::move(pending_);
   pending_.clear();
   // The records of every event, in each encoding asked for, for the
   // subscribers that see everything; the others get theirs alone.
-  std::optional<std::string> all[2];
+  std::shared_ptr<const std::string> all[2];
   auto records = [&](OperatorEncoding encoding, const OperatorViewer* viewer) {
     std::string out;
     for (const auto& event : events) {
@@ -143,9 +152,9 @@ void OperatorStreams::flush() {
     const OperatorSubscriber& subscriber = it->second;
     bool written;
     if (subscriber.viewer->seesAll()) {
-      std::optional<std::string>& batch = all[subscriber.encoding == OperatorEncoding::kJson];
-      if (!batch) batch = records(subscriber.encoding, nullptr);
-      written = subscriber.pipe->write(*batch);
+      auto& batch = all[subscriber.encoding == OperatorEncoding::kJson];
+      if (!batch) batch = std::make_shared<const std::string>(records(subscriber.encoding, nullptr));
+      written = subscriber.pipe->write(batch);
     } else {
       written = subscriber.pipe->write(records(subscriber.encoding, subscriber.viewer.get()));
     }

@@ -92,10 +92,13 @@ struct OperatorSubscriber {
 };
 
 // A fan-out actor: writes each published event to its subscribers that may
-// see it, and a HEARTBEAT to each every `heartbeat`. Events published
-// together (those waiting in its mailbox) go out as one write per
-// subscriber: one copy, one post to the I/O thread and one chunk per batch,
-// not per event. A subscriber whose
+// see it, and a HEARTBEAT to each every `heartbeat`. Events go out in
+// batches, one chunk per subscriber per batch: an event published when
+// nothing went out for `window` goes out at once, with whatever else waits
+// in the mailbox behind it; later ones wait until `window` after that
+// batch. The subscribers that see everything share one buffer per encoding
+// (the transport writes it from where it is); each of the others gets a
+// copy of what it may see. A subscriber whose
 // connection goes away, or that leaves more than `queueLimit` bytes unread
 // beyond its SUBSCRIBED record (the transport then closes its connection,
 // with one log line), is dropped, and the master told (OperatorEvents::
@@ -105,7 +108,7 @@ struct OperatorSubscriber {
 class OperatorStreams : public process::Actor {
  public:
   OperatorStreams(std::string id, process::UPID master, OperatorEvents* owner,
-                  process::Duration heartbeat, size_t queueLimit);
+                  process::Duration heartbeat, size_t queueLimit, process::Duration window);
 
   // Adds a subscriber; `subscribed` (its SUBSCRIBED event) is its first
   // record.
@@ -132,10 +135,12 @@ class OperatorStreams : public process::Actor {
   OperatorEvents* const owner_;  // touched only on the master's actor
   const process::Duration heartbeat_;
   const size_t queueLimit_;
+  const process::Duration window_;
   std::shared_ptr<const OperatorEvent> heartbeatEvent_;
   std::map<uint64_t, OperatorSubscriber> subscribers_;
   std::vector<std::shared_ptr<const OperatorEvent>> pending_;  // published, not yet written
   bool flushQueued_ = false;
+  std::optional<process::TimePoint> lastFlush_;  // when the last batch went out
 };
 
 }  // namespace mesos::internal::master

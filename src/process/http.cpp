@@ -98,9 +98,14 @@ void encodeResponseHead(const Response& response, bool keepAlive, std::string* o
 }
 
 bool Pipe::write(std::string data) {
+  if (data.empty()) return !closed();
+  return write(std::make_shared<const std::string>(std::move(data)));
+}
+
+bool Pipe::write(std::shared_ptr<const std::string> data) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (ended_ || gone_) return false;
-  if (data.empty()) return true;
+  if (data == nullptr || data->empty()) return true;
   if (sink_) {
     sink_(std::move(data), false);
   } else {
@@ -114,7 +119,7 @@ void Pipe::close() {
   if (ended_ || gone_) return;
   ended_ = true;
   goneCallback_ = nullptr;
-  if (sink_) sink_("", true);
+  if (sink_) sink_(nullptr, true);
 }
 
 bool Pipe::closed() const {
@@ -138,9 +143,9 @@ void Pipe::attach(Sink sink) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (gone_ || sink_) return;
   sink_ = std::move(sink);
-  for (std::string& data : backlog_) sink_(std::move(data), false);
+  for (auto& data : backlog_) sink_(std::move(data), false);
   backlog_.clear();
-  if (ended_) sink_("", true);
+  if (ended_) sink_(nullptr, true);
 }
 
 void Pipe::readerGone() {

@@ -51,6 +51,10 @@ class Pipe {
   // Queues `data` to go out as one chunk (empty data sends nothing). False,
   // and nothing sent, once the reader is gone or close() was called.
   bool write(std::string data);
+  // The same for bytes shared with other pipes (one event batch written to
+  // many streams): the transport writes them from where they are, never
+  // copied, and lets go of them once sent.
+  bool write(std::shared_ptr<const std::string> data);
   // Ends the body; the connection goes on with its next response.
   void close();
   // True once the reader is gone or close() was called.
@@ -72,7 +76,7 @@ class Pipe {
   // the end; it is called with this pipe's lock held, so it must only hand
   // the data on (post it to the I/O thread). What was written before is
   // handed on at once.
-  using Sink = std::function<void(std::string data, bool last)>;
+  using Sink = std::function<void(std::shared_ptr<const std::string> data, bool last)>;
   void attach(Sink sink);
   // The connection closed or dropped the response.
   void readerGone();
@@ -80,7 +84,7 @@ class Pipe {
  private:
   mutable std::mutex mutex_;
   Sink sink_;
-  std::vector<std::string> backlog_;  // written before attach()
+  std::vector<std::shared_ptr<const std::string>> backlog_;  // written before attach()
   bool ended_ = false;                // close() was called
   bool gone_ = false;                 // the reader is gone
   std::function<void()> goneCallback_;

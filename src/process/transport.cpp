@@ -103,12 +103,21 @@ struct Outgoing {
   // The head of a streamed response: its chunks follow as Outgoings of
   // their own (InboundConnection::streamed()).
   std::shared_ptr<http::Pipe> stream;
+  // A chunk of a streamed response: `head` is its size line, `chunk` its
+  // data (perhaps shared with other connections), `tail` what ends it.
+  std::shared_ptr<const std::string> chunk;
+  std::string tail;
 
-  // The buffers to write, in order: 0 the head, 1 the body, 2... the pieces.
-  size_t buffers() const { return response ? 2 + response->pieces.size() : 1; }
+  // The buffers to write, in order: 0 the head, 1 the body, 2... the pieces
+  // (a chunk: 0 the size line, 1 the data, 2 the tail).
+  size_t buffers() const {
+    if (chunk) return 3;
+    return response ? 2 + response->pieces.size() : 1;
+  }
   const std::string& buffer(size_t i) const {
     static const std::string kNone;
     if (i == 0) return head;
+    if (chunk) return i == 1 ? *chunk : tail;
     if (i == 1) return response->body;
     const auto& piece = response->pieces[i - 2];
     return piece ? *piece : kNone;
@@ -238,7 +247,7 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
     if (stream_ && moved > 0 && ready_.back().stream == stream_) {
       std::weak_ptr<InboundConnection> weak = shared_from_this();
       asio::io_context& io = transport_.io_;
-      stream_->attach([weak, &io](std::string data, bool last) {
+      stream_->attach([weak, &io](std::shared_ptr<const std::string> data, bool last) {
         asio::post(io, [weak, data = std::move(data), last]() mutable {
           if (auto self = weak.lock()) self->streamed(std::move(data), last);
         });
@@ -249,24 +258,25 @@ class InboundConnection : public std::enable_shared_from_this<InboundConnection>
 
   // A chunk of the streamed response (the last one when `last`): queued
   // behind what is there, then the answers that waited for its end.
-  void streamed(std::string data, bool last) {
+  void streamed(std::shared_ptr<const std::string> data, bool last) {
     if (closed_ || !stream_) return;
     size_t bound = limit();
     if (size_t own = stream_->queueLimit(); own > 0) bound = std::min(bound, own);
     Outgoing chunk;
-    if (!data.empty()) {
+    if (data != nullptr && !data->empty()) {
       char size[20];
-      int n = std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
-      chunk.head.reserve(static_cast<size_t>(n) + data.size() + 2);
-      chunk.head.append(size, static_cast<size_t>(n)).append(data).append("\r\n");
+      int n = std::snprintf(size, sizeof(size), "%zx\r\n", data->size());
+      chunk.head.assign(size, static_cast<size_t>(n));
+      chunk.chunk = std::move(data);
+      chunk.tail = "\r\n";
     }
     if (last) {
-      chunk.head.append("0\r\n\r\n");
+      (chunk.chunk ? chunk.tail : chunk.head).append("0\r\n\r\n");
       chunk.closeAfter = streamCloseAfter_;
       if (chunk.closeAfter) closeAfterWrite_ = true;
       stream_.reset();
     }
-    chunk.bytes = chunk.head.size();
+    chunk.bytes = chunk.head.size() + (chunk.chunk ? chunk.chunk->size() : 0) + chunk.tail.size();
     queued_ += chunk.bytes;
     if (queued_ > bound) {
       LOG(WARNING) << "Closing connection from " << peer_
@@ -1600,8 +1610,11 @@ void Transport::unreserve(const std::string& target, size_t bytes) {
 
 void Transport::hold(Outgoing& answer, const std::string& path) {
   answer.held = true;
-  size_t added = answer.head.size();
-  if (answer.response) {
+  size_t added = answer.head.size() + answer.tail.size();
+  if (answer.chunk) {
+    // A chunk written to many streams is in memory once.
+    if (sharedAnswers_[answer.chunk.get()]++ == 0) added += answer.chunk->size();
+  } else if (answer.response) {
     if (sharedAnswers_[answer.response.get()]++ == 0) {
       added += answer.bytes - answer.head.size();
     } else if (!path.empty()) {
@@ -1613,8 +1626,14 @@ void Transport::hold(Outgoing& answer, const std::string& path) {
 
 void Transport::release(const Outgoing& answer) {
   if (!answer.held) return;
-  size_t removed = answer.head.size();
-  if (answer.response) {
+  size_t removed = answer.head.size() + answer.tail.size();
+  if (answer.chunk) {
+    auto it = sharedAnswers_.find(answer.chunk.get());
+    if (it != sharedAnswers_.end() && --it->second == 0) {
+      sharedAnswers_.erase(it);
+      removed += answer.chunk->size();
+    }
+  } else if (answer.response) {
     auto it = sharedAnswers_.find(answer.response.get());
     if (it != sharedAnswers_.end() && --it->second == 0) {
       sharedAnswers_.erase(it);

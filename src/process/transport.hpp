@@ -353,8 +353,8 @@ class Transport {
   // concurrent requests with one response (I/O thread only).
   std::unordered_map<std::string, size_t> pendingTargets_;
   std::unordered_set<std::string> sharedPaths_;
-  // Responses queued on connections, by address: how many answers hold
-  // each (I/O thread only).
+  // Responses and stream chunks queued on connections, by address: how
+  // many answers hold each (I/O thread only).
   std::unordered_map<const void*, size_t> sharedAnswers_;
   std::atomic<size_t> blockedConnections_{0};
   std::atomic<size_t> heldRequests_{0};

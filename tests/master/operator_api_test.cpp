@@ -101,6 +101,22 @@ class Subscriber {
     }
   }
 
+  // The events of the next HTTP chunk (none when the stream ends or nothing
+  // comes within the socket timeout); call with no event left unread.
+  std::vector<Event> chunk() {
+    EXPECT_TRUE(buffer_.empty());
+    auto chunk = peer_.readChunk();
+    if (!chunk || chunk->empty()) return {};
+    buffer_ = *chunk;
+    std::vector<Event> events;
+    while (!buffer_.empty()) {
+      auto event = next();
+      if (!event) break;
+      events.push_back(*event);
+    }
+    return events;
+  }
+
   // The next event that is not a HEARTBEAT, which must be of `type`.
   Event expect(Event::Type type) {
     for (;;) {
@@ -388,6 +404,39 @@ TEST_F(OperatorApiTest, ThousandSubscribersEachGetTheEvent) {
     if (added.agent_added().agent().agent_info().id().value() == slaveId.value()) ++received;
   }
   EXPECT_EQ(received, 1000u);
+}
+
+// --operator_event_stream_batch_window: an event after a quiet window goes
+// out at once; those published within the window after it wait, and go out
+// together, as one chunk, when the window ends.
+TEST_F(OperatorApiTest, EventsWithinTheBatchWindowGoOutTogether) {
+  flags_.operator_event_stream_batch_window = flags::Duration(100ms);
+  start();
+  Subscriber subscriber(runtime_->address(), kProtobuf);
+  ASSERT_EQ(subscriber.head(), 200);
+  subscriber.expect(Event::SUBSCRIBED);
+  advance(1s);
+
+  SlaveID a = registerSlave(slave("a"));
+  std::vector<Event> first = subscriber.chunk();  // on the paused clock
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].agent_added().agent().agent_info().id().value(), a.value());
+
+  SlaveID b = registerSlave(slave("b"));
+  advance(50ms);
+  SlaveID c = registerSlave(slave("c"));
+  advance(50ms);
+  std::vector<Event> batch = subscriber.chunk();
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch[0].agent_added().agent().agent_info().id().value(), b.value());
+  EXPECT_EQ(batch[1].agent_added().agent().agent_info().id().value(), c.value());
+
+  // Quiet for a window again: the next one goes out at once.
+  advance(100ms);
+  SlaveID d = registerSlave(slave("d"));
+  std::vector<Event> last = subscriber.chunk();
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_EQ(last[0].agent_added().agent().agent_info().id().value(), d.value());
 }
 
 // A subscriber that never reads is dropped once it leaves more than

@@ -305,7 +305,9 @@ TEST(HttpPipeTest, WritesAfterCloseOrTheReaderGoingAreRefused) {
   http::Pipe pipe;
   std::vector<std::pair<std::string, bool>> sunk;
   EXPECT_TRUE(pipe.write("early"));
-  pipe.attach([&](std::string data, bool last) { sunk.emplace_back(std::move(data), last); });
+  pipe.attach([&](std::shared_ptr<const std::string> data, bool last) {
+    sunk.emplace_back(data ? *data : std::string(), last);
+  });
   EXPECT_TRUE(pipe.write("late"));
   EXPECT_FALSE(pipe.closed());
   pipe.close();
@@ -326,6 +328,26 @@ TEST(HttpPipeTest, WritesAfterCloseOrTheReaderGoingAreRefused) {
   int late = 0;
   gone.onReaderGone([&] { ++late; });  // already gone: at once
   EXPECT_EQ(late, 1);
+}
+
+// Bytes written to several pipes reach each sink as the one shared buffer.
+TEST(HttpPipeTest, ASharedWriteReachesEverySinkUncopied) {
+  auto batch = std::make_shared<const std::string>("3\nabc");
+  std::vector<const std::string*> sunk;
+  http::Pipe first;
+  http::Pipe second;
+  EXPECT_TRUE(first.write(batch));  // before attach: kept as it is
+  for (http::Pipe* pipe : {&first, &second}) {
+    pipe->attach([&](std::shared_ptr<const std::string> data, bool) {
+      if (data) sunk.push_back(data.get());
+    });
+  }
+  EXPECT_TRUE(second.write(batch));
+  ASSERT_EQ(sunk.size(), 2u);
+  EXPECT_EQ(sunk[0], batch.get());
+  EXPECT_EQ(sunk[1], batch.get());
+  EXPECT_TRUE(first.write(std::make_shared<const std::string>()));  // empty: nothing sent
+  EXPECT_EQ(sunk.size(), 2u);
 }
 
 TEST_F(HttpServingTest, StreamedChunksGoOutAsWrittenAndTheConnectionGoesOnAfter) {

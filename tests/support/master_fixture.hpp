@@ -22,6 +22,10 @@ using namespace mesos::internal;  // the wire messages
 
 class MasterFixture : public ::testing::Test {
  protected:
+  // On the paused clock a batch window would hold every batch after the
+  // first until a test advances the clock: tests of the window set it.
+  MasterFixture() { flags_.operator_event_stream_batch_window = flags::Duration::zero(); }
+
   void TearDown() override {
     peers_.clear();
     master_.reset();
