@@ -37,13 +37,7 @@ Response badRequest(const std::string& message) {
 std::string quoted(const MachineID& id) { return "Machine '" + toJson(id) + "'"; }
 
 
-// Hostnames are compared in any case, as Apache Mesos compares them.
-std::string keyOf(const MachineID& id) {
-  std::string hostname = id.hostname();
-  std::transform(hostname.begin(), hostname.end(), hostname.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return hostname + "\n" + id.ip();
-}
+std::string keyOf(const MachineID& id) { return Registry::machineKey(id.hostname(), id.ip()); }
 
 // Apache's checks of one machine id.
 std::optional<std::string> invalidMachine(const MachineID& id) {
@@ -124,24 +118,18 @@ std::optional<std::string> notAllIn(const Machines& machines, const std::vector<
 
 }  // namespace
 
+// Hostnames are compared in any case, as Apache Mesos compares them.
 std::string Master::machineKey(const MachineID& id) { return keyOf(id); }
-
-MachineID Master::machineOf(const SlaveInfo& info, const UPID& pid) {
-  MachineID id;
-  id.set_hostname(info.hostname());
-  id.set_ip(pid.address.ipString());
-  return id;
-}
 
 const Master::Machine* Master::maintenanceOf(const Slave& s) const {
   if (machines_.empty()) return nullptr;
-  auto it = machines_.find(machineKey(machineOf(s.info, s.pid)));
+  auto it = machines_.find(s.machine);
   return it == machines_.end() ? nullptr : &it->second;
 }
 
 bool Master::onDownMachine(const SlaveInfo& info, const UPID& pid) const {
   if (machines_.empty()) return false;
-  auto it = machines_.find(machineKey(machineOf(info, pid)));
+  auto it = machines_.find(Registry::machineKey(info.hostname(), pid.address.ipString()));
   return it != machines_.end() && it->second.info.mode() == MachineInfo::DOWN;
 }
 
@@ -190,14 +178,15 @@ void Master::applyMaintenance(const registry::Maintenance& next) {
   std::vector<std::string> offers;
   std::vector<Slave*> down;
   std::set<std::string> agents;
-  registry_.forEachSlave([&](Slave& s) {
-    const std::string key = machineKey(machineOf(s.info, s.pid));
-    if (changed.count(key) == 0) return;
-    agents.insert(s.id.value());
-    offers.insert(offers.end(), s.offers.begin(), s.offers.end());
+  for (const std::string& key : changed) {
     auto it = machines_.find(key);
-    if (it != machines_.end() && it->second.info.mode() == MachineInfo::DOWN) down.push_back(&s);
-  });
+    bool isDown = it != machines_.end() && it->second.info.mode() == MachineInfo::DOWN;
+    registry_.forEachSlaveOn(key, [&](Slave& s) {
+      agents.insert(s.id.value());
+      offers.insert(offers.end(), s.offers.begin(), s.offers.end());
+      if (isDown) down.push_back(&s);
+    });
+  }
   for (const std::string& offerId : offers) rescindOffer(offerId, true);
   // As Apache's allocator does, the frameworks' filters on those agents'
   // inverse offers go: they are asked again at once.
@@ -378,6 +367,68 @@ void Master::rescindInverseOffers(const std::string& machine) {
   }
 }
 
+// Inverse offers for the frameworks that hold something on `s`, an active
+// agent of the DRAINING `machine`, but for those with one outstanding or a
+// refusal still in force.
+void Master::offerInverse(Slave& s, Machine& machine,
+                          const std::set<std::pair<std::string, std::string>>& outstanding,
+                          double time, double clock,
+                          std::map<std::string, InverseOffersMessage>* messages) {
+  std::set<std::string> frameworks;
+  for (const TaskRecord* task : s.tasks) frameworks.insert(task->framework->id.value());
+  for (const auto& [frameworkId, executors] : s.executors) frameworks.insert(frameworkId);
+  for (const std::string& frameworkId : frameworks) {
+    Framework* f = framework(frameworkId);
+    if (f == nullptr || !f->active) continue;
+    std::pair<std::string, std::string> pair{frameworkId, s.id.value()};
+    if (outstanding.count(pair) != 0) continue;
+    if (auto refused = inverseOfferRefused_.find(pair);
+        refused != inverseOfferRefused_.end()) {
+      if (refused->second > clock) continue;
+      inverseOfferRefused_.erase(refused);
+    }
+    InverseOfferRecord record;
+    record.machine = s.machine;
+    InverseOffer& offer = record.offer;
+    offer.mutable_id()->set_value(nextId("O"));
+    *offer.mutable_framework_id() = f->id;
+    *offer.mutable_slave_id() = s.id;
+    URL* url = offer.mutable_url();
+    url->set_scheme("http");
+    url->mutable_address()->set_hostname(s.info.hostname());
+    url->mutable_address()->set_ip(s.pid.address.ipString());
+    url->mutable_address()->set_port(s.pid.address.port);
+    url->set_path("/" + s.pid.id);
+    *offer.mutable_unavailability() = machine.info.unavailability();
+    InverseOffersMessage& message = (*messages)[frameworkId];
+    *message.add_inverse_offers() = offer;
+    message.add_pids(s.pid.toString());
+    // The framework has not answered yet.
+    auto [status, added] = machine.statuses.try_emplace(frameworkId);
+    if (added) {
+      status->second.set_status(InverseOfferStatus::UNKNOWN);
+      *status->second.mutable_framework_id() = f->id;
+      status->second.mutable_timestamp()->set_nanoseconds(static_cast<int64_t>(time * 1e9));
+    }
+    // As Apache Mesos does, --offer_timeout applies to inverse offers
+    // too: one left unanswered is rescinded (and made again).
+    if (flags_.offer_timeout) {
+      delay(*flags_.offer_timeout, [this, id = offer.id().value()] {
+        auto it = inverseOffers_.find(id);
+        if (it == inverseOffers_.end()) return;
+        if (Framework* f = framework(it->second.offer.framework_id().value());
+            f != nullptr && f->active) {
+          RescindInverseOfferMessage rescind;
+          *rescind.mutable_inverse_offer_id() = it->second.offer.id();
+          send(f->pid, std::move(rescind));
+        }
+        inverseOffers_.erase(it);
+      });
+    }
+    inverseOffers_.emplace(offer.id().value(), std::move(record));
+  }
+}
+
 void Master::makeInverseOffers() {
   // Inverse offers of frameworks or agents that left are forgotten.
   for (auto it = inverseOffers_.begin(); it != inverseOffers_.end();) {
@@ -405,67 +456,13 @@ void Master::makeInverseOffers() {
   const double time = now();
   const double clock = clockSeconds(runtime());
   std::map<std::string, InverseOffersMessage> messages;  // by framework id
-  registry_.forEachSlave([&](Slave& s) {
-    if (!s.active) return;
-    const std::string key = machineKey(machineOf(s.info, s.pid));
-    auto machine = machines_.find(key);
-    if (machine == machines_.end() || machine->second.info.mode() != MachineInfo::DRAINING) {
-      return;
-    }
-    std::set<std::string> frameworks;
-    for (const TaskRecord* task : s.tasks) frameworks.insert(task->framework->id.value());
-    for (const auto& [frameworkId, executors] : s.executors) frameworks.insert(frameworkId);
-    for (const std::string& frameworkId : frameworks) {
-      Framework* f = framework(frameworkId);
-      if (f == nullptr || !f->active) continue;
-      std::pair<std::string, std::string> pair{frameworkId, s.id.value()};
-      if (outstanding.count(pair) != 0) continue;
-      if (auto refused = inverseOfferRefused_.find(pair);
-          refused != inverseOfferRefused_.end()) {
-        if (refused->second > clock) continue;
-        inverseOfferRefused_.erase(refused);
-      }
-      InverseOfferRecord record;
-      record.machine = key;
-      InverseOffer& offer = record.offer;
-      offer.mutable_id()->set_value(nextId("O"));
-      *offer.mutable_framework_id() = f->id;
-      *offer.mutable_slave_id() = s.id;
-      URL* url = offer.mutable_url();
-      url->set_scheme("http");
-      url->mutable_address()->set_hostname(s.info.hostname());
-      url->mutable_address()->set_ip(s.pid.address.ipString());
-      url->mutable_address()->set_port(s.pid.address.port);
-      url->set_path("/" + s.pid.id);
-      *offer.mutable_unavailability() = machine->second.info.unavailability();
-      InverseOffersMessage& message = messages[frameworkId];
-      *message.add_inverse_offers() = offer;
-      message.add_pids(s.pid.toString());
-      // The framework has not answered yet.
-      auto [status, added] = machine->second.statuses.try_emplace(frameworkId);
-      if (added) {
-        status->second.set_status(InverseOfferStatus::UNKNOWN);
-        *status->second.mutable_framework_id() = f->id;
-        status->second.mutable_timestamp()->set_nanoseconds(static_cast<int64_t>(time * 1e9));
-      }
-      // As Apache Mesos does, --offer_timeout applies to inverse offers
-      // too: one left unanswered is rescinded (and made again).
-      if (flags_.offer_timeout) {
-        delay(*flags_.offer_timeout, [this, id = offer.id().value()] {
-          auto it = inverseOffers_.find(id);
-          if (it == inverseOffers_.end()) return;
-          if (Framework* f = framework(it->second.offer.framework_id().value());
-              f != nullptr && f->active) {
-            RescindInverseOfferMessage rescind;
-            *rescind.mutable_inverse_offer_id() = it->second.offer.id();
-            send(f->pid, std::move(rescind));
-          }
-          inverseOffers_.erase(it);
-        });
-      }
-      inverseOffers_.emplace(offer.id().value(), std::move(record));
-    }
-  });
+  // The agents of the DRAINING machines, not all of them.
+  for (auto& [key, machine] : machines_) {
+    if (machine.info.mode() != MachineInfo::DRAINING) continue;
+    registry_.forEachSlaveOn(key, [&](Slave& s) {
+      if (s.active) offerInverse(s, machine, outstanding, time, clock, &messages);
+    });
+  }
   for (auto& [frameworkId, message] : messages) {
     Framework* f = framework(frameworkId);
     VLOG(1) << "Sending " << message.inverse_offers_size() << " inverse offers to framework "

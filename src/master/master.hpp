@@ -466,7 +466,6 @@ class Master : public process::Actor {
     std::string machine;  // machineKey()
   };
   static std::string machineKey(const MachineID& id);
-  static MachineID machineOf(const SlaveInfo& info, const UPID& pid);
   // The machine in maintenance that `s` is on, if any.
   const Machine* maintenanceOf(const Slave& s) const;
   // Whether an agent with `info` at `pid` is on a DOWN machine (refused at
@@ -506,6 +505,9 @@ class Master : public process::Actor {
   // not answer within their filter's refuse_seconds); again every
   // --allocation_interval while a machine is DRAINING.
   void makeInverseOffers();
+  void offerInverse(Slave& s, Machine& machine,
+                    const std::set<std::pair<std::string, std::string>>& outstanding, double time,
+                    double clock, std::map<std::string, InverseOffersMessage>* messages);
   void rescindInverseOffers(const std::string& machine);
   // ACCEPT_INVERSE_OFFERS / DECLINE_INVERSE_OFFERS: the answer is recorded
   // for /maintenance/status.

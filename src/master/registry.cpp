@@ -1,5 +1,6 @@
 #include "master/registry.hpp"
 
+#include <cctype>
 #include <limits>
 
 #include <glog/logging.h>
@@ -158,6 +159,7 @@ Slave& Registry::addSlave(const SlaveID& id, SlaveInfo info, const UPID& pid,
   slave.total = Resources(slave.info.resources());
   slave.registeredTime = now;
   slavesByPid_[pid] = &slave;
+  placeOnMachine(slave);
   if (freeSlots_.empty()) {
     slave.slot = slots_.size();
     slots_.push_back(&slave);
@@ -178,7 +180,30 @@ void Registry::setPid(Slave& slave, const UPID& pid) {
   }
   slave.pid = pid;
   slavesByPid_[pid] = &slave;
+  placeOnMachine(slave);
   touch(slave);
+}
+
+std::string Registry::machineKey(const std::string& hostname, const std::string& ip) {
+  std::string key;
+  key.reserve(hostname.size() + 1 + ip.size());
+  for (unsigned char c : hostname) key.push_back(static_cast<char>(std::tolower(c)));
+  return key.append("\n").append(ip);
+}
+
+void Registry::placeOnMachine(Slave& slave) {
+  std::string key = machineKey(slave.info.hostname(), slave.pid.address.ipString());
+  if (key == slave.machine) return;
+  removeFromMachine(slave);
+  slave.machine = std::move(key);
+  slavesByMachine_[slave.machine].push_back(&slave);
+}
+
+void Registry::removeFromMachine(Slave& slave) {
+  auto it = slavesByMachine_.find(slave.machine);
+  if (it == slavesByMachine_.end()) return;
+  std::erase(it->second, &slave);
+  if (it->second.empty()) slavesByMachine_.erase(it);
 }
 
 void Registry::setActive(Slave& slave, bool active) {
@@ -206,6 +231,7 @@ void Registry::removeSlave(Slave& slave) {
   if (auto it = slavesByPid_.find(slave.pid); it != slavesByPid_.end() && it->second == &slave) {
     slavesByPid_.erase(it);
   }
+  removeFromMachine(slave);
   if (!slave.active) inactiveSlaves_--;
   clusterTotal_ -= slave.total;
   version_++;

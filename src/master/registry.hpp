@@ -145,6 +145,7 @@ struct Slave {
   SlaveID id;
   SlaveInfo info;
   UPID pid;
+  std::string machine;  // Registry::machineKey() of its hostname and its pid's IP
   std::string version;
   Resources total;
   Resources used;
@@ -228,6 +229,7 @@ class Registry {
   void reserveSlaves(size_t count) {
     slaves_.reserve(count);
     slavesByPid_.reserve(count);
+    slavesByMachine_.reserve(count);
   }
   Slave& addSlave(const SlaveID& id, SlaveInfo info, const UPID& pid,
                   const std::string& version, double now);
@@ -260,6 +262,17 @@ class Registry {
   template <typename Visit>
   void forEachSlave(Visit visit) {
     for (auto& [id, slave] : slaves_) visit(*slave);
+  }
+  // A machine as maintenance names it (docs/maintenance.md): its hostname,
+  // in any case, and its IP.
+  static std::string machineKey(const std::string& hostname, const std::string& ip);
+  // Calls `visit(Slave&)` for every slave on the machine `key`, which must
+  // not add or remove slaves. O(its slaves).
+  template <typename Visit>
+  void forEachSlaveOn(const std::string& key, Visit visit) {
+    auto it = slavesByMachine_.find(key);
+    if (it == slavesByMachine_.end()) return;
+    for (Slave* slave : it->second) visit(*slave);
   }
   size_t inactiveSlaveCount() const { return inactiveSlaves_; }
   // Sums over the registered slaves: their totals, what is used on them
@@ -397,6 +410,9 @@ class Registry {
   // Renders the slave's two fragments where they are empty.
   void renderSlave(const Slave& slave) const;
   // `sign` times `resources` more used (or offered) on `slave`.
+  // Files `slave` under its machine (its pid's IP may have changed).
+  void placeOnMachine(Slave& slave);
+  void removeFromMachine(Slave& slave);
   void addUsed(Slave& slave, const Resources& resources, int sign);
   void addOffered(Slave& slave, const Resources& resources, int sign);
 
@@ -407,6 +423,7 @@ class Registry {
   std::deque<std::unique_ptr<Framework>> completedFrameworks_;
   std::unordered_map<std::string, std::unique_ptr<Slave>> slaves_;
   std::unordered_map<UPID, Slave*> slavesByPid_;
+  std::unordered_map<std::string, std::vector<Slave*>> slavesByMachine_;
   std::vector<Slave*> slots_;
   std::vector<size_t> freeSlots_;
   // The slaves' JSON joined by kSlaveChunk slots, with the latest addedAt

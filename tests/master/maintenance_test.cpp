@@ -5,6 +5,8 @@
 // agents removed and refused) and up, what survives a master failover, the
 // ACLs, and the v1 operator calls in both encodings.
 #include <filesystem>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -313,6 +315,66 @@ TEST_F(MaintenanceTest, InverseOffersAreDeclinedAcceptedAndRescinded) {
   advance(flags_.allocation_interval);
   EXPECT_EQ(3u, s.count<InverseOffersMessage>());
   EXPECT_EQ(0, status().draining_machines_size());
+}
+
+// Inverse offers go to the agents of the DRAINING machine alone, all of
+// them, whatever the case of the hostname the operator wrote; an agent that
+// leaves is no longer on it.
+TEST_F(MaintenanceTest, OnlyTheAgentsOfTheDrainingMachineAreAskedAboutAllOfThem) {
+  start();
+  Peer& a = slave("a");
+  SlaveID aId = registerSlave(a);
+  Peer& twin = slave("twin");  // another agent on machine "a"
+  RegisterSlaveMessage message;
+  message.mutable_slave()->set_hostname("a.example");
+  *message.mutable_slave()->mutable_resources() = Resources::parse("cpus:4;mem:4096").value().proto();
+  message.set_version("1.0.0");
+  twin.post(master(), message);
+  runtime_->settle();
+  ASSERT_EQ(1u, twin.count<SlaveRegisteredMessage>());
+  SlaveID twinId = twin.received<SlaveRegisteredMessage>()[0].slave_id();
+  Peer& b = slave("b");
+  SlaveID bId = registerSlave(b);
+  Peer& s = maintainedScheduler("s");
+  FrameworkID id = registerFramework(s, frameworkInfo("s"));
+  advance(flags_.allocation_interval);
+  ASSERT_EQ(1u, s.count<ResourceOffersMessage>());
+  const std::map<std::string, Peer*> peers = {
+      {aId.value(), &a}, {twinId.value(), &twin}, {bId.value(), &b}};
+  const ResourceOffersMessage offers = s.received<ResourceOffersMessage>()[0];
+  ASSERT_EQ(3, offers.offers_size());
+  for (const Offer& offer : offers.offers()) {
+    const std::string task = "t-" + offer.slave_id().value();
+    launch(s, id, {offer.id()}, {commandTask(task, offer.slave_id(), "cpus:1;mem:128")});
+    Peer* peer = peers.at(offer.slave_id().value());
+    peer->post(master(), update(id, offer.slave_id(), task, TASK_RUNNING, *peer));
+    runtime_->settle();
+  }
+
+  std::string upper = R"({"hostname": "A.EXAMPLE", "ip": ")" + runtime_->address().ipString() +
+                      R"("})";
+  ASSERT_EQ(200, post("/maintenance/schedule", schedule({window({upper}, 1000)})).status);
+  auto inverse = s.received<InverseOffersMessage>();
+  ASSERT_EQ(1u, inverse.size());
+  std::set<std::string> asked;
+  for (const InverseOffer& offer : inverse[0].inverse_offers()) {
+    asked.insert(offer.slave_id().value());
+  }
+  EXPECT_EQ((std::set<std::string>{aId.value(), twinId.value()}), asked);
+
+  // The twin leaves: declined, the new inverse offer is for `a` alone.
+  UnregisterSlaveMessage unregister;
+  *unregister.mutable_slave_id() = twinId;
+  twin.post(master(), unregister);
+  runtime_->settle();
+  for (const InverseOffer& offer : inverse[0].inverse_offers()) {
+    if (offer.slave_id().value() == aId.value()) answer(s, id, offer.id(), false, 1);
+  }
+  advance(2s);
+  auto again = s.received<InverseOffersMessage>();
+  ASSERT_EQ(2u, again.size());
+  ASSERT_EQ(1, again[1].inverse_offers_size());
+  EXPECT_EQ(aId.value(), again[1].inverse_offers(0).slave_id().value());
 }
 
 // --offer_timeout applies to inverse offers too, as in Apache Mesos.
