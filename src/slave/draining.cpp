@@ -41,7 +41,8 @@ void Slave::startDrain(const DrainConfig& config) {
                     ? ", each with at most " +
                           std::to_string(config.max_grace_period().nanoseconds() / 1e9) +
                           " s of grace"
-                    : std::string(", each with its executor's grace period"))
+                    : std::string(", each with its own kill policy's or its executor's "
+                                  "grace period"))
             << (config.mark_gone() ? "; the agent is marked gone once drained" : "");
   if (recovery_ && info_.has_id()) {
     checkpointFile(meta::drainConfigPath(flags_.work_dir, info_.id().value()), config,
