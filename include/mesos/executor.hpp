@@ -70,9 +70,10 @@ class Executor {
   // status update (normally TASK_KILLED).
   virtual void killTask(ExecutorDriver* driver, const TaskID& taskId) = 0;
 
-  // The same with a grace period the slave imposes (a draining slave's
-  // max_grace_period, docs/draining.md): at most `grace` between asking the
-  // task to end and ending it. By default the plain killTask().
+  // The same when the kill carries its own kill policy (a v1 KILL call's
+  // kill_policy, or a draining slave's max_grace_period, docs/draining.md),
+  // which overrides the task's TaskInfo.kill_policy: at most `grace` between
+  // asking the task to end and ending it. By default the plain killTask().
   virtual void killTaskWithGrace(ExecutorDriver* driver, const TaskID& taskId,
                                  std::chrono::nanoseconds grace) {
     (void)grace;

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -49,7 +50,8 @@ using namespace std::chrono_literals;
 struct CommandExecutorFlags : flags::FlagSet {
   CommandExecutorFlags() {
     add(&kill_grace_period, "kill_grace_period",
-        "How long a killed task's process group gets between SIGTERM and SIGKILL",
+        "How long a killed task's process group gets between SIGTERM and SIGKILL, "
+        "unless the task's kill_policy or the kill's names a grace period",
         flags::Duration(3s));
     add(&shutdown_grace_period, "shutdown_grace_period",
         "How long the slave allows this executor to shut down (the slave sets "
@@ -111,6 +113,10 @@ class CommandExecutorProcess : public process::Actor {
     }
     launched_ = true;
     taskId_ = task.task_id();
+    if (task.has_kill_policy() && task.kill_policy().has_grace_period()) {
+      killGracePeriod_ = std::chrono::duration_cast<process::Duration>(std::chrono::nanoseconds(
+          std::max<int64_t>(0, task.kill_policy().grace_period().nanoseconds())));
+    }
 
     if (!task.has_command() || !task.command().has_value() || task.command().value().empty()) {
       fail("Task '" + task.task_id().value() +
@@ -164,8 +170,8 @@ class CommandExecutorProcess : public process::Actor {
     if (healthCheck) startHealthChecks(std::move(*healthCheck), environment);
   }
 
-  // `grace`: the slave's (a draining slave's kill policy), else
-  // --kill_grace_period.
+  // `grace`: the kill's own kill policy (a v1 KILL's, or a draining
+  // slave's), else the task's TaskInfo.kill_policy, else --kill_grace_period.
   void kill(const TaskID& taskId, std::optional<std::chrono::nanoseconds> grace) {
     if (!launched_ || taskId.value() != taskId_.value()) {
       LOG(WARNING) << "Ignoring a kill for unknown task " << taskId.value();
@@ -173,7 +179,7 @@ class CommandExecutorProcess : public process::Actor {
     }
     stopHealthChecks();
     terminateTask(grace ? std::chrono::duration_cast<process::Duration>(*grace)
-                        : options_.killGracePeriod);
+                        : killGracePeriod());
   }
 
   void shutdown() {
@@ -245,8 +251,13 @@ class CommandExecutorProcess : public process::Actor {
                    << event.consecutiveFailures << " failed health check(s) in a row";
       killedUnhealthy_ = "Task killed after " + std::to_string(event.consecutiveFailures) +
                          " failed health check(s) in a row (" + event.message + ")";
-      terminateTask(options_.killGracePeriod);
+      terminateTask(killGracePeriod());
     }
+  }
+
+  // The task's kill_policy.grace_period, else --kill_grace_period.
+  process::Duration killGracePeriod() const {
+    return killGracePeriod_ ? *killGracePeriod_ : options_.killGracePeriod;
   }
 
   // Sends SIGTERM to the task's process group now and SIGKILL after `grace`,
@@ -353,6 +364,7 @@ class CommandExecutorProcess : public process::Actor {
 
   bool launched_ = false;      // a task was given (later ones fail)
   TaskID taskId_;
+  std::optional<process::Duration> killGracePeriod_;  // the task's kill policy's
   pid_t pid_ = -1;             // the command, leader of its process group
   std::thread reaper_;
   bool killing_ = false;       // SIGTERM sent

@@ -24,6 +24,13 @@ Response plain(int status, const std::string& message) {
   return Response{status, "text/plain", message + "\n", {}};
 }
 
+bool canDrain(const Slave& s) {
+  for (const SlaveInfo::Capability& capability : s.capabilities) {
+    if (capability.type() == SlaveInfo::Capability::AGENT_DRAINING) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 process::Future<Response> Master::drainAgent(const SlaveID& slaveId,
@@ -32,6 +39,10 @@ process::Future<Response> Master::drainAgent(const SlaveID& slaveId,
   const std::string id = slaveId.value();
   if (slave(id) == nullptr && unreachable_.count(id) == 0 && recovered_.count(id) == 0) {
     return plain(400, "Unknown agent");
+  }
+  // Only a registered agent's capabilities are known (Apache's check).
+  if (const Slave* s = slave(id); s != nullptr && !canDrain(*s)) {
+    return plain(400, "Agent " + id + " is not capable of draining");
   }
   if (markingGone_.count(id) != 0) return plain(409, "Agent is currently being marked gone");
   DrainInfo drain;
@@ -121,6 +132,14 @@ process::Future<Response> Master::reactivateAgent(const SlaveID& slaveId) {
         }
         return Response::ok("", "text/plain");
       });
+}
+
+void Master::restoreDrain(Slave& s) {
+  const std::string id = s.id.value();
+  if (deactivated_.count(id) == 0) return;
+  std::optional<DrainInfo> drain;
+  if (auto it = draining_.find(id); it != draining_.end()) drain = it->second;
+  registry_.setDrain(s, true, drain, drain ? now() : 0);
 }
 
 void Master::resumeDrain(Slave& s) {

@@ -419,6 +419,7 @@ void Master::schedulerCall(const UPID& from, const scheduler::Call& call) {
       KillTaskMessage message;
       *message.mutable_framework_id() = id;
       *message.mutable_task_id() = call.kill().task_id();
+      if (call.kill().has_kill_policy()) *message.mutable_kill_policy() = call.kill().kill_policy();
       killTask(from, message);
       return;
     }

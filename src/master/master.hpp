@@ -394,6 +394,10 @@ class Master : public process::Actor {
   // draining: it is offered nothing, and a draining one is told to drain
   // again.
   void resumeDrain(Slave& slave);
+  // A slave just added again (after a failover, or back from unreachable)
+  // takes the deactivation and drain this master stores for it, before
+  // anyone sees it; resumeDrain() then acts on them.
+  void restoreDrain(Slave& slave);
   // A draining slave whose tasks are all gone (terminal and acknowledged)
   // becomes DRAINED, stored first; with mark_gone it is marked gone
   // instead.

@@ -49,6 +49,9 @@ V1Agent v1Agent(const Slave& slave) {
   addResources(slave.total, agent.mutable_total_resources());
   addResources(slave.used, agent.mutable_allocated_resources());
   addResources(slave.offered, agent.mutable_offered_resources());
+  for (const SlaveInfo::Capability& capability : slave.capabilities) {
+    *agent.add_capabilities() = evolve<v1::AgentInfo::Capability>(capability);
+  }
   return agent;
 }
 

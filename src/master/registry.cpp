@@ -206,6 +206,17 @@ void Registry::removeFromMachine(Slave& slave) {
   if (it->second.empty()) slavesByMachine_.erase(it);
 }
 
+void Registry::setCapabilities(
+    Slave& slave, const google::protobuf::RepeatedPtrField<SlaveInfo::Capability>& declared) {
+  bool same = slave.capabilities.size() == declared.size();
+  for (int i = 0; same && i < declared.size(); ++i) {
+    same = slave.capabilities.Get(i).type() == declared.Get(i).type();
+  }
+  if (same) return;
+  slave.capabilities = declared;
+  touch(slave);
+}
+
 void Registry::setActive(Slave& slave, bool active) {
   if (slave.active == active) return;
   slave.active = active;
@@ -339,6 +350,7 @@ TaskRecord& Registry::addTask(Framework& framework, Slave& slave, const TaskInfo
   *task.mutable_resources() = info.resources();
   if (info.has_labels()) task.mutable_labels()->CopyFrom(info.labels());
   if (info.has_discovery()) task.mutable_discovery()->CopyFrom(info.discovery());
+  if (info.has_kill_policy()) task.mutable_kill_policy()->CopyFrom(info.kill_policy());
   if (info.has_command() && info.command().has_user()) {
     task.set_user(info.command().user());
   } else if (info.has_executor() && info.executor().command().has_user()) {

@@ -160,6 +160,9 @@ struct Slave {
   bool deactivated = false;
   std::optional<DrainInfo> drain;
   double drainStart = 0;  // when this master told it to drain (0: not yet)
+  // What it declared in its last (re-)registration's agent_capabilities:
+  // DRAIN_AGENT needs AGENT_DRAINING (docs/draining.md).
+  google::protobuf::RepeatedPtrField<SlaveInfo::Capability> capabilities;
   std::unordered_set<TaskRecord*> tasks;
   // Executors by framework id, then executor id (owner).
   std::unordered_map<std::string, std::unordered_map<std::string, ExecutorInfo>> executors;
@@ -234,6 +237,10 @@ class Registry {
   Slave& addSlave(const SlaveID& id, SlaveInfo info, const UPID& pid,
                   const std::string& version, double now);
   void setPid(Slave& slave, const UPID& pid);
+  // What `slave` declared (re-)registering; its /state is redone when it
+  // changed.
+  void setCapabilities(Slave& slave,
+                       const google::protobuf::RepeatedPtrField<SlaveInfo::Capability>& declared);
   void setActive(Slave& slave, bool active);
   void setDrain(Slave& slave, bool deactivated, std::optional<DrainInfo> drain,
                 double drainStart);

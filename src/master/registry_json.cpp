@@ -75,6 +75,12 @@ Object slaveFixedObject(const Slave& s) {
   object["unreserved_resources"] = json::unreservedResources(s.total);
   object["attributes"] = json::fromAttributes(s.info.attributes());
   object["version"] = s.version;
+  Array capabilities;
+  for (const SlaveInfo::Capability& capability : s.capabilities) {
+    if (!capability.has_type()) continue;  // a value this master does not know
+    capabilities.push_back(SlaveInfo::Capability::Type_Name(capability.type()));
+  }
+  object["capabilities"] = std::move(capabilities);
   return object;
 }
 

@@ -85,10 +85,12 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
   admitted.mutable_id()->set_value(nextId("S"));
   // Admitted in the registry first, then registered and answered.
   dispatch(registrar_.pid(), &registrar::Registrar::admit, admitted, now())
-      .then(self(), [this, from, admitted, version = message.version()](const Result<bool>& done) {
+      .then(self(), [this, from, admitted, version = message.version(),
+                     capabilities = message.agent_capabilities()](const Result<bool>& done) {
         admitting_.erase(from);
         if (!done) return registryFailed(done.error());
         Slave& s = registry_.addSlave(admitted.id(), admitted, from, version, now());
+        registry_.setCapabilities(s, capabilities);
         operatorEvents_.agentAdded(s);
         link(from);
         metrics_.slavesRegistered++;
@@ -253,6 +255,8 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     VLOG(1) << "Slave " << s->id.value() << " at " << from << " re-registered already";
     s->missedPings = 0;
     s->pongPending = false;
+    // A slave upgraded in place (its restart unnoticed) declares more.
+    registry_.setCapabilities(*s, message.agent_capabilities());
     killOrphans(*s, message);
     send(from, reregistered(*s, flags_, nullptr));
     return;
@@ -264,6 +268,7 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     s->missedPings = 0;
     s->pongPending = false;
     LOG(INFO) << "Slave " << s->id.value() << " at " << from << " re-registered";
+    registry_.setCapabilities(*s, message.agent_capabilities());
     if (!s->active) activateSlave(*s);
     killOrphans(*s, message);
     answerDeferred(*s);
@@ -336,6 +341,9 @@ Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
   const int reportedTasks = message.tasks_size();
   Slave* s = &registry_.addSlave(id, std::move(*message.mutable_slave()), from, message.version(),
                                  now());
+  registry_.setCapabilities(*s, message.agent_capabilities());
+  // AGENT_ADDED shows its stored deactivation and drain (Apache's does).
+  restoreDrain(*s);
   operatorEvents_.agentAdded(*s);
   link(from);
   metrics_.slavesRegistered++;
@@ -406,6 +414,7 @@ Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
   }
   dispatch(allocator_.pid(), &AllocatorActor::addSlave, s->id, s->info, s->total,
            std::move(used));
+  if (s->deactivated) dispatch(allocator_.pid(), &AllocatorActor::deactivateSlave, s->id);
   return *s;
 }
 

@@ -57,6 +57,11 @@ Result<Resources> validateTask(const TaskInfo& task, const TaskContext& context)
       return Error{"invalid health check: " + check.error().message};
     }
   }
+  // Apache's words.
+  if (task.has_kill_policy() && task.kill_policy().has_grace_period() &&
+      task.kill_policy().grace_period().nanoseconds() < 0) {
+    return Error{"Task's 'kill_policy.grace_period' must be non-negative"};
+  }
   if (auto valid = Resources::validate(task.resources()); !valid) {
     return Error{"invalid task resources: " + valid.error().message};
   }

@@ -1,10 +1,12 @@
 // Draining (docs/draining.md): the master's DrainSlaveMessage, for an
 // operator's DRAIN_AGENT. The slave kills every task it has, each with at
 // most the config's max_grace_period between the kill and the forced end
-// (the executor gets it as the KillTaskMessage's kill_policy), refuses new
+// (the executor gets it as the KillTaskMessage's kill_policy when the
+// task's own TaskInfo.kill_policy does not give less), refuses new
 // tasks, and keeps the config checkpointed until nothing of frameworks is
 // left, so that a slave restarted meanwhile drains on.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +41,8 @@ void Slave::startDrain(const DrainConfig& config) {
                     ? ", each with at most " +
                           std::to_string(config.max_grace_period().nanoseconds() / 1e9) +
                           " s of grace"
-                    : std::string(", each with its executor's grace period"))
+                    : std::string(", each with its own kill policy's or its executor's "
+                                  "grace period"))
             << (config.mark_gone() ? "; the agent is marked gone once drained" : "");
   if (recovery_ && info_.has_id()) {
     checkpointFile(meta::drainConfigPath(flags_.work_dir, info_.id().value()), config,
@@ -59,22 +62,47 @@ void Slave::startDrain(const DrainConfig& config) {
   }
 }
 
+namespace {
+
+// The kill policy a draining kill carries: max_grace_period when the task's
+// own kill policy names no grace or a longer one (Apache's rule), else none,
+// for the executor uses the task's own.
+std::optional<KillPolicy> drainKillPolicy(const DrainConfig& config, const KillPolicy* task) {
+  if (!config.has_max_grace_period()) return std::nullopt;
+  if (task != nullptr && task->has_grace_period() &&
+      task->grace_period().nanoseconds() <= config.max_grace_period().nanoseconds()) {
+    return std::nullopt;
+  }
+  KillPolicy policy;
+  *policy.mutable_grace_period() = config.max_grace_period();
+  return policy;
+}
+
+}  // namespace
+
 void Slave::drainExecutor(Framework& fw, Executor* executor) {
-  std::vector<TaskID> tasks;
-  for (const TaskInfo& task : executor->queuedTasks) tasks.push_back(task.task_id());
+  std::vector<std::pair<TaskID, std::optional<KillPolicy>>> tasks;
+  auto add = [&](const TaskID& taskId, bool hasPolicy, const KillPolicy& policy) {
+    tasks.emplace_back(taskId, drainConfig_ ? drainKillPolicy(*drainConfig_,
+                                                              hasPolicy ? &policy : nullptr)
+                                            : std::nullopt);
+  };
+  for (const TaskInfo& task : executor->queuedTasks) {
+    add(task.task_id(), task.has_kill_policy(), task.kill_policy());
+  }
   // An executor that has not (re-)registered takes no kill yet; it is
   // drained once it does.
   if (executor->state == Executor::State::kRunning) {
-    for (const auto& [taskId, task] : executor->launchedTasks) tasks.push_back(task.task_id());
+    for (const auto& [taskId, task] : executor->launchedTasks) {
+      add(task.task_id(), task.has_kill_policy(), task.kill_policy());
+    }
   }
   const FrameworkID frameworkId = fw.id;
-  for (const TaskID& taskId : tasks) {
+  for (const auto& [taskId, policy] : tasks) {
     KillTaskMessage kill;
     *kill.mutable_framework_id() = frameworkId;
     *kill.mutable_task_id() = taskId;
-    if (drainConfig_ && drainConfig_->has_max_grace_period()) {
-      *kill.mutable_kill_policy()->mutable_grace_period() = drainConfig_->max_grace_period();
-    }
+    if (policy) *kill.mutable_kill_policy() = *policy;
     this->kill(kill);
   }
 }

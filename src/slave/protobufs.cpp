@@ -31,12 +31,19 @@ Task createTask(const TaskInfo& task, TaskState state, const FrameworkID& framew
   if (task.has_executor()) *out.mutable_executor_id() = task.executor().executor_id();
   if (task.has_labels()) *out.mutable_labels() = task.labels();
   if (task.has_discovery()) *out.mutable_discovery() = task.discovery();
+  if (task.has_kill_policy()) *out.mutable_kill_policy() = task.kill_policy();
   if (task.has_command() && task.command().has_user()) {
     out.set_user(task.command().user());
   } else if (task.has_executor() && task.executor().command().has_user()) {
     out.set_user(task.executor().command().user());
   }
   return out;
+}
+
+google::protobuf::RepeatedPtrField<SlaveInfo::Capability> agentCapabilities() {
+  google::protobuf::RepeatedPtrField<SlaveInfo::Capability> capabilities;
+  capabilities.Add()->set_type(SlaveInfo::Capability::AGENT_DRAINING);
+  return capabilities;
 }
 
 // The deprecated field is still on the wire for older peers.

@@ -22,6 +22,11 @@ bool wellFormed(const process::UPID& from, const google::protobuf::Message& mess
 // carry no executor id, as in Apache Mesos.
 Task createTask(const TaskInfo& task, TaskState state, const FrameworkID& frameworkId);
 
+// What this slave declares in its (re-)registration's agent_capabilities:
+// AGENT_DRAINING only (it kills its tasks on DrainSlaveMessage); Apache's
+// other values name features it lacks.
+google::protobuf::RepeatedPtrField<SlaveInfo::Capability> agentCapabilities();
+
 // RunTaskMessage's framework id: framework.id, else the deprecated
 // framework_id field older masters fill; and setting both for executors.
 FrameworkID runTaskFrameworkId(const RunTaskMessage& message);

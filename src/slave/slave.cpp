@@ -315,6 +315,7 @@ void Slave::doReliableRegistration(process::Duration backoff) {
     RegisterSlaveMessage message;
     *message.mutable_slave() = info_;
     message.set_version(kVersion);
+    *message.mutable_agent_capabilities() = agentCapabilities();
     send(*master_, std::move(message));
   } else {
     // The updates each task's framework gets next, from the status update
@@ -339,6 +340,7 @@ void Slave::sendReregistration(
     ReregisterSlaveMessage message;
     *message.mutable_slave() = info_;
     message.set_version(kVersion);
+    *message.mutable_agent_capabilities() = agentCapabilities();
     auto withHead = [&heads](Task task) {
       auto it = heads.find({task.framework_id().value(), task.task_id().value()});
       if (it != heads.end()) {

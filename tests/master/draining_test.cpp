@@ -289,6 +289,7 @@ TEST_F(DrainingTest, DrainSurvivesAMasterFailover) {
   *back.mutable_slave()->mutable_resources() =
       Resources::parse("cpus:1;mem:512").value().proto();
   back.set_version("1.0.0");
+  back.add_agent_capabilities()->set_type(SlaveInfo::Capability::AGENT_DRAINING);
   Task* task = back.add_tasks();
   task->set_name("task t1");
   task->mutable_task_id()->set_value("t1");
@@ -315,6 +316,51 @@ TEST_F(DrainingTest, DrainSurvivesAMasterFailover) {
   agent_->post(master(), killed);
   runtime_->settle();
   acknowledge(*scheduler_, killed);
+  EXPECT_EQ("DRAINED", drainState(agentState()));
+}
+
+// Apache's check: a registered agent that did not declare AGENT_DRAINING is
+// not drained (400, nothing sent, nothing stored); once it re-registers
+// declaring it, it is. /state and GET_AGENTS show what each declared.
+TEST_F(DrainingTest, AnAgentWithoutTheDrainingCapabilityIsRefused) {
+  start();
+  Peer& old = slave("slave(1)");
+  SlaveID id = registerSlave(old, "cpus:1;mem:512", {});
+  EXPECT_TRUE(agentState()["capabilities"].array().empty());
+  HttpResponse answer = post(drain(id, 0));
+  EXPECT_EQ(400, answer.status);
+  EXPECT_EQ("Agent " + id.value() + " is not capable of draining\n", answer.body);
+  EXPECT_EQ(0u, old.count<DrainSlaveMessage>());
+  json::Value agent = agentState();
+  EXPECT_FALSE(agent["deactivated"].boolean());
+  EXPECT_TRUE(agent["drain_info"].isNull());
+  // Deactivation needs no capability (Apache's does not either).
+  ASSERT_EQ(200, post(deactivate(id)).status);
+  ASSERT_EQ(200, post(reactivate(id)).status);
+
+  // Upgraded: it re-registers declaring AGENT_DRAINING.
+  ReregisterSlaveMessage back;
+  back.mutable_slave()->set_hostname("slave(1).example");
+  *back.mutable_slave()->mutable_id() = id;
+  *back.mutable_slave()->mutable_resources() = Resources::parse("cpus:1;mem:512").value().proto();
+  back.set_version("1.0.0");
+  back.add_agent_capabilities()->set_type(SlaveInfo::Capability::AGENT_DRAINING);
+  old.post(master(), back);
+  runtime_->settle();
+  ASSERT_EQ(1u, old.count<SlaveReregisteredMessage>());
+  ASSERT_EQ(1u, agentState()["capabilities"].array().size());
+  EXPECT_EQ("AGENT_DRAINING", agentState()["capabilities"].array()[0].string());
+  Call agents;
+  agents.set_type(Call::GET_AGENTS);
+  V1Response response;
+  ASSERT_TRUE(response.ParseFromString(post(agents, kProtobuf).body));
+  ASSERT_EQ(1, response.get_agents().agents_size());
+  ASSERT_EQ(1, response.get_agents().agents(0).capabilities_size());
+  EXPECT_EQ(v1::AgentInfo::Capability::AGENT_DRAINING,
+            response.get_agents().agents(0).capabilities(0).type());
+  answer = post(drain(id, 0), kProtobuf);
+  EXPECT_EQ(200, answer.status) << answer.body;
+  EXPECT_EQ(1u, old.count<DrainSlaveMessage>());
   EXPECT_EQ("DRAINED", drainState(agentState()));
 }
 

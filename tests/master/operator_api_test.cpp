@@ -202,7 +202,9 @@ TEST_F(OperatorApiTest, EveryCallInBothEncodings) {
   Peer& scheduler = this->scheduler("scheduler");
   FrameworkID frameworkId = registerFramework(scheduler, info("operated", "tester"));
   advance(flags_.allocation_interval);
-  launchOnOffer(scheduler, frameworkId, executorTask("t1"));
+  TaskInfo t1 = executorTask("t1");
+  t1.mutable_kill_policy()->mutable_grace_period()->set_nanoseconds(7000000000);
+  launchOnOffer(scheduler, frameworkId, t1);
   ASSERT_EQ(slave.received<RunTaskMessage>().size(), 1u);
 
   for (const std::string encoding : {kJson, kProtobuf}) {
@@ -274,6 +276,8 @@ TEST_F(OperatorApiTest, EveryCallInBothEncodings) {
     EXPECT_EQ(tasks.get_tasks().tasks(0).task_id().value(), "t1");
     EXPECT_EQ(tasks.get_tasks().tasks(0).agent_id().value(), slaveId.value());
     EXPECT_EQ(tasks.get_tasks().tasks(0).state(), v1::TASK_STAGING);
+    // The task's kill policy, as Apache's Task carries it.
+    EXPECT_EQ(tasks.get_tasks().tasks(0).kill_policy().grace_period().nanoseconds(), 7000000000);
 
     V1Response roles = make(callOf(Call::GET_ROLES), encoding, V1Response::GET_ROLES);
     ASSERT_EQ(roles.get_roles().roles_size(), 1);
@@ -286,6 +290,11 @@ TEST_F(OperatorApiTest, EveryCallInBothEncodings) {
     EXPECT_EQ(master.get_master().master_info().id(), master_->info().id());
     EXPECT_GT(master.get_master().start_time(), 0);
   }
+
+  // /state shows no kill policy, as Apache's does not.
+  json::Value listed = get("/state")["frameworks"].array()[0]["tasks"].array()[0];
+  EXPECT_EQ(listed["id"].string(), "t1");
+  EXPECT_TRUE(listed["kill_policy"].isNull());
 
   // The same calls at /master/api/v1.
   HttpResponse health = post(encode(callOf(Call::GET_HEALTH), kJson), kJson, kJson, "", "POST",
@@ -650,6 +659,71 @@ TEST_F(OperatorApiTest, AnAgentMarkedGoneIsGoneForGood) {
   HttpResponse missing = post(R"({"type": "MARK_AGENT_GONE"})", kJson, kJson);
   EXPECT_EQ(missing.status, 400);
   EXPECT_EQ(get("/metrics/snapshot")["master/slaves_gone"].integer(), 1);
+}
+
+// As in Apache Mesos, deactivating, draining and reactivating an agent send
+// no event; an AGENT_ADDED (an agent back from unreachable) carries what it
+// is then: deactivated, its drain_info, its capabilities.
+TEST_F(OperatorApiTest, DrainingSendsNoEventButAgentAddedCarriesTheDrain) {
+  start();
+  Subscriber subscriber(runtime_->address(), kProtobuf);
+  ASSERT_EQ(subscriber.head(), 200);
+  subscriber.expect(Event::SUBSCRIBED);
+  Peer& a = slave("slave(1)");
+  SlaveID slaveId = registerSlave(a, "cpus:1;mem:512");
+  Event added = subscriber.expect(Event::AGENT_ADDED);
+  ASSERT_EQ(added.agent_added().agent().capabilities_size(), 1);
+  EXPECT_EQ(added.agent_added().agent().capabilities(0).type(),
+            v1::AgentInfo::Capability::AGENT_DRAINING);
+  EXPECT_FALSE(added.agent_added().agent().deactivated());
+  EXPECT_FALSE(added.agent_added().agent().has_drain_info());
+
+  auto agentCall = [&](const std::string& type, const std::string& field,
+                       const std::string& extra = "") {
+    return R"({"type": ")" + type + R"(", ")" + field + R"(": {"agent_id": {"value": ")" +
+           slaveId.value() + R"("})" + extra + "}}";
+  };
+  EXPECT_EQ(post(agentCall("DEACTIVATE_AGENT", "deactivate_agent"), kJson, kJson).status, 200);
+  EXPECT_EQ(post(agentCall("REACTIVATE_AGENT", "reactivate_agent"), kJson, kJson).status, 200);
+  runtime_->settle();
+  advance(15s);
+  auto heartbeat = subscriber.next();
+  ASSERT_TRUE(heartbeat.has_value());
+  EXPECT_EQ(Event::Type_Name(heartbeat->type()), "HEARTBEAT") << heartbeat->DebugString();
+
+  // Unreachable (it answers no ping), drained meanwhile, then back.
+  for (uint32_t i = 0; i <= flags_.max_slave_ping_timeouts; ++i) advance(flags_.slave_ping_timeout);
+  Event removed = subscriber.expect(Event::AGENT_REMOVED);
+  EXPECT_EQ(removed.agent_removed().agent_id().value(), slaveId.value());
+  EXPECT_EQ(post(agentCall("DRAIN_AGENT", "drain_agent",
+                           R"(, "max_grace_period": {"nanoseconds": 2000000000})"),
+                 kJson, kJson)
+                .status,
+            200);
+  ReregisterSlaveMessage back;
+  back.mutable_slave()->set_hostname("slave(1).example");
+  *back.mutable_slave()->mutable_id() = slaveId;
+  *back.mutable_slave()->mutable_resources() = Resources::parse("cpus:1;mem:512").value().proto();
+  back.set_version("1.0.0");
+  back.add_agent_capabilities()->set_type(SlaveInfo::Capability::AGENT_DRAINING);
+  a.post(master(), back);
+  runtime_->settle();
+  ASSERT_EQ(a.count<SlaveReregisteredMessage>(), 1u);
+  Event again = subscriber.expect(Event::AGENT_ADDED);
+  const auto& agent = again.agent_added().agent();
+  EXPECT_EQ(agent.agent_info().id().value(), slaveId.value());
+  EXPECT_TRUE(agent.deactivated());
+  EXPECT_FALSE(agent.active());
+  ASSERT_TRUE(agent.has_drain_info());
+  EXPECT_EQ(agent.drain_info().state(), v1::DRAINING);
+  EXPECT_EQ(agent.drain_info().config().max_grace_period().nanoseconds(), 2000000000);
+  ASSERT_EQ(agent.capabilities_size(), 1);
+  // Nothing runs there: it is DRAINED at once, with no event either.
+  EXPECT_EQ(get("/state")["slaves"].array()[0]["drain_info"]["state"].string(), "DRAINED");
+  advance(15s);
+  heartbeat = subscriber.next();
+  ASSERT_TRUE(heartbeat.has_value());
+  EXPECT_EQ(Event::Type_Name(heartbeat->type()), "HEARTBEAT") << heartbeat->DebugString();
 }
 
 TEST_F(OperatorApiTest, BadInputGetsAClearErrorAndTheMasterServesOn) {

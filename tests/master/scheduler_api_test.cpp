@@ -202,13 +202,16 @@ TEST_F(SchedulerApiTest, SubscribeStreamsEventsAndEveryCallIsServed) {
   *accept.mutable_accept()->add_offer_ids() = offer.id();
   v1::Offer::Operation* launch = accept.mutable_accept()->add_operations();
   launch->set_type(v1::Offer::Operation::LAUNCH);
-  *launch->mutable_launch()->add_task_infos() =
-      evolve<v1::TaskInfo>(commandTask("t1", slaveId, "cpus:1;mem:128", "sleep 100"));
+  v1::TaskInfo* t1 = launch->mutable_launch()->add_task_infos();
+  *t1 = evolve<v1::TaskInfo>(commandTask("t1", slaveId, "cpus:1;mem:128", "sleep 100"));
+  t1->mutable_kill_policy()->mutable_grace_period()->set_nanoseconds(4000000000);
   ASSERT_EQ(202, call(accept, stream.streamId()));
   settle();
   auto runs = agent.received<RunTaskMessage>();
   ASSERT_EQ(1u, runs.size());
   EXPECT_EQ("t1", runs[0].task().task_id().value());
+  ASSERT_TRUE(runs[0].task().has_kill_policy());
+  EXPECT_EQ(4000000000, runs[0].task().kill_policy().grace_period().nanoseconds());
   EXPECT_EQ(frameworkId.value(), runs[0].framework().id().value());
 
   // UPDATE carries the update's uuid, which ACKNOWLEDGE sends back to the
@@ -261,16 +264,20 @@ TEST_F(SchedulerApiTest, SubscribeStreamsEventsAndEveryCallIsServed) {
   EXPECT_EQ(fromExecutor.data(), fromExecutorEvent.message().data());
   EXPECT_EQ("t1", fromExecutorEvent.message().executor_id().value());
 
-  // KILL and SHUTDOWN reach the slave.
+  // KILL (with its kill policy, which overrides the task's) and SHUTDOWN
+  // reach the slave.
   V1Call kill = frameworkCall(V1Call::KILL, frameworkId);
   kill.mutable_kill()->mutable_task_id()->set_value("t1");
+  kill.mutable_kill()->mutable_kill_policy()->mutable_grace_period()->set_nanoseconds(1000000000);
   ASSERT_EQ(202, call(kill, stream.streamId()));
   V1Call shutdown = frameworkCall(V1Call::SHUTDOWN, frameworkId);
   shutdown.mutable_shutdown()->mutable_executor_id()->set_value("t1");
   *shutdown.mutable_shutdown()->mutable_agent_id() = offer.agent_id();
   ASSERT_EQ(202, call(shutdown, stream.streamId()));
   settle();
-  ASSERT_EQ(1u, agent.received<KillTaskMessage>().size());
+  auto kills = agent.received<KillTaskMessage>();
+  ASSERT_EQ(1u, kills.size());
+  EXPECT_EQ(1000000000, kills[0].kill_policy().grace_period().nanoseconds());
   auto shutdowns = agent.received<ShutdownExecutorMessage>();
   ASSERT_EQ(1u, shutdowns.size());
   EXPECT_EQ("t1", shutdowns[0].executor_id().value());

@@ -161,5 +161,20 @@ TEST_F(TaskValidationTest, HealthCheckWithoutARequiredPortIsRefused) {
   EXPECT_TRUE(launched().empty());
 }
 
+TEST_F(TaskValidationTest, NegativeKillPolicyGracePeriodIsRefused) {
+  TaskInfo negative = task("negative");
+  negative.mutable_kill_policy()->mutable_grace_period()->set_nanoseconds(-1);
+  TaskInfo zero = task("zero");
+  zero.mutable_kill_policy()->mutable_grace_period()->set_nanoseconds(0);
+  TaskInfo five = task("five");
+  five.mutable_kill_policy()->mutable_grace_period()->set_nanoseconds(5000000000);
+  launchAll({negative, zero, five});
+  expectError("negative", "Task's 'kill_policy.grace_period' must be non-negative");
+  ASSERT_EQ((std::vector<std::string>{"zero", "five"}), launched());
+  auto runs = slave_->received<RunTaskMessage>();
+  EXPECT_EQ(5000000000, runs[1].task().kill_policy().grace_period().nanoseconds())
+      << "the slave gets the kill policy as sent";
+}
+
 }  // namespace
 }  // namespace mesos::test

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <optional>
 
 #include "slave/meta.hpp"
 #include "slave/slave_fixture.hpp"
@@ -170,6 +172,62 @@ TEST_F(SlaveDrainingTest, ARestartedSlaveDrainsOn) {
   shutdown.set_message("test over");
   fromMaster(shutdown);
   runtime_->settle();
+}
+
+// A task's own kill policy counts (Apache's rule): the drain's kill carries
+// max_grace_period only when the task's grace is unset or longer, so each
+// task gets the shorter of the two.
+TEST_F(SlaveDrainingTest, EachTaskGetsTheShorterOfItsKillPolicyAndTheDrains) {
+  startRegisteredSlave();
+  auto withGrace = [](TaskInfo task, std::optional<int64_t> graceNanos) {
+    if (graceNanos) task.mutable_kill_policy()->mutable_grace_period()->set_nanoseconds(*graceNanos);
+    return task;
+  };
+  fromMaster(runTask(withGrace(customTask("short", "e1", "sleep 60"), 1000000000)));
+  fromMaster(runTask(withGrace(customTask("long", "e2", "sleep 60"), 10000000000)));
+  fromMaster(runTask(withGrace(customTask("none", "e3", "sleep 60"), std::nullopt)));
+  runtime_->settle();
+  std::map<std::string, mesos::test::Peer*> executors;
+  for (const std::string id : {"e1", "e2", "e3"}) {
+    executors[id] = startExecutor("executor(" + id + ")");
+    registerExecutor(executors[id], id);
+  }
+  fromMaster(drain(5000000000));
+  runtime_->settle();
+  auto killOf = [&](const std::string& executorId) {
+    auto kills = executors[executorId]->received<KillTaskMessage>();
+    EXPECT_EQ(1u, kills.size()) << executorId;
+    return kills.empty() ? KillTaskMessage() : kills[0];
+  };
+  EXPECT_FALSE(killOf("e1").has_kill_policy()) << "its own 1 s is shorter than the drain's 5 s";
+  EXPECT_EQ(5000000000, killOf("e2").kill_policy().grace_period().nanoseconds());
+  EXPECT_EQ(5000000000, killOf("e3").kill_policy().grace_period().nanoseconds());
+
+  ShutdownMessage shutdown;
+  shutdown.set_message("test over");
+  fromMaster(shutdown);
+  runtime_->settle();
+}
+
+// The slave declares AGENT_DRAINING when it registers and re-registers, so
+// that the master lets operators drain it.
+TEST_F(SlaveDrainingTest, TheSlaveDeclaresTheAgentDrainingCapability) {
+  auto registering = runtime_->hooks().await<RegisterSlaveMessage>();
+  startRegisteredSlave();
+  ASSERT_TRUE(registering.isReady());
+  ASSERT_EQ(1, registering.get().agent_capabilities_size());
+  EXPECT_EQ(SlaveInfo::Capability::AGENT_DRAINING,
+            registering.get().agent_capabilities(0).type());
+
+  auto reregistering = runtime_->hooks().await<ReregisterSlaveMessage>();
+  slave_.reset();
+  runtime_->settle();
+  startSlave(flags());
+  runtime_->settle();
+  ASSERT_TRUE(reregistering.isReady());
+  ASSERT_EQ(1, reregistering.get().agent_capabilities_size());
+  EXPECT_EQ(SlaveInfo::Capability::AGENT_DRAINING,
+            reregistering.get().agent_capabilities(0).type());
 }
 
 }  // namespace

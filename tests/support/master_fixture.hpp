@@ -86,11 +86,18 @@ class MasterFixture : public ::testing::Test {
     return registered.back().framework_id();
   }
 
-  SlaveID registerSlave(Peer& slave, const std::string& resources = "cpus:4;mem:4096") {
+  // Registers `slave`, declaring `capabilities` (by default AGENT_DRAINING,
+  // as our slaves do).
+  SlaveID registerSlave(Peer& slave, const std::string& resources = "cpus:4;mem:4096",
+                        const std::vector<SlaveInfo::Capability::Type>& capabilities = {
+                            SlaveInfo::Capability::AGENT_DRAINING}) {
     RegisterSlaveMessage message;
     message.mutable_slave()->set_hostname(slave.id() + ".example");
     *message.mutable_slave()->mutable_resources() = Resources::parse(resources).value().proto();
     message.set_version("1.0.0");
+    for (SlaveInfo::Capability::Type type : capabilities) {
+      message.add_agent_capabilities()->set_type(type);
+    }
     slave.post(master(), message);
     runtime_->settle();
     auto registered = slave.received<SlaveRegisteredMessage>();
