@@ -25,6 +25,7 @@
 #include "slave/environment.hpp"
 #include "slave/executor_token.hpp"
 #include "slave/files.hpp"
+#include "slave/meta.hpp"
 #include "slave/paths.hpp"
 #include "slave/protobufs.hpp"
 #include "slave/reaper.hpp"
@@ -651,6 +652,15 @@ void Slave::shutdownFramework(const UPID& from, const ShutdownFrameworkMessage& 
     return;
   }
   LOG(INFO) << "Shutting down framework " << fw->id.value();
+  // Written first, so that a slave restarted before its executors are gone
+  // does not bring back what they still had to say.
+  if (recovery_ && fw->info.checkpoint()) {
+    for (auto& [id, executor] : fw->executors) {
+      if (executor->metaPath.empty()) continue;
+      checkpointFile(meta::shutDownPath(executor->metaPath), std::string(),
+                     "the shutdown of framework " + fw->id.value());
+    }
+  }
   shutdownFrameworkNow(fw);
 }
 

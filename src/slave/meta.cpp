@@ -74,6 +74,7 @@ std::string libprocessPidPath(const std::string& runPath) {
 }
 
 std::string completedPath(const std::string& runPath) { return runPath + "/completed"; }
+std::string shutDownPath(const std::string& runPath) { return runPath + "/framework.shut_down"; }
 
 std::string taskInfoPath(const std::string& runPath, const std::string& taskId) {
   return runPath + "/tasks/" + taskId + "/task.info";
@@ -190,6 +191,7 @@ void readRun(Reader& reader, const std::string& runDir, const std::string& conta
   run.id.set_value(containerId);
   run.path = runDir;
   run.completed = exists(completedPath(runDir));
+  run.shutDown = exists(shutDownPath(runDir));
   if (!run.completed) {
     auto forked = checkpoint::read(forkedPidPath(runDir));
     if (forked) {

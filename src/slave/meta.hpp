@@ -60,6 +60,9 @@ std::string containerPidPath(const std::string& workDir, const std::string& slav
 std::string forkedPidPath(const std::string& runPath);
 std::string libprocessPidPath(const std::string& runPath);
 std::string completedPath(const std::string& runPath);
+// Present once the master shut the run's framework down on this slave: a
+// restarted slave neither keeps the run nor sends its updates on.
+std::string shutDownPath(const std::string& runPath);
 std::string taskInfoPath(const std::string& runPath, const std::string& taskId);
 std::string taskUpdatesPath(const std::string& runPath, const std::string& taskId);
 
@@ -85,6 +88,7 @@ struct RunState {
   uint64_t startTicks = 0;
   std::optional<process::UPID> libprocessPid;
   bool completed = false;
+  bool shutDown = false;  // shutDownPath() exists
   std::map<std::string, TaskCheckpoint> tasks;
 };
 

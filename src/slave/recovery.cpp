@@ -108,7 +108,8 @@ Result<std::optional<Slave::Recovered>> Slave::recoverCheckpoints(const Flags& f
     for (auto& [executorId, executor] : framework.executors) {
       for (auto& [containerId, run] : executor.runs) {
         if (run.completed || state.rebooted) continue;
-        bool keep = framework.info && framework.info->checkpoint() && executor.info;
+        bool keep =
+            framework.info && framework.info->checkpoint() && executor.info && !run.shutDown;
         if (stillRuns(run)) {
           if (keep && flags.recover == "reconnect") {
             recovered.live[containerId] = *run.forkedPid;
@@ -217,10 +218,20 @@ void Slave::recoverExecutor(Framework* fw, const meta::ExecutorState& state,
   // completed one whose tasks are not all seen through.
   const meta::RunState* chosen = nullptr;
   for (const auto& [id, run] : state.runs) {
+    if (run.shutDown) continue;
     if (!run.completed && (chosen == nullptr || chosen->completed)) chosen = &run;
   }
 
   for (const auto& [id, run] : state.runs) {
+    if (run.shutDown) {
+      // Its framework's tasks here were reported lost: what its executor
+      // said after that must not reach the framework (recoverCheckpoints()
+      // killed the executor).
+      LOG(INFO) << "Not recovering run " << id << " of executor " << state.id.value()
+                << " of framework " << fw->id.value()
+                << ": the master had shut the framework down here";
+      continue;
+    }
     bool current = &run == chosen;
     auto executor = std::make_unique<Executor>();
     executor->info = *state.info;

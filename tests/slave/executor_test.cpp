@@ -519,6 +519,47 @@ TEST_F(ExecutorTest, UpdatesOfAFrameworkShutDownHereAreDropped) {
   EXPECT_EQ(killed.update().uuid(), acks.back().uuid());
 }
 
+// Found by the Jepsen-style run (tests/jepsen/): the master shut a
+// checkpointing framework down here (it had told the framework TASK_LOST)
+// while the task's TASK_FINISHED was not yet acknowledged, and the slave
+// restarted before its executor was gone. The restarted slave must neither
+// send that TASK_FINISHED nor keep the executor: the framework would see a
+// second terminal state.
+TEST_F(ExecutorTest, AFrameworkShutDownHereStaysShutDownAcrossARestart) {
+  Flags f = flags();
+  f.executor_shutdown_grace_period = 1s;
+  startRegisteredSlave(f);
+  master_->autoAcknowledge = false;
+  RunTaskMessage run = runTask(customTask("t1", "e1", "sleep 60"));
+  run.mutable_framework()->set_checkpoint(true);
+  fromMaster(run);
+  runtime_->settle();
+  auto* executor = startExecutor("executor(e1)");
+  registerExecutor(executor, "e1");
+  executor->post(slave_.pid(), executorUpdate(executor, "e1", "t1", TASK_FINISHED));
+  runtime_->settle();
+  ASSERT_EQ(1u, master_->updates().size());
+
+  ShutdownFrameworkMessage shutdown;
+  shutdown.mutable_framework_id()->set_value("F1");
+  fromMaster(shutdown);
+  runtime_->settle();
+  slave_.reset();
+  runtime_->settle();
+
+  auto reregistration = runtime_->hooks().await<ReregisterSlaveMessage>();
+  startSlave(f);
+  runtime_->settle();
+  advance(2s);
+  advance(4s);
+  ASSERT_TRUE(reregistration.isReady());
+  EXPECT_EQ(0, reregistration.get().tasks_size());
+  EXPECT_EQ(0, reregistration.get().frameworks_size());
+  advance(20s);  // past the update retry interval
+  EXPECT_EQ(1u, master_->updates().size()) << "a recovered update of a framework shut down went out";
+  EXPECT_TRUE(state()["frameworks"].array().empty());
+}
+
 // The whole path with the real command executor.
 TEST_F(ExecutorTest, CommandTaskRunsUnderTheCommandExecutor) {
   if (::access(MESOS_EXECUTOR_PATH, X_OK) != 0) GTEST_SKIP() << "no " << MESOS_EXECUTOR_PATH;
