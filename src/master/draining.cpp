@@ -24,6 +24,14 @@ Response plain(int status, const std::string& message) {
   return Response{status, "text/plain", message + "\n", {}};
 }
 
+// A machine as Apache's messages name it.
+std::string describe(const MachineID& machine) {
+  if (machine.has_hostname() && machine.has_ip()) {
+    return machine.hostname() + " (" + machine.ip() + ")";
+  }
+  return machine.has_hostname() ? machine.hostname() : "(" + machine.ip() + ")";
+}
+
 bool canDrain(const Slave& s) {
   for (const SlaveInfo::Capability& capability : s.capabilities) {
     if (capability.type() == SlaveInfo::Capability::AGENT_DRAINING) return true;
@@ -40,9 +48,17 @@ process::Future<Response> Master::drainAgent(const SlaveID& slaveId,
   if (slave(id) == nullptr && unreachable_.count(id) == 0 && recovered_.count(id) == 0) {
     return plain(400, "Unknown agent");
   }
-  // Only a registered agent's capabilities are known (Apache's check).
-  if (const Slave* s = slave(id); s != nullptr && !canDrain(*s)) {
-    return plain(400, "Agent " + id + " is not capable of draining");
+  // Only a registered agent's machine and capabilities are known (Apache's
+  // checks).
+  if (const Slave* s = slave(id); s != nullptr) {
+    for (const maintenance::Window& window : schedule_.windows()) {
+      for (const MachineID& machine : window.machine_ids()) {
+        if (machineKey(machine) != s->machine) continue;
+        return plain(400, "Agent " + id + " is part of a maintenance schedule under Machine " +
+                              describe(machine));
+      }
+    }
+    if (!canDrain(*s)) return plain(400, "Agent " + id + " is not capable of draining");
   }
   if (markingGone_.count(id) != 0) return plain(409, "Agent is currently being marked gone");
   DrainInfo drain;

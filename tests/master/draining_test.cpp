@@ -319,6 +319,37 @@ TEST_F(DrainingTest, DrainSurvivesAMasterFailover) {
   EXPECT_EQ("DRAINED", drainState(agentState()));
 }
 
+// Apache's check: a registered agent whose machine is in the maintenance
+// schedule is not drained (400, nothing sent); out of it, it is.
+TEST_F(DrainingTest, AnAgentInTheMaintenanceScheduleIsRefused) {
+  start();
+  Peer& agent = slave("slave(1)");
+  SlaveID id = registerSlave(agent);
+  const std::string ip = runtime_->address().ipString();
+  Call update;
+  update.set_type(Call::UPDATE_MAINTENANCE_SCHEDULE);
+  auto* window = update.mutable_update_maintenance_schedule()->mutable_schedule()->add_windows();
+  v1::MachineID* machine = window->add_machine_ids();
+  machine->set_hostname("SLAVE(1).example");  // any case, as Apache compares
+  machine->set_ip(ip);
+  window->mutable_unavailability()->mutable_start()->set_nanoseconds(4102444800000000000);
+  ASSERT_EQ(200, post(update).status);
+
+  HttpResponse answer = post(drain(id, 0));
+  EXPECT_EQ(400, answer.status);
+  EXPECT_EQ("Agent " + id.value() +
+                " is part of a maintenance schedule under Machine SLAVE(1).example (" + ip +
+                ")\n",
+            answer.body);
+  EXPECT_EQ(0u, agent.count<DrainSlaveMessage>());
+  EXPECT_TRUE(agentState()["drain_info"].isNull());
+
+  update.mutable_update_maintenance_schedule()->mutable_schedule()->clear_windows();
+  ASSERT_EQ(200, post(update).status);
+  EXPECT_EQ(200, post(drain(id, 0)).status);
+  EXPECT_EQ(1u, agent.count<DrainSlaveMessage>());
+}
+
 // Apache's check: a registered agent that did not declare AGENT_DRAINING is
 // not drained (400, nothing sent, nothing stored); once it re-registers
 // declaring it, it is. /state and GET_AGENTS show what each declared.
