@@ -285,11 +285,12 @@ Result<Executor*> Slave::launchExecutor(Framework* framework, const ExecutorInfo
   ContainerID containerId = executor->containerId;
   if (info.command().uris_size() > 0) {
     // Fetched first, off this actor; the executor starts once its files
-    // are in place (fetched()). The registration timeout covers both.
+    // are in place (fetched()). The registration timeout covers both: its
+    // timer kills a fetch still running (registrationTimeout()), so the
+    // fetch gets no timer of its own, which could fire first and fail the
+    // task with another reason.
     executor->fetching = true;
     std::string user = info.command().has_user() ? info.command().user() : framework->info.user();
-    auto timeout =
-        std::chrono::duration_cast<process::Duration>(flags_.executor_registration_timeout);
     FetchPlan plan = fetchPlan(flags_, info_.id(), info.command(), executor->directory, user);
     // The fetch runs as the executor will: into a sandbox that is already
     // the user's, with the user's rights.
@@ -305,7 +306,7 @@ Result<Executor*> Slave::launchExecutor(Framework* framework, const ExecutorInfo
               << describeExecutor(*executor) << " into " << executor->directory
               << (plan.runAs.empty() ? "" : " as user " + plan.runAs);
     fetcher_
-        ->fetch(containerId.value(), plan, timeout)
+        ->fetch(containerId.value(), plan, process::Duration::zero())
         .then(self(), [this, frameworkId, executorId,
                        containerId](const Result<process::Nothing>& result) {
           fetched(frameworkId, executorId, containerId, result);
