@@ -159,20 +159,16 @@ void Master::restoreDrain(Slave& s) {
 }
 
 void Master::resumeDrain(Slave& s) {
+  // Its deactivation is in place already: restoreDrain() (readmitSlave)
+  // for a slave added again, the call itself for one that stayed.
   const std::string id = s.id.value();
-  if (deactivated_.count(id) == 0) return;
-  std::optional<DrainInfo> drain;
-  if (auto it = draining_.find(id); it != draining_.end()) drain = it->second;
-  if (!s.deactivated) {
-    registry_.setDrain(s, true, drain, drain ? now() : 0);
-    dispatch(allocator_.pid(), &AllocatorActor::deactivateSlave, s.id);
-  }
-  if (!drain) return;
+  auto drain = draining_.find(id);
+  if (drain == draining_.end()) return;
   // DRAINED ones too: the agent may have lost what it checkpointed.
-  LOG(INFO) << "Agent " << id << " at " << s.pid << " is " << DrainState_Name(drain->state())
-            << "; telling it to drain";
+  LOG(INFO) << "Agent " << id << " at " << s.pid << " is "
+            << DrainState_Name(drain->second.state()) << "; telling it to drain";
   DrainSlaveMessage message;
-  *message.mutable_config() = drain->config();
+  *message.mutable_config() = drain->second.config();
   send(s.pid, std::move(message));
   checkDrained(s);
 }

@@ -390,9 +390,9 @@ class Master : public process::Actor {
                                                       bool markGone);
   process::Future<process::http::Response> deactivateAgent(const SlaveID& slaveId);
   process::Future<process::http::Response> reactivateAgent(const SlaveID& slaveId);
-  // The slave (just admitted again, or re-registered) is deactivated or
-  // draining: it is offered nothing, and a draining one is told to drain
-  // again.
+  // The slave (just admitted again, or re-registered) is draining or
+  // drained: it is told to drain again (its deactivation is in place
+  // already, restoreDrain()'s for one admitted again).
   void resumeDrain(Slave& slave);
   // A slave just added again (after a failover, or back from unreachable)
   // takes the deactivation and drain this master stores for it, before
