@@ -33,6 +33,9 @@ class ActorCell {
 
   std::mutex mutex;  // guards everything below
   std::vector<Event> mailbox;
+  // Events to run before the mailbox's (Future::thenAhead): taken at the
+  // start of the actor's next turn.
+  std::vector<Event> ahead;
   // Bytes of the network's events in `mailbox` (Runtime::Options::
   // maxMailboxBytes), and those refused since the last warning about it.
   size_t networkBytes = 0;

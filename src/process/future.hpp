@@ -37,8 +37,9 @@ namespace internal {
 
 // Runs `fn` as an event of the actor `on` names. Returns false (and drops
 // `fn`) when that actor does not exist or has terminated. Defined by the
-// runtime.
-bool post(const UPID& on, std::function<void()> fn);
+// runtime. `ahead`: it runs at the start of the actor's next turn, before
+// the events its mailbox holds.
+bool post(const UPID& on, std::function<void()> fn, bool ahead = false);
 
 template <typename T>
 struct IsFuture : std::false_type {};
@@ -142,18 +143,35 @@ class Future {
   // does not run.
   template <typename F>
   auto then(const UPID& on, F f) const {
+    return chain(on, std::move(f), false);
+  }
+
+  // As then(), but f runs at the start of `on`'s next turn, ahead of the
+  // events already in its mailbox: for an answer the actor waits on while
+  // its mailbox fills with work that waits for that answer (a new leading
+  // master's registry, with every slave's re-registration queued behind it).
+  template <typename F>
+  auto thenAhead(const UPID& on, F f) const {
+    return chain(on, std::move(f), true);
+  }
+
+ private:
+  friend class Promise<T>;
+
+  template <typename F>
+  auto chain(const UPID& on, F f, bool ahead) const {
     using Raw = decltype(invokeOn(f, std::declval<const T&>()));
     using Out = typename internal::FutureOf<Raw>::Type;
     using OutValue = typename Out::Value;
     auto promise = std::make_shared<Promise<OutValue>>();
     Out result = promise->future();
     Future self = *this;
-    onAny([self, on, promise, f = std::move(f)]() mutable {
+    onAny([self, on, promise, ahead, f = std::move(f)]() mutable {
       if (self.isFailed()) {
         promise->fail(self.failure());
         return;
       }
-      bool posted = internal::post(on, [self, promise, f = std::move(f)]() mutable {
+      auto run = [self, promise, f = std::move(f)]() mutable {
         if constexpr (std::is_void_v<Raw>) {
           invokeOn(f, self.get());
           promise->set(Nothing{});
@@ -162,14 +180,13 @@ class Future {
         } else {
           promise->set(invokeOn(f, self.get()));
         }
-      });
-      if (!posted) promise->fail("actor " + on.toString() + " is gone");
+      };
+      if (!internal::post(on, std::move(run), ahead)) {
+        promise->fail("actor " + on.toString() + " is gone");
+      }
     });
     return result;
   }
-
- private:
-  friend class Promise<T>;
 
   template <typename F>
   static decltype(auto) invokeOn(F& f, const T& value) {

@@ -63,10 +63,11 @@ std::shared_ptr<ActorCell> resolve(const UPID& pid) {
 
 }  // namespace
 
-bool post(const UPID& on, std::function<void()> fn) {
+bool post(const UPID& on, std::function<void()> fn, bool ahead) {
   auto cell = resolve(on);
   if (!cell) return false;
-  return cell->runtime->enqueue(cell, DispatchEvent{[fn = std::move(fn)](Actor&) { fn(); }});
+  return cell->runtime->enqueue(cell, DispatchEvent{[fn = std::move(fn)](Actor&) { fn(); }},
+                                nullptr, ahead);
 }
 
 bool postToActor(const UPID& pid, std::function<void(Actor&)> fn) {
@@ -452,7 +453,8 @@ size_t networkBytes(const Event& event) {
 
 }  // namespace
 
-bool Runtime::enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event, bool* full) {
+bool Runtime::enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event, bool* full,
+                      bool ahead) {
   bool schedule = false;
   size_t bytes = networkBytes(event);
   {
@@ -485,7 +487,7 @@ bool Runtime::enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event, boo
       }
       cell->networkBytes += bytes;
     }
-    cell->mailbox.push_back(std::move(event));
+    (ahead ? cell->ahead : cell->mailbox).push_back(std::move(event));
     if (cell->state == ActorCell::State::kIdle) {
       cell->state = ActorCell::State::kQueued;
       busy_.fetch_add(1, std::memory_order_relaxed);
@@ -554,8 +556,10 @@ void Runtime::run(const std::shared_ptr<ActorCell>& cell) {
   constexpr size_t kMaxTurn = 1024;
   std::vector<Event>& batch = cell->batch;
   size_t& next = cell->batchNext;
+  std::vector<Event> ahead;
   {
     std::lock_guard<std::mutex> lock(cell->mutex);
+    ahead.swap(cell->ahead);
     if (next >= batch.size()) {
       batch.clear();
       next = 0;
@@ -564,6 +568,12 @@ void Runtime::run(const std::shared_ptr<ActorCell>& cell) {
       cell->networkBytes = 0;
     }
     cell->state = ActorCell::State::kRunning;
+  }
+  for (Event& event : ahead) {
+    runningActor = cell->actor;
+    cell->actor->consume(event);
+    runningActor = nullptr;
+    if (thisWorker != nullptr && thisWorker->writes) thisWorker->writes->eventDone();
   }
   const size_t end = std::min(batch.size(), next + kMaxTurn);
   while (next < end) {
@@ -591,7 +601,7 @@ void Runtime::run(const std::shared_ptr<ActorCell>& cell) {
   bool requeue;
   {
     std::lock_guard<std::mutex> lock(cell->mutex);
-    requeue = next < batch.size() || !cell->mailbox.empty();
+    requeue = next < batch.size() || !cell->mailbox.empty() || !cell->ahead.empty();
     cell->state = requeue ? ActorCell::State::kQueued : ActorCell::State::kIdle;
   }
   if (requeue) {
@@ -608,6 +618,7 @@ void Runtime::finish(const std::shared_ptr<ActorCell>& cell) {
     std::lock_guard<std::mutex> lock(cell->mutex);
     cell->terminating = true;
     cell->mailbox.clear();
+    cell->ahead.clear();
     linkers.swap(cell->linkers);
   }
   {

@@ -208,7 +208,10 @@ class Runtime : public Transport::Handler {
   std::shared_ptr<ActorCell> find(const UPID& pid);
   // `full`, when given, is set when the event came from the network and
   // was refused because the mailbox holds maxMailboxBytes of such events.
-  bool enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event, bool* full = nullptr);
+  // `ahead`: the event runs at the start of the actor's next turn, before
+  // what its mailbox holds (only for events of this process).
+  bool enqueue(const std::shared_ptr<ActorCell>& cell, Event&& event, bool* full = nullptr,
+               bool ahead = false);
   void sendMessage(const UPID& from, const std::string& fromText, const UPID& to,
                    const std::string& name,
                    std::shared_ptr<const google::protobuf::Message> message, std::string body,

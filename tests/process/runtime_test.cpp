@@ -3,6 +3,7 @@
 // who a message over TCP counts as from.
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -282,6 +283,37 @@ TEST(RuntimeTest, ThenPropagatesFailureWithoutRunning) {
   ASSERT_TRUE(out.isFailed());
   EXPECT_EQ("boom", out.failure());
   EXPECT_FALSE(ran);
+}
+
+TEST(RuntimeTest, ThenAheadRunsBeforeWhatTheMailboxHolds) {
+  auto runtime = makeRuntime();
+  auto a = runtime->spawn<Echo>("a");
+  // `a` is held in one event while three dispatches and two continuations
+  // queue up behind it.
+  std::mutex gate;
+  std::unique_lock<std::mutex> closed(gate);
+  std::atomic<bool> holding{false};
+  std::vector<std::string> order;  // written only on `a`
+  auto held = process::dispatch(a.pid(), [&] {
+    holding = true;
+    std::lock_guard<std::mutex> wait(gate);
+  });
+  while (!holding) std::this_thread::yield();
+  std::vector<Future<Nothing>> queued;
+  for (int i = 0; i < 3; ++i) {
+    queued.push_back(process::dispatch(a.pid(), [&, i] { order.push_back(std::to_string(i)); }));
+  }
+  Promise<int> promise;
+  Future<Nothing> behind = promise.future().then(a.pid(), [&] { order.push_back("then"); });
+  Future<Nothing> ahead =
+      promise.future().thenAhead(a.pid(), [&] { order.push_back("ahead"); });
+  promise.set(1);
+  closed.unlock();
+  ASSERT_TRUE(held.await());
+  ASSERT_TRUE(ahead.await());
+  ASSERT_TRUE(behind.await());
+  for (auto& f : queued) ASSERT_TRUE(f.await());
+  EXPECT_EQ((std::vector<std::string>{"ahead", "0", "1", "2", "then"}), order);
 }
 
 TEST(RuntimeTest, HandlersOfOneActorNeverOverlap) {
