@@ -421,8 +421,12 @@ class Master : public process::Actor {
   bool recovering_ = false;  // the registry is being read
   std::deque<std::function<void()>> held_;
   uint64_t heldDropped_ = 0;
-  // Admitted in the registry, not back since this master took over.
-  std::unordered_map<std::string, SlaveInfo> recovered_;
+  // Admitted in the registry, not back since this master took over: each
+  // one's SlaveInfo as the registry's answer holds it. The answer is kept
+  // (registryRead_) until none is left; after a failover 50,000 of them are
+  // not copied while every slave waits.
+  std::unordered_map<std::string, const SlaveInfo*> recovered_;
+  std::optional<process::Future<Result<std::vector<registry::Agent>>>> registryRead_;
   size_t recoveredAtStart_ = 0;
   struct UnreachableAgent {
     SlaveInfo info;

@@ -248,7 +248,7 @@ V1Response::GetAgents OperatorApi::agents() const {
   m_.registry_.forEachSlave([&](const Slave& s) { *agents.add_agents() = v1Agent(s); });
   // Listed by the registry, not back since the failover.
   for (const auto& [id, info] : m_.recovered_) {
-    *agents.add_recovered_agents() = evolve<v1::AgentInfo>(info);
+    *agents.add_recovered_agents() = evolve<v1::AgentInfo>(*info);
   }
   return agents;
 }

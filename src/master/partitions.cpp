@@ -63,6 +63,7 @@ void Master::recoverRegistry() {
     dispatch(registrar_.pid(), &Registrar::maintenance)
         .thenAhead(self(), [this, read](const registry::Maintenance& maintenance) {
           recoverMaintenance(maintenance);
+          registryRead_ = read;  // recovered_ points into it
           registryRecovered(read.get());
         });
   });
@@ -86,7 +87,7 @@ void Master::registryRecovered(const Result<std::vector<registry::Agent>>& agent
     }
     switch (agent.state()) {
       case registry::Agent::ADMITTED:
-        if (slave(id) == nullptr) recovered_[id] = agent.info();
+        if (slave(id) == nullptr) recovered_[id] = &agent.info();
         break;
       case registry::Agent::UNREACHABLE:
         unreachable_[id] = UnreachableAgent{agent.info(), agent.since()};
@@ -97,6 +98,7 @@ void Master::registryRecovered(const Result<std::vector<registry::Agent>>& agent
     }
   }
   recoveredAtStart_ = recovered_.size();
+  if (recovered_.empty()) registryRead_.reset();
   LOG(INFO) << "The registry lists " << recovered_.size() << " agents to wait for, "
             << unreachable_.size() << " unreachable and " << gone_.size() << " gone; handling "
             << held_.size() << " messages held meanwhile";
@@ -252,12 +254,13 @@ void Master::markRecoveredUnreachable() {
     lostLeadership(why);
     return;
   }
-  std::unordered_map<std::string, SlaveInfo> missing = std::move(recovered_);
+  std::unordered_map<std::string, const SlaveInfo*> missing = std::move(recovered_);
   recovered_.clear();
   LOG(WARNING) << missing.size() << " agents the registry lists did not re-register within "
                << seconds(flags_.slave_reregister_timeout) << " s; marking them unreachable";
   double since = now();
-  for (auto& [id, info] : missing) {
+  for (const auto& [id, listed] : missing) {
+    const SlaveInfo& info = *listed;  // copied into the continuation below
     // Their waiting reconciliations are answered once they are stored
     // unreachable.
     std::vector<Deferred> waiting;
@@ -292,6 +295,7 @@ void Master::markRecoveredUnreachable() {
 
 void Master::recoveredSettled() {
   if (!recovered_.empty()) return;
+  registryRead_.reset();
   std::vector<std::string> waiting = std::move(implicitWaiting_);
   implicitWaiting_.clear();
   for (const std::string& id : waiting) {

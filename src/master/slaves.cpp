@@ -318,7 +318,7 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
   };
   auto listed = recovered_.find(id);
   if (listed != recovered_.end() &&
-      listed->second.SerializeAsString() == info.SerializeAsString()) {
+      listed->second->SerializeAsString() == info.SerializeAsString()) {
     // Listed as it is: nothing to store.
     readmit(std::move(message), shutDown);
     return;

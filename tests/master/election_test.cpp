@@ -414,6 +414,27 @@ TEST_F(ElectionTest, TheNewLeaderWaitsForTheSlavesTheRegistryListsThenMarksThemU
   ASSERT_TRUE(waitUntil([&] { return a.count<SlaveReregisteredMessage>() == 1; }, 30s));
   cluster_->runtime().settle();
   EXPECT_EQ(1u, scheduler.count<StatusUpdateMessage>()) << "answered before B is accounted for";
+  // The operator API lists B, and only B, as listed by the registry and
+  // not back yet.
+  {
+    TcpClient client(cluster_->runtime().address());
+    std::string call = "{\"type\":\"GET_AGENTS\"}";
+    ASSERT_TRUE(client.write("POST /" + master.id +
+                             "/api/v1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                             "Accept: application/json\r\nContent-Length: " +
+                             std::to_string(call.size()) + "\r\n\r\n" + call));
+    int status = 0;
+    std::string body;
+    ASSERT_TRUE(client.readResponse(&status, &body, 10000));
+    ASSERT_EQ(200, status) << body;
+    auto answer = json::parse(body);
+    ASSERT_TRUE(answer.ok()) << body;
+    const json::Value& recovered = (*answer)["get_agents"]["recovered_agents"];
+    ASSERT_TRUE(recovered.isArray()) << body;
+    ASSERT_EQ(1u, recovered.array().size()) << body;
+    EXPECT_EQ("slave-b.example", recovered.array()[0]["hostname"].string()) << body;
+    EXPECT_EQ(idB, recovered.array()[0]["id"]["value"].string()) << body;
+  }
 
   // The window (3 s) closes: B is unreachable; both answers come.
   ASSERT_TRUE(waitUntil([&] { return scheduler.count<StatusUpdateMessage>() == 3; }, 30s));
