@@ -49,13 +49,16 @@ struct ExecuteFlags : flags::FlagSet {
         "the masters' group in ZooKeeper), or file:///path naming a file that holds either");
     add(&name, "name", "Name of the task (and its id)");
     add(&command, "command", "Shell command to run");
-    add(&resources, "resources", "Resources of the task", std::string("cpus:1;mem:128"));
+    add(&resources, "resources",
+        "Resources of the task; one written with a role (cpus(prod):1) is taken only from "
+        "what is reserved for that role, which must be --role",
+        std::string("cpus:1;mem:128"));
     add(&env, "env",
         "Environment variables of the command, a JSON object of names and values "
         "('{\"NAME\":\"value\"}'), or file:///PATH of a file holding one");
     add(&role, "role",
-        "Role to register with; the task takes resources reserved for it first, then "
-        "unreserved ones",
+        "Role to register with; the task takes resources written without a role from "
+        "what is reserved for it first, then from unreserved ones",
         std::string("*"));
     add(&framework_name, "framework_name", "Name of the framework",
         std::string("mesos-execute instance"));
@@ -87,6 +90,13 @@ struct ExecuteFlags : flags::FlagSet {
     auto parsed = Resources::parse(resources);
     if (!parsed) return Error{"--resources: " + parsed.error().message};
     if (role.empty()) return Error{"--role may not be empty (the default role is '*')"};
+    for (const Resource& r : *parsed) {
+      if (r.role() == "*" || r.role() == role) continue;
+      return Error{"--resources: " + Resources(r).toString() + " is reserved for role '" +
+                   r.role() + "', and this framework registers with role '" + role +
+                   "' (--role), so no offer to it can hold it: write it without a role, or "
+                   "pass --role=" + r.role()};
+    }
     if (secret && !principal) return Error{"--secret needs --principal (who the secret is for)"};
     if (timeout && *timeout <= flags::Duration::zero()) {
       return Error{"--timeout must be positive (e.g. --timeout=30secs)"};
@@ -195,71 +205,93 @@ Result<std::vector<CommandInfo::URI>> parseUris(const std::string& value) {
 
 double roundScalar(double value) { return std::round(value * 1000) / 1000; }
 
-// The resources of `offer` that give the task `wanted` (written without
-// roles): what is reserved for `role` first, then what is unreserved.
-// nullopt when the offer cannot cover it.
-std::optional<Resources> pick(const Resources& offer, const Resources& wanted,
-                              const std::string& role) {
+// What of `offer` the wanted resource `want` may be taken from, in that
+// order: written without a role, what is reserved for the framework's
+// `role`, then what is unreserved; written with a role (`cpus(prod):1`),
+// only what is reserved for that role, as Apache Mesos's mesos-execute
+// keeps it (ExecuteFlags::validate() refuses a role other than --role).
+std::vector<const Resource*> pool(const Resources& offer, const Resource& want,
+                                  const std::string& role) {
   std::vector<const Resource*> candidates;
-  if (role != "*") {
+  auto add = [&](const std::string& from) {
     for (const Resource& r : offer) {
-      if (r.role() == role) candidates.push_back(&r);
+      if (r.role() == from && r.name() == want.name() && r.type() == want.type()) {
+        candidates.push_back(&r);
+      }
     }
+  };
+  if (want.role() != "*") {
+    add(want.role());
+    return candidates;
   }
-  for (const Resource& r : offer) {
-    if (r.role() == "*") candidates.push_back(&r);
-  }
-  Resources picked;
+  if (role != "*") add(role);
+  add("*");
+  return candidates;
+}
+
+// The task's `wanted` resources taken from `offer` (`taken`), and what the
+// offer lacks for them (`missing`, in the roles written): the task fits
+// when nothing is missing.
+struct Picked {
+  Resources taken;
+  Resources missing;
+};
+
+Picked pick(const Resources& offer, const Resources& wanted, const std::string& role) {
+  Picked picked;
   for (const Resource& want : wanted) {
+    std::vector<const Resource*> candidates = pool(offer, want, role);
     if (want.type() == Value::SCALAR) {
       double need = want.scalar().value();
       for (const Resource* candidate : candidates) {
         if (need <= 0) break;
-        if (candidate->name() != want.name() || candidate->type() != Value::SCALAR) continue;
         double take = std::min(need, candidate->scalar().value());
         Resource part = *candidate;
         part.mutable_scalar()->set_value(roundScalar(take));
-        picked += part;
+        picked.taken += part;
         need = roundScalar(need - take);
       }
-      if (need > 0) return std::nullopt;
+      if (need > 0) {
+        Resource lacking = want;
+        lacking.mutable_scalar()->set_value(need);
+        picked.missing += lacking;
+      }
       continue;
     }
     bool found = false;
     for (const Resource* candidate : candidates) {
-      if (candidate->name() != want.name() || candidate->type() != want.type()) continue;
       Resource part = *candidate;  // its role and reservation, the task's values
       part.clear_ranges();
       part.clear_set();
       if (want.has_ranges()) *part.mutable_ranges() = want.ranges();
       if (want.has_set()) *part.mutable_set() = want.set();
       if (Resources(*candidate).contains(Resources(part))) {
-        picked += part;
+        picked.taken += part;
         found = true;
         break;
       }
     }
-    if (!found) return std::nullopt;
+    if (!found) picked.missing += want;
   }
-  if (!offer.contains(picked)) return std::nullopt;
+  if (picked.missing.empty() && !offer.contains(picked.taken)) picked.missing = wanted;
   return picked;
 }
 
-// What of `offer` a framework of `role` may use: the resources reserved for
-// its role and the unreserved ones.
-Resources usable(const Resources& offer, const std::string& role) {
-  return role == "*" ? offer.role("*") : offer.role(role) + offer.role("*");
-}
-
 // How close `offer` comes to `wanted`: for each scalar the task asks for,
-// the share of it the offer has (at most 1). Offers compare by their lowest
-// share (the resource they lack most), then by the sum of shares.
-std::pair<double, double> closeness(const Resources& offer, const Resources& wanted) {
+// the share of it the offer has where the task may take it (at most 1).
+// Offers compare by their lowest share (the resource they lack most), then
+// by the sum of shares.
+std::pair<double, double> closeness(const Resources& offer, const Resources& wanted,
+                                    const std::string& role) {
   double lowest = 1;
   double sum = 0;
   for (const Resource& want : wanted) {
     if (want.type() != Value::SCALAR || want.scalar().value() <= 0) continue;
-    double share = std::min(1.0, offer.scalar(want.name()) / want.scalar().value());
+    double have = 0;
+    for (const Resource* candidate : pool(offer, want, role)) {
+      have += candidate->scalar().value();
+    }
+    double share = std::min(1.0, have / want.scalar().value());
     lowest = std::min(lowest, share);
     sum += share;
   }
@@ -329,7 +361,10 @@ class CommandScheduler : public Scheduler {
     for (const Offer& offer : offers) {
       Resources offered(offer.resources());
       std::optional<Resources> taken;
-      if (!launched_) taken = pick(offered, resources_, flags_.role);
+      if (!launched_) {
+        Picked picked = pick(offered, resources_, flags_.role);
+        if (picked.missing.empty()) taken = std::move(picked.taken);
+      }
       if (!taken) {
         if (!launched_) {
           unfit = true;
@@ -420,7 +455,7 @@ class CommandScheduler : public Scheduler {
   // Keeps the offer that comes closest to fitting (see closeness()).
   // REQUIRES: mutex_ held.
   void noteUnfit(const Offer& offer, const Resources& offered) {
-    auto score = closeness(usable(offered, flags_.role), resources_);
+    auto score = closeness(offered, resources_, flags_.role);
     if (largest_ && score <= largestScore_) return;
     largest_ = offer;
     largestScore_ = score;
@@ -429,7 +464,7 @@ class CommandScheduler : public Scheduler {
   // REQUIRES: mutex_ held, largest_ set.
   void reportUnfit() {
     Resources offered(largest_->resources());
-    Resources missing = resources_ - usable(offered, flags_.role).flatten();
+    Resources missing = pick(offered, resources_, flags_.role).missing;
     std::cout << "No offer fits task '" << *flags_.name << "' (" << resources_.toString()
               << "); the largest offer so far, from slave " << largest_->slave_id().value()
               << " (" << largest_->hostname() << "), has " << offered.toString();

@@ -130,6 +130,21 @@ TEST_F(ExecuteTest, RoleFrameworkNameCheckpointAndPrincipalReachTheMaster) {
   EXPECT_EQ(json::Value("ops"), framework["principal"]);
 }
 
+// A role written in --resources is kept: the task takes those resources
+// only from what is reserved for it, never from unreserved ones.
+TEST_F(ExecuteTest, ResourcesWrittenWithARoleComeOnlyFromItsReservation) {
+  ChildResult fits = execute({"--name=reserved", "--command=true", "--role=analytics",
+                              "--resources=cpus(analytics):1;mem:32"});
+  ASSERT_TRUE(fits.exitedWith(0)) << fits.describe();
+
+  // 1.5 reserved cpus: the slave has one, and two unreserved that do not count.
+  ChildResult short_ = execute({"--name=more", "--command=true", "--role=analytics",
+                                "--resources=cpus(analytics):1.5;mem:32", "--timeout=3secs"});
+  EXPECT_TRUE(short_.exitedWith(1)) << short_.describe();
+  EXPECT_EQ(1u, count(short_.out, "No offer fits task 'more'")) << short_.describe();
+  EXPECT_NE(std::string::npos, short_.out.find("lacks cpus(analytics):0.5")) << short_.describe();
+}
+
 TEST_F(ExecuteTest, DefaultsAreApaches) {
   ChildResult run = execute({"--name=plain", "--command=true", "--resources=cpus:0.1;mem:32"});
   ASSERT_TRUE(run.exitedWith(0)) << run.describe();
@@ -154,6 +169,7 @@ TEST(ExecuteFlagsTest, BadFlagsGetOneLineAndStatusOne) {
            {"--timeout=5", "--timeout"},
            {"--role=", "--role"},
            {"--resources=cpus:lots", "--resources"},
+           {"--resources=cpus(prod):1;mem:32", "reserved for role 'prod'"},
            {"--uri=http://example.com/x", "--uri"},
            {"--uris=[", "--uris: not JSON"},
            {"--uris=[]", "--uris"},
