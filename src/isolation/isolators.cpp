@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "isolation/cgroups/cgroups_isolator.hpp"
+#include "isolation/disk/disk_du_isolator.hpp"
 #include "isolation/lxc/lxc_isolator.hpp"
 #include "isolation/posix/posix_isolator.hpp"
 
@@ -72,6 +73,16 @@ Result<std::unique_ptr<Isolator>> lxc(const IsolationOptions& options,
   return std::unique_ptr<Isolator>(std::move(isolator).value());
 }
 
+Result<std::unique_ptr<Isolator>> diskDu(const IsolationOptions& options,
+                                         const std::vector<std::string>&) {
+  DiskDuOptions disk;
+  disk.interval = options.containerDiskWatchInterval;
+  disk.enforce = options.enforceContainerDiskQuota;
+  disk.workDir = options.workDir;
+  disk.onLimitation = options.onLimitation;
+  return std::unique_ptr<Isolator>(new DiskDuIsolator(std::move(disk)));
+}
+
 // One line per isolator.
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
@@ -81,6 +92,7 @@ const std::vector<Entry>& table() {
       {"cgroups/mem", "cgroups", cgroups},
       {"cgroups/pids", "cgroups", cgroups},
       {"lxc", "lxc", lxc},
+      {"disk/du", "disk/du", diskDu},
   };
   return entries;
 }

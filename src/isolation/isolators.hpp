@@ -2,6 +2,7 @@
 // a folder under src/isolation/ and one line in isolators.cpp.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,11 @@ struct IsolationOptions {
   // lxc: the directory of its containers' configs (LXC's lxcpath); empty:
   // /run/mesos/lxc/<cgroupsRoot>. No slave flag sets it yet.
   std::string lxcPath;
+  // disk/du: how often each sandbox is measured, and whether a container
+  // using more than its `disk` is killed.
+  std::chrono::milliseconds containerDiskWatchInterval{15000};  // --container_disk_watch_interval
+  bool enforceContainerDiskQuota = false;  // --enforce_container_disk_quota
+  std::string workDir;                     // --work_dir: where kept sandboxes are
   // Called, from any thread, when a container goes past a limit.
   mesos::isolation::LimitationCallback onLimitation;
 };

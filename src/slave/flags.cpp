@@ -117,6 +117,13 @@ Flags::Flags() {
       false);
   add(&cgroups_limit_swap, "cgroups_limit_swap",
       "Limit memory plus swap, not only memory, to the container's mem (cgroups/mem)", false);
+  add(&container_disk_watch_interval, "container_disk_watch_interval",
+      "How often the disk/du isolator measures each container's sandbox",
+      mesos::flags::Duration(std::chrono::seconds(15)));
+  add(&enforce_container_disk_quota, "enforce_container_disk_quota",
+      "With disk/du: kill a container whose sandbox uses more than its disk resource "
+      "(its tasks fail with REASON_CONTAINER_LIMITATION_DISK)",
+      false);
   add(&containerizers, "containerizers", "Containerizers to use; 'mesos' is the only one",
       std::string("mesos"));
   add(&launcher_dir, "launcher_dir",
@@ -215,6 +222,9 @@ Result<void> Flags::validate() const {
   }
   if (executor_secret_key) {
     if (auto key = loadExecutorSecretKey(*executor_secret_key, work_dir); !key) return key.error();
+  }
+  if (container_disk_watch_interval <= mesos::flags::Duration::zero()) {
+    return Error{"--container_disk_watch_interval must be positive (e.g. 15secs)"};
   }
   if (executor_registration_timeout <= mesos::flags::Duration::zero()) {
     return Error{"--executor_registration_timeout must be positive (e.g. 1mins)"};

@@ -33,6 +33,8 @@ struct Flags : mesos::flags::FlagSet {
   std::string cgroups_root;
   bool cgroups_enable_cfs;
   bool cgroups_limit_swap;
+  mesos::flags::Duration container_disk_watch_interval;
+  bool enforce_container_disk_quota;
   std::string containerizers;
   std::string launcher_dir;
   mesos::flags::Duration executor_registration_timeout;

@@ -59,6 +59,10 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
   isolation.cgroupsRoot = flags.cgroups_root;
   isolation.cgroupsEnableCfs = flags.cgroups_enable_cfs;
   isolation.cgroupsLimitSwap = flags.cgroups_limit_swap;
+  isolation.containerDiskWatchInterval =
+      std::chrono::duration_cast<std::chrono::milliseconds>(flags.container_disk_watch_interval);
+  isolation.enforceContainerDiskQuota = flags.enforce_container_disk_quota;
+  isolation.workDir = flags.work_dir;
   isolation.onLimitation = [limitationTarget](const mesos::isolation::ContainerLimitation& l) {
     process::dispatch(process::Pid<Slave>(*limitationTarget), &Slave::containerLimited, l);
   };
