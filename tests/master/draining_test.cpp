@@ -260,7 +260,9 @@ TEST_F(DrainingTest, AnIdleAgentIsDrainedAtOnce) {
 // registry, the same --work_dir) knows the agent is draining and tells it
 // again when it re-registers; it is offered nothing.
 TEST_F(DrainingTest, DrainSurvivesAMasterFailover) {
-  workDir_ = std::filesystem::temp_directory_path() / ("draining-test-" + randomUuid());
+  // Text, not the UUID's raw bytes: those may hold a '/' or a newline.
+  workDir_ = std::filesystem::temp_directory_path() /
+             ("draining-test-" + uuidToString(randomUuid()));
   std::filesystem::create_directories(workDir_);
   flags_.work_dir = workDir_;
   flags_.registry = "file";
