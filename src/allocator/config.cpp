@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/roles.hpp"
 #include "common/strings.hpp"
 
 namespace mesos::allocator {
@@ -29,6 +30,9 @@ Result<std::map<std::string, std::string>> pairs(const std::string& flag,
       return flagError(flag, "expected role=value, got '" + entry + "'");
     }
     std::string role = entry.substr(0, equals);
+    if (auto valid = mesos::roles::validate(role); !valid) {
+      return flagError(flag, valid.error().message);
+    }
     if (!result.emplace(role, entry.substr(equals + 1)).second) {
       return flagError(flag, "role '" + role + "' is named twice");
     }
@@ -65,6 +69,9 @@ Result<Config> parseConfig(const ConfigFlags& flags) {
   std::set<std::string> roles;
   if (flags.roles) {
     for (const std::string& role : split(*flags.roles, ',')) {
+      if (auto valid = mesos::roles::validate(role); !valid) {
+        return flagError("roles", valid.error().message);
+      }
       if (!roles.insert(role).second) return flagError("roles", "'" + role + "' is named twice");
       config.roles.push_back(role);
     }
@@ -106,6 +113,9 @@ Result<Config> parseConfig(const ConfigFlags& flags) {
         return flagError("guarantees", "expected role:resources, got '" + entry + "'");
       }
       std::string role = entry.substr(0, colon);
+      if (auto valid = mesos::roles::validate(role); !valid) {
+        return flagError("guarantees", valid.error().message);
+      }
       if (auto ok = known("guarantees", role, roles); !ok) return ok.error();
       if (config.guarantees.count(role)) {
         return flagError("guarantees", "role '" + role + "' is named twice");

@@ -14,6 +14,7 @@
 
 #include <google/protobuf/util/message_differencer.h>
 
+#include "common/roles.hpp"
 #include "common/strings.hpp"
 
 namespace mesos {
@@ -312,6 +313,11 @@ Result<void> Resources::validate(const Resource& resource) {
   if (!resource.has_name() || resource.name().empty()) return Error{label() + " has no name"};
   if (!resource.has_type()) return Error{label() + " has no type"};
   if (resource.has_role() && resource.role().empty()) return Error{label() + " has an empty role"};
+  if (resource.has_role() && resource.role() != "*") {
+    if (auto valid = roles::validate(resource.role()); !valid) {
+      return Error{label() + ": " + valid.error().message};
+    }
+  }
   switch (resource.type()) {
     case Value::SCALAR: {
       if (!resource.has_scalar() || resource.has_ranges() || resource.has_set()) {

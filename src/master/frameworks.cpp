@@ -5,6 +5,7 @@
 #include <glog/logging.h>
 
 #include "common/ids.hpp"
+#include "common/roles.hpp"
 #include "master/master.hpp"
 #include "process/dispatch.hpp"
 
@@ -44,6 +45,7 @@ std::optional<std::string> Master::validateFrameworkInfo(FrameworkInfo& info) co
            std::to_string(info.roles_size()) + ")";
   }
   if (info.roles_size() == 1) info.set_role(info.roles(0));
+  if (auto valid = roles::validate(info.role()); !valid) return valid.error().message;
   if (info.has_id() && !info.id().value().empty()) {
     if (auto valid = validateId("framework id", info.id().value()); !valid) {
       return valid.error().message;

@@ -910,6 +910,9 @@ TEST(AllocatorConfigTest, RejectsBadInputNamingTheFlag) {
       {{{"roles", "x"}, {"guarantees", "a:cpus:1"}}, "--guarantees: role 'a' is not in --roles"},
       {{{"min_offer_size", "cpus:-1"}}, "--min_offer_size"},
       {{{"roles", "a,a"}}, "--roles: 'a' is named twice"},
+      {{{"roles", "eng/"}}, "--roles: Role 'eng/' cannot end with a slash"},
+      {{{"weights", "-a=1"}}, "--weights: Role component '-a' is invalid because it starts with a dash"},
+      {{{"guarantees", "a/../b:cpus:1"}}, "--guarantees: Role 'a/../b' cannot include '..' as a component"},
       {{{"lottery_tickets", "coins"}}, "--lottery_tickets: expected 'weights' or 'guarantees'"},
   };
   for (const Case& c : cases) {

@@ -300,6 +300,28 @@ TEST_F(MasterRevocationTest, RegistrationAnswersCarryTheRoleGuarantee) {
   EXPECT_EQ(guarantee, Resources(reregistered[0].guarantee()));
 }
 
+// Role names are checked as Apache Mesos checks them; hierarchical ones
+// ("eng/backend") register.
+TEST_F(MasterRevocationTest, AnInvalidRoleNameIsRefusedAndAHierarchicalOneRegisters) {
+  start();
+  Peer& bad = scheduler("scheduler(bad)");
+  RegisterFrameworkMessage message;
+  *message.mutable_framework() = frameworkInfo("bad", "eng//backend");
+  bad.post(master(), message);
+  runtime_->settle();
+  auto errors = bad.received<FrameworkErrorMessage>();
+  ASSERT_EQ(1u, errors.size());
+  EXPECT_EQ("Role 'eng//backend' cannot contain two adjacent slashes", errors[0].message());
+  EXPECT_EQ(0u, bad.count<FrameworkRegisteredMessage>());
+
+  Peer& good = scheduler("scheduler(good)");
+  *message.mutable_framework() = frameworkInfo("good", "eng/backend");
+  good.post(master(), message);
+  runtime_->settle();
+  EXPECT_EQ(1u, good.count<FrameworkRegisteredMessage>());
+  EXPECT_EQ(0u, good.count<FrameworkErrorMessage>());
+}
+
 TEST_F(MasterRevocationTest, RolesOutsideTheMastersRolesAreRefused) {
   flags_.roles = "a,b";
   start();
