@@ -303,21 +303,22 @@ Result<Resources> Resources::parse(const std::string& text, const std::string& d
   return result;
 }
 
-Result<void> Resources::validate(const Resource& resource) {
-  // Built only for an error: this runs for every resource of every
-  // Resources operation.
-  auto label = [&] {
-    return "resource '" + (resource.name().empty() ? std::string("<unnamed>") : resource.name()) +
-           "'";
-  };
+namespace {
+
+// For an error only.
+std::string named(const Resource& resource) {
+  return "resource '" + (resource.name().empty() ? std::string("<unnamed>") : resource.name()) +
+         "'";
+}
+
+// Resources::validate() but for the role's name: what every Resources
+// operation checks of each resource it takes (the role's name is checked
+// where resources come in, by validate()).
+Result<void> wellFormed(const Resource& resource) {
+  auto label = [&] { return named(resource); };
   if (!resource.has_name() || resource.name().empty()) return Error{label() + " has no name"};
   if (!resource.has_type()) return Error{label() + " has no type"};
   if (resource.has_role() && resource.role().empty()) return Error{label() + " has an empty role"};
-  if (resource.has_role() && resource.role() != "*") {
-    if (auto valid = roles::validate(resource.role()); !valid) {
-      return Error{label() + ": " + valid.error().message};
-    }
-  }
   switch (resource.type()) {
     case Value::SCALAR: {
       if (!resource.has_scalar() || resource.has_ranges() || resource.has_set()) {
@@ -364,6 +365,17 @@ Result<void> Resources::validate(const Resource& resource) {
   }
 }
 
+}  // namespace
+
+Result<void> Resources::validate(const Resource& resource) {
+  if (resource.has_role() && !resource.role().empty() && resource.role() != "*") {
+    if (auto valid = roles::validate(resource.role()); !valid) {
+      return Error{named(resource) + ": " + valid.error().message};
+    }
+  }
+  return wellFormed(resource);
+}
+
 Result<void> Resources::validate(const google::protobuf::RepeatedPtrField<Resource>& resources) {
   for (const auto& resource : resources) {
     auto valid = validate(resource);
@@ -373,7 +385,7 @@ Result<void> Resources::validate(const google::protobuf::RepeatedPtrField<Resour
 }
 
 void Resources::add(const Resource& resource) {
-  if (!validate(resource) || isEmpty(resource)) return;
+  if (!wellFormed(resource) || isEmpty(resource)) return;
   std::vector<Resource>& list = mutableList();
   for (auto& existing : list) {
     if (!sameKind(existing, resource)) continue;
@@ -419,7 +431,7 @@ void Resources::add(const Resource& resource) {
 }
 
 void Resources::subtract(const Resource& resource) {
-  if (!validate(resource) || isEmpty(resource)) return;
+  if (!wellFormed(resource) || isEmpty(resource)) return;
   std::vector<Resource>& list = mutableList();
   for (auto it = list.begin(); it != list.end(); ++it) {
     if (!sameKind(*it, resource)) continue;
