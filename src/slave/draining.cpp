@@ -82,20 +82,16 @@ std::optional<KillPolicy> drainKillPolicy(const DrainConfig& config, const KillP
 
 void Slave::drainExecutor(Framework& fw, Executor* executor) {
   std::vector<std::pair<TaskID, std::optional<KillPolicy>>> tasks;
-  auto add = [&](const TaskID& taskId, bool hasPolicy, const KillPolicy& policy) {
-    tasks.emplace_back(taskId, drainConfig_ ? drainKillPolicy(*drainConfig_,
-                                                              hasPolicy ? &policy : nullptr)
-                                            : std::nullopt);
+  auto add = [&](const auto& task) {  // a queued TaskInfo or a launched Task
+    const KillPolicy* own = task.has_kill_policy() ? &task.kill_policy() : nullptr;
+    tasks.emplace_back(task.task_id(),
+                       drainConfig_ ? drainKillPolicy(*drainConfig_, own) : std::nullopt);
   };
-  for (const TaskInfo& task : executor->queuedTasks) {
-    add(task.task_id(), task.has_kill_policy(), task.kill_policy());
-  }
+  for (const TaskInfo& task : executor->queuedTasks) add(task);
   // An executor that has not (re-)registered takes no kill yet; it is
   // drained once it does.
   if (executor->state == Executor::State::kRunning) {
-    for (const auto& [taskId, task] : executor->launchedTasks) {
-      add(task.task_id(), task.has_kill_policy(), task.kill_policy());
-    }
+    for (const auto& [taskId, task] : executor->launchedTasks) add(task);
   }
   const FrameworkID frameworkId = fw.id;
   for (const auto& [taskId, policy] : tasks) {
