@@ -12,7 +12,8 @@
 //   update()    on every task start and finish (the new total)
 //   usage()     whenever statistics are asked for
 //   cleanup()   after every process of the container is dead
-// and recover() once, at start-up, before any of these.
+// and recover() once, at start-up, before any of these, then recovered()
+// for each container it kept.
 //
 // Threading: an isolator is called by one thread at a time, never
 // concurrently, from the slave's containerizer. Calls may block briefly on
@@ -81,6 +82,12 @@ class Isolator {
   // it finds of earlier runs that is not among them. Fails when what it
   // needs (a hierarchy, a tool) is not usable: the slave then exits.
   virtual Result<void> recover(const std::map<std::string, pid_t>& known) = 0;
+
+  // After recover(), once for each container it kept: its sandbox and what
+  // it holds now (the executor's resources plus its live tasks'), which
+  // recover() is not told. By default nothing: only an isolator that needs
+  // them (disk/du watches the sandbox) takes them.
+  virtual void recovered(const ContainerConfig& config) { (void)config; }
 
   // Before launch: creates what the container needs and says what the
   // launch must do. On failure nothing of the container is left behind.

@@ -78,7 +78,6 @@ Result<std::unique_ptr<Isolator>> diskDu(const IsolationOptions& options,
   DiskDuOptions disk;
   disk.interval = options.containerDiskWatchInterval;
   disk.enforce = options.enforceContainerDiskQuota;
-  disk.workDir = options.workDir;
   disk.onLimitation = options.onLimitation;
   return std::unique_ptr<Isolator>(new DiskDuIsolator(std::move(disk)));
 }

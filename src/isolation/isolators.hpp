@@ -26,7 +26,6 @@ struct IsolationOptions {
   // using more than its `disk` is killed.
   std::chrono::milliseconds containerDiskWatchInterval{15000};  // --container_disk_watch_interval
   bool enforceContainerDiskQuota = false;  // --enforce_container_disk_quota
-  std::string workDir;                     // --work_dir: where kept sandboxes are
   // Called, from any thread, when a container goes past a limit.
   mesos::isolation::LimitationCallback onLimitation;
 };

@@ -92,6 +92,11 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
   return pid;
 }
 
+void Containerizer::recovered(const mesos::isolation::ContainerConfig& config) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& isolator : isolators_) isolator->recovered(config);
+}
+
 void Containerizer::update(const ContainerID& containerId, const Resources& resources) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& isolator : isolators_) {

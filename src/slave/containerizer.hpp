@@ -49,6 +49,10 @@ class Containerizer {
   // process, if it started, is killed) and the Error names the step.
   Result<pid_t> launch(const mesos::isolation::ContainerConfig& config, LaunchSpec spec);
 
+  // A container recover() kept, with its sandbox and resources (see
+  // Isolator::recovered()).
+  void recovered(const mesos::isolation::ContainerConfig& config);
+
   // The container now holds `resources`. Failures are logged, not returned:
   // the executor keeps running with its old limits.
   void update(const ContainerID& containerId, const Resources& resources);

@@ -183,6 +183,19 @@ void Slave::recover() {
       if (executor->state == Executor::State::kTerminated) continue;
       if (recovered.live.count(executor->containerId.value()) == 0) dead.push_back(executor.get());
     }
+    for (auto& [executorId, executor] : fw->executors) {
+      if (executor->state == Executor::State::kTerminated ||
+          recovered.live.count(executor->containerId.value()) == 0) {
+        continue;
+      }
+      mesos::isolation::ContainerConfig config;
+      config.containerId = executor->containerId;
+      config.frameworkId = fw->id;
+      config.executor = executor->info;
+      config.directory = executor->directory;
+      config.resources = executor->resources();
+      containerizer_->recovered(config);
+    }
     for (Executor* executor : dead) {
       if (executor->killMessage.empty()) {
         executor->killMessage = recovered.state.rebooted

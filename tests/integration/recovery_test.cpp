@@ -88,12 +88,13 @@ class RecoveryTest : public DaemonsFixture {
 
   // Runs mesos-execute in the background: a task that prints, waits for
   // the file <dir>/go, prints again and exits 0.
-  pid_t execute(const std::string& name, bool checkpoint = true) {
+  pid_t execute(const std::string& name, bool checkpoint = true,
+                const std::string& resources = "cpus:0.1;mem:32") {
     std::vector<std::string> args = {MESOS_EXECUTE_PATH, "--master=" + master_.toString(),
                                      "--name=" + name,
                                      "--command=echo started; while [ ! -e " + go() +
                                          " ]; do sleep 0.05; done; echo done",
-                                     "--resources=cpus:0.1;mem:32"};
+                                     "--resources=" + resources};
     if (checkpoint) args.push_back("--checkpoint");
     log_ = dir_ + "/" + name + ".log";
     pid_t pid = startDaemon(args, log_);
@@ -148,8 +149,9 @@ class RecoveryTest : public DaemonsFixture {
 
   // Starts a checkpointing task (execute()) and waits until it runs:
   // mesos-execute's pid and the executor's.
-  void launch(const std::string& name, pid_t* run, pid_t* executor) {
-    *run = execute(name);
+  void launch(const std::string& name, pid_t* run, pid_t* executor,
+              const std::string& resources = "cpus:0.1;mem:32") {
+    *run = execute(name, true, resources);
     ASSERT_GT(*run, 0);
     *executor = awaitRunning(name, *run);
     ASSERT_GT(*executor, 0);
@@ -431,6 +433,32 @@ TEST_F(RecoveryTest, AnEndedRunsSandboxAndCheckpointsAreCollected) {
     if (it->path().filename() == "forked.pid") runs += it->path().string() + "\n";
   }
   EXPECT_EQ(runs, "") << "checkpoints of the ended run were not collected";
+}
+
+// A restarted slave hands the containers it keeps to its isolators with
+// their sandboxes and resources: disk/du watches a kept one again, its disk
+// included.
+TEST_F(RecoveryTest, DiskDuWatchesAKeptContainerWithItsDiskAfterARestart) {
+  pid_t run = -1, executor = -1;
+  ASSERT_NO_FATAL_FAILURE(launch("kept", &run, &executor, "cpus:0.1;mem:32;disk:4"));
+  ASSERT_NO_FATAL_FAILURE(killSlave());
+  ASSERT_NO_FATAL_FAILURE(restartSlave({"--isolation=posix/cpu,posix/mem,disk/du"}));
+  const process::Address slave{0x7f000001, port_};
+  json::Value statistics;
+  bool watched = waitUntil(
+      [&] {
+        json::Value all = getJson(slave, "/monitor/statistics");
+        if (!all.isArray() || all.array().size() != 1) return false;
+        statistics = all.array()[0]["statistics"];
+        return statistics["disk_limit_bytes"].isNumber() &&
+               statistics["disk_used_bytes"].isNumber();
+      },
+      60s);
+  ASSERT_TRUE(watched) << "the kept container is not measured: "
+                       << json::stringify(getJson(slave, "/monitor/statistics"));
+  EXPECT_EQ(4 << 20, statistics["disk_limit_bytes"].integer());
+  EXPECT_GT(statistics["disk_used_bytes"].integer(), 0);
+  EXPECT_FALSE(dead(executor)) << "the executor did not survive the restart";
 }
 
 }  // namespace

@@ -154,25 +154,22 @@ TEST_F(DiskDuTest, WithoutEnforcingUsageIsOnlyMeasured) {
   EXPECT_FALSE(isolator.limitation(box.containerId));
 }
 
-TEST_F(DiskDuTest, ItIsNamedByIsolationAndAfterARestartFindsTheSandboxesItKeeps) {
-  const std::string run = dir_ + "/slaves/S0/frameworks/F/executors/E/runs/kept";
-  std::filesystem::create_directories(run);
-  write(run + "/out", 2);
+TEST_F(DiskDuTest, ItIsNamedByIsolationAndAfterARestartWatchesTheContainersKept) {
   IsolationOptions options;
   options.isolation = "posix/cpu,disk/du";
-  options.workDir = dir_;
   auto isolators = createIsolators(options);
   ASSERT_TRUE(isolators.ok()) << isolators.error().message;
   ASSERT_EQ(2u, isolators->size());
   auto& disk = isolators->back();
   EXPECT_EQ("disk/du", disk->name());
+  ContainerConfig kept = config("kept", "cpus:1;mem:32;disk:5");
+  write(kept.directory + "/out", 2);
   ASSERT_TRUE(disk->recover({{"kept", 1234}}).ok());
-  ContainerID kept;
-  kept.set_value("kept");
+  disk->recovered(kept);
   ResourceStatistics statistics;
-  ASSERT_TRUE(disk->usage(kept, &statistics).ok());
+  ASSERT_TRUE(disk->usage(kept.containerId, &statistics).ok());
   EXPECT_GE(statistics.disk_used_bytes(), 2u << 20);
-  EXPECT_FALSE(statistics.has_disk_limit_bytes());  // known from its next update()
+  EXPECT_EQ(5u << 20, statistics.disk_limit_bytes());
 }
 
 }  // namespace

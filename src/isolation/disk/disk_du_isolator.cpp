@@ -67,24 +67,13 @@ uint64_t DiskDuIsolator::measure(const std::string& directory) {
   return bytes;
 }
 
-Result<void> DiskDuIsolator::recover(const std::map<std::string, pid_t>& known) {
-  // A kept container's sandbox is .../executors/<id>/runs/<container id>
-  // under the work directory; its limit comes with its next update().
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (known.empty() || options_.workDir.empty()) return {};
-  std::error_code ec;
-  const std::filesystem::path slaves = std::filesystem::path(options_.workDir) / "slaves";
-  for (std::filesystem::recursive_directory_iterator it(slaves, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    // <slave id>/frameworks/<id>/executors/<id>/runs/<container id>: depth 6.
-    if (it.depth() < 6) continue;
-    it.disable_recursion_pending();
-    const std::filesystem::path& path = it->path();
-    if (path.parent_path().filename() == "runs" && known.count(path.filename().string()) != 0) {
-      containers_[path.filename().string()].directory = path.string();
-    }
-  }
+Result<void> DiskDuIsolator::recover(const std::map<std::string, pid_t>&) {
+  // The kept containers come with their sandboxes in recovered().
   return {};
+}
+
+void DiskDuIsolator::recovered(const mesos::isolation::ContainerConfig& config) {
+  (void)prepare(config);  // watched as one launched now: its sandbox and its disk
 }
 
 Result<mesos::isolation::LaunchRequirements> DiskDuIsolator::prepare(

@@ -24,7 +24,6 @@ namespace mesos::internal::isolation {
 struct DiskDuOptions {
   std::chrono::milliseconds interval{15000};  // --container_disk_watch_interval
   bool enforce = false;                       // --enforce_container_disk_quota
-  std::string workDir;  // the slave's --work_dir: where recovered sandboxes are found
   mesos::isolation::LimitationCallback onLimitation;
 };
 
@@ -35,6 +34,7 @@ class DiskDuIsolator : public mesos::isolation::Isolator {
 
   std::string name() const override { return "disk/du"; }
   Result<void> recover(const std::map<std::string, pid_t>& known) override;
+  void recovered(const mesos::isolation::ContainerConfig& config) override;
   Result<mesos::isolation::LaunchRequirements> prepare(
       const mesos::isolation::ContainerConfig& config) override;
   Result<void> isolate(const ContainerID&, pid_t) override { return {}; }
