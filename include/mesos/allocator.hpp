@@ -127,6 +127,13 @@ class Allocator {
                                 const Resources& resources,
                                 const std::optional<Filters>& filters) = 0;
 
+  // A framework's offer operations (RESERVE, UNRESERVE, CREATE, DESTROY)
+  // turned `from`, which it was offered on that slave, into `to` (the same
+  // amounts, reserved or made volumes differently): the slave's total and
+  // what the framework holds there change alike, and nothing is freed.
+  virtual void updateAllocation(const FrameworkID& frameworkId, const SlaveID& slaveId,
+                                const Resources& from, const Resources& to) = 0;
+
   // A framework asks for resources (ResourceRequestMessage); a hint.
   virtual void requestResources(const FrameworkID& frameworkId,
                                 const std::vector<Request>& requests) = 0;

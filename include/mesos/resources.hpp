@@ -36,6 +36,30 @@ class Resources {
   static Result<void> validate(const Resource& resource);
   static Result<void> validate(const google::protobuf::RepeatedPtrField<Resource>& resources);
 
+  // The reservation part of validate(): the stack (`reservations`) is
+  // typed, each entry refines the one before it (a role under it), and the
+  // older fields (`role`, `reservation`), where set, agree with its top.
+  static Result<void> validateReservations(const Resource& resource);
+
+  // Reservations and volumes (docs/reservations.md). Every resource a
+  // Resources holds is in one canonical form: the reservation stack filled
+  // in, and `role` and `reservation` (principal and labels of a DYNAMIC
+  // top) set from its top, so that both forms can be read.
+  static bool isReserved(const Resource& resource) { return resource.role() != "*"; }
+  static bool isDynamicallyReserved(const Resource& resource);
+  static bool isPersistentVolume(const Resource& resource) {
+    return resource.has_disk() && resource.disk().has_persistence();
+  }
+  // With its last reservation undone (the role of the one before, or "*"),
+  // or another one pushed on top; both in canonical form.
+  static Resource popReservation(const Resource& resource);
+  static Resource pushReservation(const Resource& resource,
+                                  const Resource::ReservationInfo& reservation);
+  // As offered to a framework: the older form (`role`, `reservation`) for
+  // one without the RESERVATION_REFINEMENT capability, the stack alone for
+  // one with it, as Apache Mesos 1.x sends them.
+  static void toFrameworkFormat(Resource* resource, bool refinement);
+
   bool empty() const { return list().empty(); }
   size_t size() const { return list().size(); }
 

@@ -133,6 +133,11 @@ void AllocatorActor::recoverResources(const FrameworkID& frameworkId, const Slav
   soon(slaveId);
 }
 
+void AllocatorActor::updateAllocation(const FrameworkID& frameworkId, const SlaveID& slaveId,
+                                      const Resources& from, const Resources& to) {
+  allocator_->updateAllocation(frameworkId, slaveId, from, to);
+}
+
 void AllocatorActor::requestResources(const FrameworkID& frameworkId,
                                       const std::vector<Request>& requests) {
   allocator_->requestResources(frameworkId, requests);

@@ -42,6 +42,8 @@ class AllocatorActor : public process::Actor {
   void deactivateSlave(const SlaveID& slaveId);
   void recoverResources(const FrameworkID& frameworkId, const SlaveID& slaveId,
                         const Resources& resources, const std::optional<Filters>& filters);
+  void updateAllocation(const FrameworkID& frameworkId, const SlaveID& slaveId,
+                        const Resources& from, const Resources& to);
   void requestResources(const FrameworkID& frameworkId, const std::vector<Request>& requests);
   void suppressOffers(const FrameworkID& frameworkId);
   void reviveOffers(const FrameworkID& frameworkId);

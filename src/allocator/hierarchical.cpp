@@ -273,6 +273,28 @@ void HierarchicalAllocator::recoverResources(const FrameworkID& frameworkId,
                                         std::chrono::duration<double>(seconds));
 }
 
+void HierarchicalAllocator::updateAllocation(const FrameworkID& frameworkId,
+                                             const SlaveID& slaveId, const Resources& from,
+                                             const Resources& to) {
+  auto seq = frameworkSeqs_.find(frameworkId.value());
+  auto slaveIt = slaveIndex_.find(slaveId.value());
+  if (seq == frameworkSeqs_.end() || slaveIt == slaveIndex_.end()) return;
+  Slave& slave = slaves_[slaveIt->second];
+  auto allocated = slave.allocated.find(seq->second);
+  if (allocated == slave.allocated.end() || !allocated->second.contains(from)) {
+    LOG(WARNING) << "Ignoring a conversion of " << from.toString() << " on slave " << slave.id
+                 << ": framework " << frameworkId.value() << " does not hold it there";
+    return;
+  }
+  allocated->second = allocated->second - from + to;
+  sorter_.unallocated(seq->second, from);
+  sorter_.allocated(seq->second, to);
+  sorter_.removeTotal(from);
+  sorter_.addTotal(to);
+  slave.total = slave.total - from + to;
+  slave.reserved = hasReservation(slave.total);
+}
+
 void HierarchicalAllocator::requestResources(const FrameworkID&, const std::vector<Request>&) {
   // Requests are hints; these policies offer what is free regardless.
 }

@@ -66,6 +66,8 @@ class HierarchicalAllocator : public Allocator {
   void deactivateSlave(const SlaveID& slaveId) override;
   void recoverResources(const FrameworkID& frameworkId, const SlaveID& slaveId,
                         const Resources& resources, const std::optional<Filters>& filters) override;
+  void updateAllocation(const FrameworkID& frameworkId, const SlaveID& slaveId,
+                        const Resources& from, const Resources& to) override;
   void requestResources(const FrameworkID& frameworkId,
                         const std::vector<Request>& requests) override;
   void suppressOffers(const FrameworkID& frameworkId) override;

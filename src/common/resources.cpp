@@ -7,6 +7,7 @@
 #include <cctype>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <tuple>
@@ -37,18 +38,86 @@ int64_t toMillis(double value) {
 
 double fromMillis(int64_t millis) { return static_cast<double>(millis) / 1000.0; }
 
-// Same name, type, role and reservation / disk / revocable markers: such
-// resources merge on addition and are what subtraction and contains() match.
+bool sameLabels(const Labels& a, const Labels& b) {
+  if (a.labels_size() != b.labels_size()) return false;
+  for (int i = 0; i < a.labels_size(); ++i) {
+    if (a.labels(i).key() != b.labels(i).key() || a.labels(i).value() != b.labels(i).value() ||
+        a.labels(i).has_value() != b.labels(i).has_value()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool sameReservation(const Resource::ReservationInfo& a, const Resource::ReservationInfo& b) {
+  return a.type() == b.type() && a.role() == b.role() && a.principal() == b.principal() &&
+         a.has_labels() == b.has_labels() && sameLabels(a.labels(), b.labels());
+}
+
+// Same name, type, role, reservations, disk, revocable, shared and
+// allocation role: such resources merge on addition and are what
+// subtraction and contains() match. Both are in the canonical form add()
+// keeps (the reservation stack filled in), so the stack decides for the
+// older `reservation` field too.
 bool sameKind(const Resource& a, const Resource& b) {
   using google::protobuf::util::MessageDifferencer;
   if (a.name() != b.name() || a.type() != b.type() || a.role() != b.role()) return false;
-  if (a.has_disk() != b.has_disk() || a.has_reservation() != b.has_reservation() ||
-      a.has_revocable() != b.has_revocable()) {
+  if (a.has_disk() != b.has_disk() || a.reservations_size() != b.reservations_size() ||
+      a.has_revocable() != b.has_revocable() || a.has_shared() != b.has_shared() ||
+      a.allocation_info().role() != b.allocation_info().role()) {
     return false;
   }
+  for (int i = 0; i < a.reservations_size(); ++i) {
+    if (!sameReservation(a.reservations(i), b.reservations(i))) return false;
+  }
   if (a.has_disk() && !MessageDifferencer::Equals(a.disk(), b.disk())) return false;
-  if (a.has_reservation() && !MessageDifferencer::Equals(a.reservation(), b.reservation())) return false;
   return true;
+}
+
+// The canonical form every Resources holds: the reservation stack filled
+// in from the older `role` + `reservation` form (a role with no stack is one
+// STATIC reservation, or DYNAMIC with `reservation`'s principal and labels),
+// and `role` and `reservation` set from the stack's top. A resource whose two
+// forms disagree is left as it is; validate() refuses it.
+bool canonical(const Resource& r) {
+  if (r.reservations_size() == 0) return r.role() == "*" && !r.has_reservation();
+  const auto& top = r.reservations(r.reservations_size() - 1);
+  if (!r.has_role() || r.role() != top.role()) return false;
+  if (top.type() == Resource::ReservationInfo::DYNAMIC) {
+    return r.has_reservation() && r.reservation().principal() == top.principal() &&
+           r.reservation().has_principal() == top.has_principal() &&
+           r.reservation().has_labels() == top.has_labels() &&
+           sameLabels(r.reservation().labels(), top.labels());
+  }
+  return !r.has_reservation();
+}
+
+void canonicalize(Resource* r) {
+  if (r->reservations_size() == 0) {
+    if (r->role() == "*") {
+      r->clear_reservation();
+      return;
+    }
+    auto* reservation = r->add_reservations();
+    reservation->set_role(r->role());
+    if (r->has_reservation()) {
+      reservation->set_type(Resource::ReservationInfo::DYNAMIC);
+      if (r->reservation().has_principal()) reservation->set_principal(r->reservation().principal());
+      if (r->reservation().has_labels()) *reservation->mutable_labels() = r->reservation().labels();
+    } else {
+      reservation->set_type(Resource::ReservationInfo::STATIC);
+    }
+  }
+  const auto& top = r->reservations(r->reservations_size() - 1);
+  r->set_role(top.role());
+  if (top.type() == Resource::ReservationInfo::DYNAMIC) {
+    auto* reservation = r->mutable_reservation();
+    reservation->Clear();
+    if (top.has_principal()) reservation->set_principal(top.principal());
+    if (top.has_labels()) *reservation->mutable_labels() = top.labels();
+  } else {
+    r->clear_reservation();
+  }
 }
 
 std::vector<Interval> intervals(const Value::Ranges& ranges) {
@@ -373,7 +442,93 @@ Result<void> Resources::validate(const Resource& resource) {
       return Error{named(resource) + ": " + valid.error().message};
     }
   }
+  if (auto reserved = validateReservations(resource); !reserved) return reserved;
   return wellFormed(resource);
+}
+
+Result<void> Resources::validateReservations(const Resource& resource) {
+  auto fail = [&](const std::string& why) { return Error{named(resource) + ": " + why}; };
+  if (resource.reservations_size() == 0) {
+    if (resource.role() == "*" && resource.has_reservation()) {
+      return fail("an unreserved resource (role '*') cannot have a reservation");
+    }
+    return {};
+  }
+  std::string parent;
+  for (int i = 0; i < resource.reservations_size(); ++i) {
+    const auto& reservation = resource.reservations(i);
+    if (reservation.type() != Resource::ReservationInfo::STATIC &&
+        reservation.type() != Resource::ReservationInfo::DYNAMIC) {
+      return fail("reservation " + std::to_string(i) + " has no type (STATIC or DYNAMIC)");
+    }
+    if (!reservation.has_role() || reservation.role() == "*") {
+      return fail("reservation " + std::to_string(i) + " has no role (or role '*')");
+    }
+    if (auto valid = roles::validate(reservation.role()); !valid) {
+      return fail(valid.error().message);
+    }
+    if (reservation.type() == Resource::ReservationInfo::STATIC && i > 0) {
+      return fail("a STATIC reservation can only be the first of the stack");
+    }
+    if (i > 0 && reservation.role().rfind(parent + "/", 0) != 0) {
+      return fail("reservation role '" + reservation.role() + "' does not refine '" + parent +
+                  "' (it must be a role under it)");
+    }
+    parent = reservation.role();
+  }
+  const auto& top = resource.reservations(resource.reservations_size() - 1);
+  if (resource.has_role() && resource.role() != top.role()) {
+    return fail("role '" + resource.role() + "' is not the role of its last reservation '" +
+                top.role() + "'");
+  }
+  if (resource.has_reservation()) {
+    if (top.type() != Resource::ReservationInfo::DYNAMIC) {
+      return fail("'reservation' is set but its last reservation is STATIC");
+    }
+    if (resource.reservation().principal() != top.principal()) {
+      return fail("'reservation' names principal '" + resource.reservation().principal() +
+                  "' but its last reservation '" + top.principal() + "'");
+    }
+  }
+  return {};
+}
+
+bool Resources::isDynamicallyReserved(const Resource& resource) {
+  if (resource.reservations_size() > 0) {
+    return resource.reservations(resource.reservations_size() - 1).type() ==
+           Resource::ReservationInfo::DYNAMIC;
+  }
+  return resource.has_reservation();
+}
+
+Resource Resources::popReservation(const Resource& resource) {
+  Resource out = resource;
+  if (!canonical(out)) canonicalize(&out);
+  if (out.reservations_size() == 0) return out;
+  out.mutable_reservations()->RemoveLast();
+  out.set_role(out.reservations_size() == 0 ? "*" : out.reservations(out.reservations_size() - 1).role());
+  out.clear_reservation();
+  canonicalize(&out);
+  return out;
+}
+
+Resource Resources::pushReservation(const Resource& resource,
+                                    const Resource::ReservationInfo& reservation) {
+  Resource out = resource;
+  if (!canonical(out)) canonicalize(&out);
+  *out.add_reservations() = reservation;
+  out.set_role(reservation.role());
+  canonicalize(&out);
+  return out;
+}
+
+void Resources::toFrameworkFormat(Resource* resource, bool refinement) {
+  if (refinement) {
+    resource->clear_role();
+    resource->clear_reservation();
+  } else {
+    resource->clear_reservations();
+  }
 }
 
 Result<void> Resources::validate(const google::protobuf::RepeatedPtrField<Resource>& resources) {
@@ -384,8 +539,15 @@ Result<void> Resources::validate(const google::protobuf::RepeatedPtrField<Resour
   return {};
 }
 
-void Resources::add(const Resource& resource) {
-  if (!wellFormed(resource) || isEmpty(resource)) return;
+void Resources::add(const Resource& given) {
+  if (!wellFormed(given) || isEmpty(given)) return;
+  std::optional<Resource> upgraded;
+  if (!canonical(given)) {
+    if (!validateReservations(given)) return;
+    upgraded = given;
+    canonicalize(&*upgraded);
+  }
+  const Resource& resource = upgraded ? *upgraded : given;
   std::vector<Resource>& list = mutableList();
   for (auto& existing : list) {
     if (!sameKind(existing, resource)) continue;
@@ -414,6 +576,7 @@ void Resources::add(const Resource& resource) {
   }
   Resource copy = resource;
   if (!copy.has_role()) copy.set_role(copy.role());  // make the default role explicit
+  if (!canonical(copy)) canonicalize(&copy);
   switch (copy.type()) {
     case Value::SCALAR:
       copy.mutable_scalar()->set_value(fromMillis(toMillis(copy.scalar().value())));
@@ -430,8 +593,15 @@ void Resources::add(const Resource& resource) {
   list.push_back(std::move(copy));
 }
 
-void Resources::subtract(const Resource& resource) {
-  if (!wellFormed(resource) || isEmpty(resource)) return;
+void Resources::subtract(const Resource& given) {
+  if (!wellFormed(given) || isEmpty(given)) return;
+  std::optional<Resource> upgraded;
+  if (!canonical(given)) {
+    if (!validateReservations(given)) return;
+    upgraded = given;
+    canonicalize(&*upgraded);
+  }
+  const Resource& resource = upgraded ? *upgraded : given;
   std::vector<Resource>& list = mutableList();
   for (auto it = list.begin(); it != list.end(); ++it) {
     if (!sameKind(*it, resource)) continue;
@@ -522,6 +692,7 @@ Resources Resources::flatten(const std::string& role) const {
     Resource copy = resource;
     copy.set_role(role);
     copy.clear_reservation();
+    copy.clear_reservations();
     out.add(copy);
   }
   return out;

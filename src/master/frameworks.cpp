@@ -409,6 +409,12 @@ void Master::schedulerCall(const UPID& from, const scheduler::Call& call) {
     case scheduler::Call::ACCEPT:
       acceptOffers(from, *f, call.accept());
       return;
+    case scheduler::Call::ACKNOWLEDGE_OPERATION_STATUS:
+      acknowledgeOperationStatus(*f, call.acknowledge_operation_status());
+      return;
+    case scheduler::Call::RECONCILE_OPERATIONS:
+      reconcileOperations(*f, call.reconcile_operations());
+      return;
     case scheduler::Call::DECLINE: {
       LaunchTasksMessage decline;
       *decline.mutable_framework_id() = id;
@@ -490,27 +496,6 @@ void Master::schedulerCall(const UPID& from, const scheduler::Call& call) {
                    << ": SUBSCRIBE is an HTTP request (POST /api/v1/scheduler)";
       metrics_.invalidFrameworkMessages++;
   }
-}
-
-// ACCEPT as a launch: the LAUNCH operations' tasks go on the offers as
-// launchTasks() puts them; the other operations (reservations, volumes) are
-// not served here, so their resources go back with the rest of the offers.
-void Master::acceptOffers(const UPID& from, const Framework& framework,
-                          const scheduler::Call::Accept& accept) {
-  LaunchTasksMessage launch;
-  *launch.mutable_framework_id() = framework.id;
-  *launch.mutable_offer_ids() = accept.offer_ids();
-  if (accept.has_filters()) *launch.mutable_filters() = accept.filters();
-  for (const Offer::Operation& operation : accept.operations()) {
-    if (operation.type() == Offer::Operation::LAUNCH) {
-      for (const TaskInfo& task : operation.launch().task_infos()) *launch.add_tasks() = task;
-    } else {
-      LOG(WARNING) << "Refusing operation " << Offer::Operation::Type_Name(operation.type())
-                   << " of framework " << framework.id.value()
-                   << ": only LAUNCH is served; its resources go back to the allocator";
-    }
-  }
-  launchTasks(from, launch);
 }
 
 }  // namespace mesos::internal::master

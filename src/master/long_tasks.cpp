@@ -42,7 +42,8 @@ bool isLongTask(const Labels& labels) {
   return false;
 }
 
-Result<void> Master::checkLongTaskShare(const Slave& s, const TaskInfo& task) const {
+Result<void> Master::checkLongTaskShare(const Slave& s, const TaskInfo& task,
+                                        const Resources& alsoLong) const {
   if (flags_.long_task_share >= 1 || !isLongTask(task.labels())) return {};
   Resources resources(task.resources());
   for (const Resource& resource : resources) {
@@ -51,7 +52,7 @@ Result<void> Master::checkLongTaskShare(const Slave& s, const TaskInfo& task) co
     double total = s.total.scalar(name);
     // Validation already refused resources the slave does not have.
     if (total <= 0) continue;
-    double after = s.longUsed.scalar(name) + resources.scalar(name);
+    double after = s.longUsed.scalar(name) + alsoLong.scalar(name) + resources.scalar(name);
     if (after > flags_.long_task_share * total + kEpsilon) {
       return Error{"long tasks may hold at most " + percent(flags_.long_task_share) +
                    " of slave " + s.id.value() + "'s " + name + "; this task would bring them to " +

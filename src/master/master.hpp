@@ -192,8 +192,7 @@ class Master : public process::Actor {
   void suppressOffers(const UPID& from, const SuppressOffersMessage& message);
   // The v1 Call that Apache Mesos v0 drivers use for SUPPRESS (and REVIVE).
   void schedulerCall(const UPID& from, const scheduler::Call& call);
-  void acceptOffers(const UPID& from, const Framework& framework,
-                    const scheduler::Call::Accept& accept);
+  void acceptOffers(const UPID& from, Framework& framework, const scheduler::Call::Accept& accept);
   Framework* addFramework(const FrameworkInfo& info, const UPID& pid);
   void failoverFramework(Framework& framework, const UPID& newPid);
   // The slaves holding the framework's tasks or executors.
@@ -286,9 +285,45 @@ class Master : public process::Actor {
   void deactivateSlave(Slave& slave);
   void activateSlave(Slave& slave);
   Slave* slaveFrom(const UPID& from, const SlaveID& id, const char* what);
+  // A (re-)registering slave's total with the reservations and volumes it
+  // checkpointed; ignored, with a warning, when they do not fit it.
+  void withCheckpointed(Slave& slave,
+                        const google::protobuf::RepeatedPtrField<Resource>& checkpointed);
+
+  // operations.cpp: an ACCEPT's operations (a LaunchTasksMessage is an
+  // ACCEPT with one LAUNCH), checked as a whole, then applied in order.
+  void launchTasks(const UPID& from, const LaunchTasksMessage& message);
+  void applyOffers(Framework& framework, const google::protobuf::RepeatedPtrField<OfferID>& ids,
+                   const google::protobuf::RepeatedPtrField<Offer::Operation>& operations,
+                   const Filters& filters);
+  // The roles a framework may reserve for and use: FrameworkInfo.roles with
+  // MULTI_ROLE, its `role` otherwise.
+  static std::vector<std::string> frameworkRoles(const FrameworkInfo& info);
+  // What RESERVE, UNRESERVE, CREATE and DESTROY need beyond their own shape
+  // (operations::conversion()): roles (`roles`: the framework's; null for an
+  // operator), principals, the ACLs, volumes that exist (or not) in `total`
+  // and are not in use on `slave`. The error names every problem.
+  Result<void> checkOperation(const std::optional<std::string>& principal,
+                              const std::vector<std::string>* roles, bool refinement,
+                              const Slave& slave, const Offer::Operation& operation,
+                              const Resources& total) const;
+  // The slave's total is now `total`: kept, and the slave told what to
+  // checkpoint (its dynamic reservations and volumes).
+  void convertOnSlave(Slave& slave, const Resources& total);
+  // An operation's status to its framework, if it carried an id; kept for
+  // acknowledgement and reconciliation unless it is an error.
+  void sendOperationStatus(Framework& framework, const Offer::Operation& operation,
+                           const SlaveID& slaveId, OperationState state,
+                           const std::string& message);
+
+  void acknowledgeOperationStatus(Framework& framework,
+                                  const scheduler::Call::AcknowledgeOperationStatus& ack);
+  // The latest status of each operation named (all the framework's when
+  // none is): OPERATION_UNKNOWN for one this master does not hold.
+  void reconcileOperations(Framework& framework,
+                           const scheduler::Call::ReconcileOperations& reconcile);
 
   // offers.cpp
-  void launchTasks(const UPID& from, const LaunchTasksMessage& message);
   // Takes an outstanding offer back: tells its framework (RescindResource-
   // OfferMessage) and, with `recover`, returns its resources to the
   // allocator.
@@ -750,8 +785,10 @@ class Master : public process::Actor {
   bool protectedByGuarantee(const FrameworkID& frameworkId, const Resources& resources);
   // Fails, with the message for TASK_ERROR, when launching `task` (long) on
   // `slave` would take the slave's long tasks past --long_task_share of its
-  // total of some scalar. Succeeds for a task that is not long. O(resources).
-  Result<void> checkLongTaskShare(const Slave& slave, const TaskInfo& task) const;
+  // total of some scalar, counting `alsoLong` (long tasks of the same call,
+  // not added yet). Succeeds for a task that is not long. O(resources).
+  Result<void> checkLongTaskShare(const Slave& slave, const TaskInfo& task,
+                                  const Resources& alsoLong = Resources()) const;
   // A task whose resources the master now counts on `slave` (launched, or
   // reported by a re-registering slave while not terminal): adds a long task
   // to Slave::longUsed, starts a short task's --short_task_max_duration

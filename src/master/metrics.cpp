@@ -60,6 +60,8 @@ std::string Master::metricsJson() {
   metrics["master/offers_rescinded"] = metrics_.offersRescinded;
   metrics["master/tasks_launched"] = metrics_.tasksLaunched;
   metrics["master/invalid_tasks"] = metrics_.tasksInvalid;
+  metrics["master/operations/finished"] = metrics_.operationsFinished;
+  metrics["master/operations/error"] = metrics_.operationsError;
   metrics["master/valid_status_updates"] = metrics_.statusUpdates - metrics_.invalidStatusUpdates;
   metrics["master/invalid_status_updates"] = metrics_.invalidStatusUpdates;
   metrics["master/invalid_framework_to_executor_messages"] = metrics_.invalidFrameworkMessages;

@@ -28,6 +28,8 @@ struct Metrics {
   uint64_t offersRescinded = 0;
   uint64_t tasksLaunched = 0;
   uint64_t tasksInvalid = 0;
+  uint64_t operationsFinished = 0;  // RESERVE, UNRESERVE, CREATE, DESTROY applied
+  uint64_t operationsError = 0;     // ... refused (their call applied nothing)
   uint64_t statusUpdates = 0;
   uint64_t invalidStatusUpdates = 0;
   uint64_t invalidFrameworkMessages = 0;

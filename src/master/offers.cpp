@@ -1,9 +1,8 @@
-// Offers: made from the allocator's allocations, answered by LaunchTasks
-// (with tasks, or none for a decline), rescinded, timed out.
+// Offers: made from the allocator's allocations, rescinded, timed out (they
+// are answered in operations.cpp).
 #include <glog/logging.h>
 
 #include "master/master.hpp"
-#include "master/validation.hpp"
 #include "process/dispatch.hpp"
 
 namespace mesos::internal::master {
@@ -23,6 +22,10 @@ void Master::offer(const FrameworkID& frameworkId,
     return;
   }
   ResourceOffersMessage message;
+  bool refinement = false;
+  for (const auto& capability : f->info.capabilities()) {
+    if (capability.type() == FrameworkInfo::Capability::RESERVATION_REFINEMENT) refinement = true;
+  }
   for (auto& entry : resources) {
     Slave* s = slave(entry.slaveId.value());
     if (s == nullptr) continue;  // removed meanwhile; the allocator knows
@@ -42,7 +45,13 @@ void Master::offer(const FrameworkID& frameworkId,
         machine != nullptr && machine->info.has_unavailability()) {
       *record.offer.mutable_unavailability() = machine->info.unavailability();
     }
-    message.add_offers()->CopyFrom(record.offer);
+    Offer* sent = message.add_offers();
+    sent->CopyFrom(record.offer);
+    // Reserved resources in the form the framework reads (Apache's
+    // RESERVATION_REFINEMENT); unreserved ones are the same in both.
+    for (Resource& resource : *sent->mutable_resources()) {
+      if (resource.reservations_size() > 0) Resources::toFrameworkFormat(&resource, refinement);
+    }
     message.add_pids(s->pid.toString());
   }
   if (message.offers_size() == 0) return;
@@ -86,121 +95,6 @@ void Master::offerTimedOut(const std::string& offerId) {
   if (registry_.offer(offerId) == nullptr) return;
   LOG(INFO) << "Offer " << offerId << " timed out; rescinding it";
   rescindOffer(offerId, true);
-}
-
-void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
-  Framework* f = frameworkFrom(from, message.framework_id(), "LaunchTasksMessage");
-  if (f == nullptr) return;
-  Filters filters = message.has_filters() ? message.filters() : Filters();
-
-  // The offers must exist, be this framework's, and be on one slave. Every
-  // offer of this framework the message names is used up by it: on any
-  // error they all go back to the allocator, unfiltered.
-  std::vector<std::string> offerIds;  // this framework's offers, once each
-  std::unordered_set<std::string> seen;
-  std::vector<std::string> errors;
-  Slave* s = nullptr;
-  Resources offered;
-  for (const OfferID& id : message.offer_ids()) {
-    if (!seen.insert(id.value()).second) {
-      errors.push_back("offer " + id.value() + " appears twice");
-      continue;
-    }
-    const OfferRecord* record = registry_.offer(id.value());
-    if (record == nullptr) {
-      errors.push_back("offer " + id.value() + " is no longer valid");
-      continue;
-    }
-    const Offer& offer = record->offer;
-    if (offer.framework_id().value() != f->id.value()) {
-      errors.push_back("offer " + id.value() + " was not made to this framework");
-      continue;
-    }
-    offerIds.push_back(id.value());
-    Slave* offerSlave = slave(offer.slave_id().value());
-    if (offerSlave == nullptr) {
-      errors.push_back("offer " + id.value() + " is on a slave that is gone");
-    } else if (s != nullptr && s != offerSlave) {
-      errors.push_back("offers are on more than one slave (" + s->id.value() + " and " +
-                       offerSlave->id.value() + ")");
-    } else {
-      s = offerSlave;
-      offered += record->resources;
-    }
-  }
-  if (message.offer_ids_size() == 0 && message.tasks_size() > 0) {
-    errors.push_back("no offers given");
-  }
-
-  if (!errors.empty()) {
-    std::string offerError;
-    for (const std::string& error : errors) offerError += (offerError.empty() ? "" : "; ") + error;
-    LOG(WARNING) << "Framework " << f->id.value() << ": launch refused: " << offerError;
-    for (const TaskInfo& task : message.tasks()) {
-      sendMasterUpdate(*f, task.slave_id(), task.task_id(), TASK_LOST,
-                       TaskStatus::REASON_INVALID_OFFERS,
-                       "Task launched with invalid offers: " + offerError);
-      metrics_.tasksInvalid++;
-      registry_.countRefused(TASK_LOST);
-    }
-    for (const std::string& offerId : offerIds) recoverOffer(offerId);
-    return;
-  }
-  if (s == nullptr) return;  // no offers and no tasks: nothing to do
-
-  if (message.tasks_size() == 0) metrics_.offersDeclined += offerIds.size();
-
-  Resources available = offered;
-  std::unordered_set<std::string> launched;  // task ids in this message
-  std::unordered_set<std::string> newExecutors;
-  size_t executorsOnSlave = s->executorCount;
-
-  for (const TaskInfo& task : message.tasks()) {
-    if (auto allowed = authorizeTask(*f, task); !allowed) {
-      LOG(WARNING) << "Framework " << f->id.value() << ": " << allowed.error().message;
-      sendMasterUpdate(*f, s->id, task.task_id(), TASK_ERROR,
-                       TaskStatus::REASON_TASK_UNAUTHORIZED, allowed.error().message);
-      metrics_.tasksInvalid++;
-      registry_.countRefused(TASK_ERROR);
-      continue;
-    }
-    TaskContext context{*f, *s, available, launched, newExecutors, executorsOnSlave,
-                        flags_.max_executors_per_slave};
-    auto used = validateTask(task, context);
-    if (auto share = used ? checkLongTaskShare(*s, task) : Result<void>(); !share) {
-      used = share.error();
-    }
-    if (!used) {
-      LOG(WARNING) << "Framework " << f->id.value() << ": task '" << task.task_id().value()
-                   << "' is invalid: " << used.error().message;
-      sendMasterUpdate(*f, s->id, task.task_id(), TASK_ERROR, TaskStatus::REASON_TASK_INVALID,
-                       used.error().message);
-      metrics_.tasksInvalid++;
-      registry_.countRefused(TASK_ERROR);
-      continue;
-    }
-    available -= *used;
-    launched.insert(task.task_id().value());
-    if (task.has_executor() &&
-        registry_.executor(*s, f->id.value(), task.executor().executor_id().value()) == nullptr) {
-      if (newExecutors.insert(task.executor().executor_id().value()).second) executorsOnSlave++;
-    }
-    addTask(*f, *s, task);
-    RunTaskMessage run;
-    run.mutable_framework()->CopyFrom(f->info);
-    run.set_pid(f->pid.toString());
-    run.mutable_task()->CopyFrom(task);
-    send(s->pid, std::move(run));
-    metrics_.tasksLaunched++;
-  }
-
-  for (const std::string& offerId : offerIds) removeOffer(offerId);
-  // Standing filters (Filters.offer_filters) reach the allocator even when
-  // nothing is left over.
-  if (!available.empty() || filters.has_offer_filters()) {
-    dispatch(allocator_.pid(), &AllocatorActor::recoverResources, f->id, s->id, available,
-             std::optional<Filters>(filters));
-  }
 }
 
 }  // namespace mesos::internal::master

@@ -174,6 +174,13 @@ Slave& Registry::addSlave(const SlaveID& id, SlaveInfo info, const UPID& pid,
   return slave;
 }
 
+void Registry::setTotal(Slave& slave, const Resources& total) {
+  clusterTotal_ -= slave.total;
+  slave.total = total;
+  clusterTotal_ += slave.total;
+  dropChunk(slave);
+}
+
 void Registry::setPid(Slave& slave, const UPID& pid) {
   if (auto it = slavesByPid_.find(slave.pid); it != slavesByPid_.end() && it->second == &slave) {
     slavesByPid_.erase(it);

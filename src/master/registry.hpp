@@ -119,6 +119,9 @@ struct Framework {
   std::vector<size_t> freeTaskSlots;
   mutable std::vector<Fragment> taskChunks;
   std::unordered_map<std::string, size_t> executorSlaves;  // slave id -> its executors there
+  // Its offer operations that carried an id, by that id, until their
+  // status is acknowledged (operations.cpp).
+  std::unordered_map<std::string, Operation> operations;
   std::unordered_set<std::string> offers;                  // offer ids
   Resources used;
   Resources offered;
@@ -237,6 +240,9 @@ class Registry {
   Slave& addSlave(const SlaveID& id, SlaveInfo info, const UPID& pid,
                   const std::string& version, double now);
   void setPid(Slave& slave, const UPID& pid);
+  // Its total after offer operations (reservations, volumes) or with what
+  // it checkpointed.
+  void setTotal(Slave& slave, const Resources& total);
   // What `slave` declared (re-)registering; its /state is redone when it
   // changed.
   void setCapabilities(Slave& slave,

@@ -4,6 +4,7 @@
 #include <functional>
 #include <string_view>
 
+#include "common/operations.hpp"
 #include "master/master.hpp"
 #include "process/dispatch.hpp"
 
@@ -86,11 +87,13 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
   // Admitted in the registry first, then registered and answered.
   dispatch(registrar_.pid(), &registrar::Registrar::admit, admitted, now())
       .then(self(), [this, from, admitted, version = message.version(),
-                     capabilities = message.agent_capabilities()](const Result<bool>& done) {
+                     capabilities = message.agent_capabilities(),
+                     checkpointed = message.checkpointed_resources()](const Result<bool>& done) {
         admitting_.erase(from);
         if (!done) return registryFailed(done.error());
         Slave& s = registry_.addSlave(admitted.id(), admitted, from, version, now());
         registry_.setCapabilities(s, capabilities);
+        withCheckpointed(s, checkpointed);
         operatorEvents_.agentAdded(s);
         link(from);
         metrics_.slavesRegistered++;
@@ -270,6 +273,10 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     LOG(INFO) << "Slave " << s->id.value() << " at " << from << " re-registered";
     registry_.setCapabilities(*s, message.agent_capabilities());
     if (!s->active) activateSlave(*s);
+    // It may have missed a CheckpointResourcesMessage while disconnected.
+    if (!(operations::checkpointable(s->total) == Resources(message.checkpointed_resources()))) {
+      convertOnSlave(*s, s->total);
+    }
     killOrphans(*s, message);
     answerDeferred(*s);
     send(from, reregistered(*s, flags_, &message));
@@ -335,6 +342,23 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
       });
 }
 
+void Master::withCheckpointed(Slave& s,
+                              const google::protobuf::RepeatedPtrField<Resource>& checkpointed) {
+  if (checkpointed.empty()) return;
+  if (auto valid = Resources::validate(checkpointed); !valid) {
+    LOG(WARNING) << "Slave " << s.id.value() << " checkpointed invalid resources; ignoring them: "
+                 << valid.error().message;
+    return;
+  }
+  auto total = operations::applyCheckpointed(s.total, Resources(checkpointed));
+  if (!total) {
+    LOG(WARNING) << "Slave " << s.id.value() << ": ignoring its checkpointed resources: "
+                 << total.error().message;
+    return;
+  }
+  registry_.setTotal(s, *total);
+}
+
 Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
                             const std::unordered_set<std::string>& shutDown) {
   SlaveID id = message.slave().id();  // the SlaveInfo is moved into the registry
@@ -342,6 +366,7 @@ Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
   Slave* s = &registry_.addSlave(id, std::move(*message.mutable_slave()), from, message.version(),
                                  now());
   registry_.setCapabilities(*s, message.agent_capabilities());
+  withCheckpointed(*s, message.checkpointed_resources());
   // AGENT_ADDED shows its stored deactivation and drain (Apache's does).
   restoreDrain(*s);
   operatorEvents_.agentAdded(*s);

@@ -49,6 +49,11 @@ Result<Resources> validateTask(const TaskInfo& task, const TaskContext& context)
   if (task.has_executor() == task.has_command()) {
     return Error{"a task needs either an ExecutorInfo or a CommandInfo, not both or neither"};
   }
+  if (task.has_executor() && !task.executor().has_command() &&
+      task.executor().type() != ExecutorInfo::DEFAULT) {
+    return Error{"ExecutorInfo '" + task.executor().executor_id().value() +
+                 "' needs a CommandInfo (only a DEFAULT executor has none)"};
+  }
   if (auto supported = validateUnsupported(task); !supported) return supported.error();
   // A task with an ExecutorInfo gets the same checks: its executor may run
   // the health check as it likes, but it gets one that can work.

@@ -59,31 +59,40 @@ TEST(ClusterTest, CommandTasksFinishOrFailWithTheirExitStatus) {
 }
 
 // acceptOffers with a LAUNCH operation runs its tasks on our master; an
-// operation it does not serve (RESERVE) is refused and its resources come
-// back in later offers.
+// ACCEPT with an invalid operation (a RESERVE of unreserved resources)
+// applies nothing, and its task hears why.
 TEST(ClusterTest, AcceptOffersLaunchesTasks) {
   TestCluster cluster;
   cluster.startSlave("cpus:1;mem:256");
   RecordingScheduler scheduler;
-  auto done = std::make_shared<std::atomic<bool>>(false);
-  scheduler.onOffers = [done](SchedulerDriver* driver, const std::vector<Offer>& offers) {
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  scheduler.onOffers = [calls](SchedulerDriver* driver, const std::vector<Offer>& offers) {
     for (const Offer& offer : offers) {
-      if (done->exchange(true)) {
+      int call = calls->fetch_add(1);
+      if (call > 1) {
         driver->declineOffer(offer.id());
         continue;
       }
       Offer::Operation launch;
       launch.set_type(Offer::Operation::LAUNCH);
-      *launch.mutable_launch()->add_task_infos() = commandTask(offer, "accepted", "echo hi");
-      Offer::Operation reserve;
-      reserve.set_type(Offer::Operation::RESERVE);
-      *reserve.mutable_reserve()->add_resources() = offer.resources(0);
-      driver->acceptOffers({offer.id()}, {launch, reserve});
+      *launch.mutable_launch()->add_task_infos() =
+          commandTask(offer, call == 0 ? "refused" : "accepted", "echo hi");
+      std::vector<Offer::Operation> operations{launch};
+      if (call == 0) {
+        Offer::Operation reserve;
+        reserve.set_type(Offer::Operation::RESERVE);
+        *reserve.mutable_reserve()->add_resources() = offer.resources(0);
+        operations.push_back(reserve);
+      }
+      Filters filters;
+      filters.set_refuse_seconds(0);
+      driver->acceptOffers({offer.id()}, operations, filters);
     }
   };
   MesosSchedulerDriver driver(&scheduler, frameworkInfo(), cluster.masterAddress(), true,
                               &cluster.runtime());
   ASSERT_EQ(DRIVER_RUNNING, driver.start());
+  ASSERT_TRUE(scheduler.awaitStatus("refused", TASK_ERROR));
   EXPECT_TRUE(scheduler.awaitStatus("accepted", TASK_RUNNING));
   EXPECT_TRUE(scheduler.awaitStatus("accepted", TASK_FINISHED));
   driver.stop();

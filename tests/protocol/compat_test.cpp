@@ -43,10 +43,19 @@ std::string renamed(const std::string& name) {
 // `type` became optional, and its enum gained UNKNOWN = 0 in front, so that
 // a capability a master does not know is ignored rather than a missing
 // required field. Each other side still parses what the other sends.
+// Likewise Offer.Operation's `type` (an unknown operation is refused by
+// name, not taken for a malformed call), ExecutorInfo's `command` (a
+// DEFAULT executor has none) and a reservation's `principal` (a STATIC
+// reservation has none).
 bool madeOptional(const std::string& message, const std::string& field) {
-  return message == "FrameworkInfo.Capability" && field == "type";
+  return (message == "FrameworkInfo.Capability" && field == "type") ||
+         (message == "Offer.Operation" && field == "type") ||
+         (message == "ExecutorInfo" && field == "command") ||
+         (message == "Resource.ReservationInfo" && field == "principal");
 }
-bool gainedUnknownFirst(const std::string& name) { return name == "FrameworkInfo.Capability.Type"; }
+bool gainedUnknownFirst(const std::string& name) {
+  return name == "FrameworkInfo.Capability.Type" || name == "Offer.Operation.Type";
+}
 
 const pb::Descriptor* ours(const std::string& name) {
   const pb::DescriptorPool* pool = pb::DescriptorPool::generated_pool();

@@ -51,7 +51,8 @@ class MasterFixture : public ::testing::Test {
     auto peer = std::make_unique<Peer>(id);
     peer->accept<FrameworkRegisteredMessage, FrameworkReregisteredMessage, FrameworkErrorMessage,
                  ResourceOffersMessage, RescindResourceOfferMessage, StatusUpdateMessage,
-                 LostSlaveMessage, ExitedExecutorMessage, ExecutorToFrameworkMessage>();
+                 LostSlaveMessage, ExitedExecutorMessage, ExecutorToFrameworkMessage,
+                 UpdateOperationStatusMessage>();
     peers_.push_back(runtime_->spawn(std::move(peer)));
     return *peers_.back().get();
   }
@@ -62,7 +63,7 @@ class MasterFixture : public ::testing::Test {
     peer->accept<SlaveRegisteredMessage, SlaveReregisteredMessage, RunTaskMessage,
                  KillTaskMessage, StatusUpdateAcknowledgementMessage, ShutdownFrameworkMessage,
                  ShutdownExecutorMessage, FrameworkToExecutorMessage, ShutdownMessage,
-                 DrainSlaveMessage>();
+                 DrainSlaveMessage, CheckpointResourcesMessage, RunTaskGroupMessage>();
     peers_.push_back(runtime_->spawn(std::move(peer)));
     return *peers_.back().get();
   }

@@ -53,6 +53,12 @@ class Peer : public process::Actor {
     return out;
   }
 
+  // The full names of the message types received, in the order they came.
+  std::vector<std::string> order() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return order_;
+  }
+
   template <typename M>
   size_t count() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -72,12 +78,14 @@ class Peer : public process::Actor {
         [this](const process::UPID&, const M& message) {
           std::lock_guard<std::mutex> lock(mutex_);
           log_[M::descriptor()->full_name()].push_back(std::make_shared<M>(message));
+          order_.push_back(M::descriptor()->full_name());
         }));
   }
 
   void initialize() override {}
 
   std::mutex mutex_;
+  std::vector<std::string> order_;
   std::map<std::string, std::vector<std::shared_ptr<google::protobuf::Message>>> log_;
 };
 

@@ -127,6 +127,15 @@ class FifoAllocator : public Allocator {
     }
   }
 
+  void updateAllocation(const FrameworkID& frameworkId, const SlaveID& slaveId,
+                        const Resources& from, const Resources& to) override {
+    auto slave = slaves_.find(slaveId.value());
+    if (slave == slaves_.end()) return;
+    auto allocated = slave->second.allocated.find(frameworkId.value());
+    if (allocated == slave->second.allocated.end() || !allocated->second.contains(from)) return;
+    allocated->second = allocated->second - from + to;
+  }
+
   void recoverResources(const FrameworkID& frameworkId, const SlaveID& slaveId,
                         const Resources& resources,
                         const std::optional<Filters>& filters) override {
