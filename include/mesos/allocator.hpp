@@ -134,6 +134,13 @@ class Allocator {
   virtual void updateAllocation(const FrameworkID& frameworkId, const SlaveID& slaveId,
                                 const Resources& from, const Resources& to) = 0;
 
+  // An operator's operation (/reserve, /create-volumes...) turns free
+  // resources `from` of a slave into `to`. False, changing nothing, when
+  // the slave's free resources do not hold `from` (they are offered or
+  // used).
+  virtual bool updateAvailable(const SlaveID& slaveId, const Resources& from,
+                               const Resources& to) = 0;
+
   // A framework asks for resources (ResourceRequestMessage); a hint.
   virtual void requestResources(const FrameworkID& frameworkId,
                                 const std::vector<Request>& requests) = 0;

@@ -138,6 +138,13 @@ void AllocatorActor::updateAllocation(const FrameworkID& frameworkId, const Slav
   allocator_->updateAllocation(frameworkId, slaveId, from, to);
 }
 
+bool AllocatorActor::updateAvailable(const SlaveID& slaveId, const Resources& from,
+                                     const Resources& to) {
+  bool done = allocator_->updateAvailable(slaveId, from, to);
+  if (done) soon(slaveId);
+  return done;
+}
+
 void AllocatorActor::requestResources(const FrameworkID& frameworkId,
                                       const std::vector<Request>& requests) {
   allocator_->requestResources(frameworkId, requests);

@@ -44,6 +44,7 @@ class AllocatorActor : public process::Actor {
                         const Resources& resources, const std::optional<Filters>& filters);
   void updateAllocation(const FrameworkID& frameworkId, const SlaveID& slaveId,
                         const Resources& from, const Resources& to);
+  bool updateAvailable(const SlaveID& slaveId, const Resources& from, const Resources& to);
   void requestResources(const FrameworkID& frameworkId, const std::vector<Request>& requests);
   void suppressOffers(const FrameworkID& frameworkId);
   void reviveOffers(const FrameworkID& frameworkId);

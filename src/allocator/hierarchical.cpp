@@ -295,6 +295,22 @@ void HierarchicalAllocator::updateAllocation(const FrameworkID& frameworkId,
   slave.reserved = hasReservation(slave.total);
 }
 
+bool HierarchicalAllocator::updateAvailable(const SlaveID& slaveId, const Resources& from,
+                                            const Resources& to) {
+  auto slaveIt = slaveIndex_.find(slaveId.value());
+  if (slaveIt == slaveIndex_.end()) return false;
+  uint32_t index = slaveIt->second;
+  Slave& slave = slaves_[index];
+  if (!slave.free.contains(from)) return false;
+  sorter_.removeTotal(from);
+  sorter_.addTotal(to);
+  slave.total = slave.total - from + to;
+  slave.reserved = hasReservation(slave.total);
+  setFree(slave, slave.free - from + to);
+  markFree(index);
+  return true;
+}
+
 void HierarchicalAllocator::requestResources(const FrameworkID&, const std::vector<Request>&) {
   // Requests are hints; these policies offer what is free regardless.
 }

@@ -68,6 +68,8 @@ class HierarchicalAllocator : public Allocator {
                         const Resources& resources, const std::optional<Filters>& filters) override;
   void updateAllocation(const FrameworkID& frameworkId, const SlaveID& slaveId,
                         const Resources& from, const Resources& to) override;
+  bool updateAvailable(const SlaveID& slaveId, const Resources& from,
+                       const Resources& to) override;
   void requestResources(const FrameworkID& frameworkId,
                         const std::vector<Request>& requests) override;
   void suppressOffers(const FrameworkID& frameworkId) override;

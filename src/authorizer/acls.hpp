@@ -21,9 +21,7 @@
 
 namespace mesos::internal::authorizer {
 
-// The actions this implementation knows (Apache's names in comments). The
-// last four are parsed and kept for what will check them; nothing asks
-// about them yet.
+// The actions this implementation knows (Apache's names in comments).
 enum class Action {
   kRegisterFramework,   // register_frameworks: principals -> roles
   kRunTask,             // run_tasks: principals -> users

@@ -41,6 +41,12 @@ void Master::installRoutes() {
   route("/tasks", viewed("/tasks", &Master::tasksEndpoint));
   route("/tasks.json", viewed("/tasks.json", &Master::tasksEndpoint));
   route("/teardown", guarded(Realm::kReadwrite, "/teardown", &Master::teardownEndpoint));
+  route("/reserve", guarded(Realm::kReadwrite, "/reserve", &Master::reserveEndpoint));
+  route("/unreserve", guarded(Realm::kReadwrite, "/unreserve", &Master::unreserveEndpoint));
+  route("/create-volumes",
+        guarded(Realm::kReadwrite, "/create-volumes", &Master::createVolumesEndpoint));
+  route("/destroy-volumes",
+        guarded(Realm::kReadwrite, "/destroy-volumes", &Master::destroyVolumesEndpoint));
   // maintenance.cpp (docs/maintenance.md).
   route("/maintenance/schedule", guarded(Realm::kReadwrite, "/maintenance/schedule",
                                          &Master::maintenanceScheduleEndpoint));

@@ -612,6 +612,22 @@ class Master : public process::Actor {
   // SUBSCRIBE, FrameworkInfo.principal is set to the principal when unset.
   std::optional<process::http::Response> checkSchedulerPrincipal(
       const process::http::Request& request, v1::scheduler::Call& call);
+  // operator_operations.cpp: an operator's RESERVE, UNRESERVE, CREATE or
+  // DESTROY on a slave's free resources (POST /master/reserve etc., and the
+  // v1 calls): 202 once applied, 400 for a malformed one, 403 when the ACLs
+  // refuse it, 409 when the slave lacks the resources free.
+  process::Future<process::http::Response> operate(const std::optional<std::string>& principal,
+                                                   const std::string& slaveId,
+                                                   const Offer::Operation& operation);
+  process::Future<process::http::Response> operationEndpoint(const process::http::Request& request,
+                                                             Offer::Operation::Type type);
+  process::Future<process::http::Response> reserveEndpoint(const process::http::Request& request);
+  process::Future<process::http::Response> unreserveEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> createVolumesEndpoint(
+      const process::http::Request& request);
+  process::Future<process::http::Response> destroyVolumesEndpoint(
+      const process::http::Request& request);
   // POST /master/teardown (frameworkId=<id>): teardown_frameworks.
   process::Future<process::http::Response> teardownEndpoint(
       const process::http::Request& request);

@@ -95,7 +95,7 @@ Result<void> Master::checkOperation(const std::optional<std::string>& principal,
           problems.push_back("cannot reserve for role '" + top.role() +
                              "', which is not the framework's");
         }
-        if (top.has_principal() && (!principal || top.principal() != *principal)) {
+        if (top.has_principal() && principal && top.principal() != *principal) {
           problems.push_back("the reservation's principal '" + top.principal() + "' is not " +
                              who + " that asks for it");
         }
@@ -136,8 +136,8 @@ Result<void> Master::checkOperation(const std::optional<std::string>& principal,
           problems.push_back("cannot create volume '" + id + "' for role '" + volume.role() +
                              "', which is not the framework's");
         }
-        if (volume.disk().persistence().has_principal() &&
-            (!principal || volume.disk().persistence().principal() != *principal)) {
+        if (volume.disk().persistence().has_principal() && principal &&
+            volume.disk().persistence().principal() != *principal) {
           problems.push_back("volume '" + id + "' names principal '" +
                              volume.disk().persistence().principal() + "', not " + who);
         }
@@ -178,8 +178,15 @@ Result<void> Master::checkOperation(const std::optional<std::string>& principal,
     default:
       break;
   }
-  if (!problems.empty()) return Error{join(problems)};
-  return {};
+  if (problems.empty()) return {};
+  // Each problem once (a reservation of cpus and mem has the same one).
+  std::vector<std::string> distinct;
+  for (const std::string& problem : problems) {
+    if (std::find(distinct.begin(), distinct.end(), problem) == distinct.end()) {
+      distinct.push_back(problem);
+    }
+  }
+  return Error{join(distinct)};
 }
 
 void Master::convertOnSlave(Slave& slave, const Resources& total) {

@@ -90,6 +90,9 @@ class OperatorApi {
   Future<Response> metrics(OperatorEncoding encoding);
   Response teardown(const Request& request, const Call& call);
   Future<Response> markAgentGone(const Request& request, const Call& call);
+  // RESERVE_RESOURCES, UNRESERVE_RESOURCES, CREATE_VOLUMES,
+  // DESTROY_VOLUMES: Master::operate() (operator_operations.cpp).
+  Future<Response> operate(const Request& request, const Call& call);
   // DRAIN_AGENT, DEACTIVATE_AGENT, REACTIVATE_AGENT (draining.cpp).
   Future<Response> changeAgent(const Request& request, const Call& call);
   Response subscribe(const Request& request, OperatorEncoding encoding);
@@ -207,6 +210,11 @@ Future<Response> OperatorApi::call(const Request& request, const Call& call,
       return encoded(response, encoding);
     case Call::TEARDOWN:
       return teardown(request, call);
+    case Call::RESERVE_RESOURCES:
+    case Call::UNRESERVE_RESOURCES:
+    case Call::CREATE_VOLUMES:
+    case Call::DESTROY_VOLUMES:
+      return operate(request, call);
     case Call::MARK_AGENT_GONE:
       return markAgentGone(request, call);
     case Call::DRAIN_AGENT:
@@ -226,6 +234,48 @@ Future<Response> OperatorApi::call(const Request& request, const Call& call,
                              " is not supported by this master yet (docs/operator-http-api.md "
                              "lists the calls it serves)");
   }
+}
+
+Future<Response> OperatorApi::operate(const Request& request, const Call& call) {
+  // v1 resources are v0's on the wire.
+  Offer::Operation operation;
+  std::string agentId;
+  switch (call.type()) {
+    case Call::RESERVE_RESOURCES:
+      operation.set_type(Offer::Operation::RESERVE);
+      agentId = call.reserve_resources().agent_id().value();
+      for (const auto& r : call.reserve_resources().resources()) {
+        *operation.mutable_reserve()->add_resources() = devolve<Resource>(r);
+      }
+      for (const auto& r : call.reserve_resources().source()) {
+        *operation.mutable_reserve()->add_source() = devolve<Resource>(r);
+      }
+      break;
+    case Call::UNRESERVE_RESOURCES:
+      operation.set_type(Offer::Operation::UNRESERVE);
+      agentId = call.unreserve_resources().agent_id().value();
+      for (const auto& r : call.unreserve_resources().resources()) {
+        *operation.mutable_unreserve()->add_resources() = devolve<Resource>(r);
+      }
+      break;
+    case Call::CREATE_VOLUMES:
+      operation.set_type(Offer::Operation::CREATE);
+      agentId = call.create_volumes().agent_id().value();
+      for (const auto& r : call.create_volumes().volumes()) {
+        *operation.mutable_create()->add_volumes() = devolve<Resource>(r);
+      }
+      break;
+    default:
+      operation.set_type(Offer::Operation::DESTROY);
+      agentId = call.destroy_volumes().agent_id().value();
+      for (const auto& r : call.destroy_volumes().volumes()) {
+        *operation.mutable_destroy()->add_volumes() = devolve<Resource>(r);
+      }
+  }
+  if (agentId.empty()) {
+    return answer(400, "Failed to validate master::Call: Expecting 'agent_id' to be present");
+  }
+  return m_.operate(request.principal, agentId, operation);
 }
 
 std::string OperatorApi::frameworkUser(const std::string& frameworkId) const {

@@ -57,6 +57,10 @@ std::optional<std::string> validate(const V1Call& call) {
     case V1Call::SHUTDOWN: return need(call.has_shutdown(), "shutdown");
     case V1Call::ACKNOWLEDGE: return need(call.has_acknowledge(), "acknowledge");
     case V1Call::RECONCILE: return need(call.has_reconcile(), "reconcile");
+    case V1Call::ACKNOWLEDGE_OPERATION_STATUS:
+      return need(call.has_acknowledge_operation_status(), "acknowledge_operation_status");
+    case V1Call::RECONCILE_OPERATIONS:
+      return need(call.has_reconcile_operations(), "reconcile_operations");
     case V1Call::MESSAGE: return need(call.has_message(), "message");
     case V1Call::REQUEST: return need(call.has_request(), "request");
     case V1Call::ACCEPT_INVERSE_OFFERS:

@@ -33,6 +33,7 @@ void SchedulerStream::initialize() {
   on(&SchedulerStream::inverseOffers);
   on(&SchedulerStream::rescindInverse);
   on(&SchedulerStream::update);
+  on(&SchedulerStream::operationStatus);
   on(&SchedulerStream::executorMessage);
   on(&SchedulerStream::lostSlave);
   on(&SchedulerStream::exitedExecutor);
@@ -147,6 +148,16 @@ void SchedulerStream::update(const UPID& from, const StatusUpdateMessage& messag
   } else {
     status->clear_uuid();
   }
+  emit(event);
+}
+
+void SchedulerStream::operationStatus(const UPID& from,
+                                      const UpdateOperationStatusMessage& message) {
+  if (!fromMaster(from, "UpdateOperationStatusMessage")) return;
+  Event event;
+  event.set_type(Event::UPDATE_OPERATION_STATUS);
+  *event.mutable_update_operation_status()->mutable_status() =
+      evolve<v1::OperationStatus>(message.status());
   emit(event);
 }
 

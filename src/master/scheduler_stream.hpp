@@ -49,6 +49,8 @@ class SchedulerStream : public process::Actor {
   void inverseOffers(const process::UPID& from, const InverseOffersMessage& message);
   void rescindInverse(const process::UPID& from, const RescindInverseOfferMessage& message);
   void update(const process::UPID& from, const StatusUpdateMessage& message);
+  // UPDATE_OPERATION_STATUS (docs/reservations.md#operation-feedback).
+  void operationStatus(const process::UPID& from, const UpdateOperationStatusMessage& message);
   void executorMessage(const process::UPID& from, const ExecutorToFrameworkMessage& message);
   void lostSlave(const process::UPID& from, const LostSlaveMessage& message);
   void exitedExecutor(const process::UPID& from, const ExitedExecutorMessage& message);

@@ -4,7 +4,9 @@
 // DESTROY, LAUNCH and LAUNCH_GROUP in one ACCEPT, checked as a whole.
 #include <gtest/gtest.h>
 
+#include "common/protobuf_json.hpp"
 #include "support/master_fixture.hpp"
+#include "support/raw_peer.hpp"
 
 namespace mesos::test {
 namespace {
@@ -109,6 +111,41 @@ class OperationsTest : public MasterFixture {
 
   // Every offer the scheduler got since, summed.
   Resources offeredNow() { return Resources(lastOffer(*s_).resources()); }
+
+  // POST `path` with a form body, as `auth` (an Authorization header line,
+  // or nothing).
+  HttpResponse post(const std::string& path, const std::string& body,
+                    const std::string& auth = "") {
+    RawPeer peer(runtime_->address());
+    EXPECT_TRUE(peer.write("POST " + path + " HTTP/1.1\r\nHost: test\r\n" + auth +
+                           "Content-Type: application/x-www-form-urlencoded\r\n"
+                           "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body));
+    auto response = peer.readResponse();
+    EXPECT_TRUE(response.has_value()) << path;
+    runtime_->settle();
+    return response ? *response : HttpResponse{};
+  }
+
+  // A form field holding `resources` as a JSON array (URL-encoded).
+  static std::string field(const std::string& name, const Resources& resources) {
+    std::string array = "[";
+    for (const Resource& resource : resources) {
+      if (array.size() > 1) array += ",";
+      array += toJson(resource);
+    }
+    array += "]";
+    std::string encoded;
+    for (char c : array) {
+      if (std::isalnum(static_cast<unsigned char>(c))) {
+        encoded += c;
+      } else {
+        char hex[4];
+        std::snprintf(hex, sizeof hex, "%%%02X", static_cast<unsigned char>(c));
+        encoded += hex;
+      }
+    }
+    return name + "=" + encoded;
+  }
 
   Peer* s_ = nullptr;
   Peer* a_ = nullptr;
@@ -328,6 +365,79 @@ TEST_F(OperationsTest, OperationFeedbackNeedsTheV1Api) {
   ASSERT_EQ(1u, got.size());
   EXPECT_NE(std::string::npos, got[0].message().find("needs the v1 scheduler API"));
   EXPECT_EQ(0u, a_->count<CheckpointResourcesMessage>());
+}
+
+TEST_F(OperationsTest, AnOperatorReservesAndMakesVolumesOfFreeResources) {
+  cluster();
+  const std::string slave = "slaveId=" + slaveId_.value() + "&";
+  // The framework holds the whole slave in an offer: the operator's
+  // reservation takes it back first.
+  Resources wanted = reserved("cpus:1;disk:300", "eng", "ops");
+  HttpResponse reserve = post("/master/reserve", slave + field("resources", wanted));
+  EXPECT_EQ(202, reserve.status) << reserve.body;
+  EXPECT_EQ(1u, s_->count<RescindResourceOfferMessage>());
+  auto checkpoints = a_->received<CheckpointResourcesMessage>();
+  ASSERT_EQ(1u, checkpoints.size());
+  EXPECT_TRUE(Resources(checkpoints[0].resources()) == wanted);
+  advance(1s);
+  EXPECT_TRUE(offeredNow().contains(wanted)) << offeredNow().toString();
+
+  // More than the slave has: 409; offered to nobody else meanwhile.
+  EXPECT_EQ(409, post("/master/reserve",
+                      slave + field("resources", reserved("cpus:100", "eng", "ops"))).status);
+  // Malformed: 400, naming the field.
+  HttpResponse bad = post("/master/reserve", slave + "resources=%5B%7B");
+  EXPECT_EQ(400, bad.status);
+  EXPECT_NE(std::string::npos, bad.body.find("'resources'")) << bad.body;
+  EXPECT_EQ(400, post("/master/reserve", "slaveId=nope&" + field("resources", wanted)).status);
+
+  // A volume on the reservation, once; then destroyed, then unreserved.
+  Resource vol = volume("db", "db", 100, "eng", "ops");
+  EXPECT_EQ(202, post("/master/create-volumes", slave + field("volumes", Resources(vol))).status);
+  HttpResponse twice = post("/master/create-volumes", slave + field("volumes", Resources(vol)));
+  EXPECT_EQ(409, twice.status);
+  EXPECT_NE(std::string::npos, twice.body.find("exists already")) << twice.body;
+  EXPECT_EQ(202, post("/master/destroy-volumes", slave + field("volumes", Resources(vol))).status);
+  EXPECT_EQ(202, post("/master/unreserve", slave + field("resources", wanted)).status);
+  checkpoints = a_->received<CheckpointResourcesMessage>();
+  ASSERT_EQ(4u, checkpoints.size());
+  EXPECT_EQ(0, checkpoints.back().resources_size());
+  advance(1s);
+  EXPECT_TRUE(offeredNow() == Resources::parse("cpus:4;mem:4096;disk:1000").value())
+      << offeredNow().toString();
+}
+
+TEST_F(OperationsTest, TheAclsSayWhoReservesForWhichRole) {
+  flags_.security.authenticate_http_readwrite = true;
+  flags_.security.http_credentials =
+      R"({"credentials": [{"principal": "ops", "secret": "ops-secret"},
+                          {"principal": "alice", "secret": "alice-secret"}]})";
+  flags_.security.acls = R"({"reserve_resources": [
+      {"principals": {"values": ["ops"]}, "roles": {"values": ["eng"]}},
+      {"principals": {"type": "ANY"}, "roles": {"type": "NONE"}}]})";
+  start();
+  a_ = &slave("slave(1)");
+  slaveId_ = registerSlave(*a_, "cpus:4;mem:4096");
+  const std::string slave = "slaveId=" + slaveId_.value() + "&";
+  const std::string ops = "Authorization: Basic b3BzOm9wcy1zZWNyZXQ=\r\n";
+  const std::string alice = "Authorization: Basic YWxpY2U6YWxpY2Utc2VjcmV0\r\n";
+  EXPECT_EQ(401, post("/master/reserve", slave + field("resources", reserved("cpus:1", "eng", "ops")))
+                     .status);
+  HttpResponse refused =
+      post("/master/reserve", slave + field("resources", reserved("cpus:1", "eng", "alice")), alice);
+  EXPECT_EQ(403, refused.status);
+  EXPECT_NE(std::string::npos, refused.body.find("reserve_resources")) << refused.body;
+  // The reservation's principal must be the one who asks.
+  EXPECT_EQ(409, post("/master/reserve",
+                      slave + field("resources", reserved("cpus:1", "eng", "alice")), ops)
+                     .status);
+  EXPECT_EQ(202, post("/master/reserve",
+                      slave + field("resources", reserved("cpus:1", "eng", "ops")), ops)
+                     .status);
+  EXPECT_EQ(403, post("/master/reserve",
+                      slave + field("resources", reserved("cpus:1", "prod", "ops")), ops)
+                     .status);
+  EXPECT_EQ(1u, a_->count<CheckpointResourcesMessage>());
 }
 
 }  // namespace

@@ -604,5 +604,109 @@ TEST_F(SchedulerApiTest, InverseOffersReachAV1FrameworkAndItsAnswerIsShown) {
             stream.await(V1Event::RESCIND_INVERSE_OFFER).rescind_inverse_offer().inverse_offer_id().value());
 }
 
+// A RESERVE with an id gets OPERATION_FINISHED (acknowledged, it is
+// forgotten); reconciliation answers what is kept, and OPERATION_UNKNOWN
+// for an id never seen; a call with an invalid operation gets
+// OPERATION_ERROR. The offers carry the reservation in the stack form to a
+// framework with RESERVATION_REFINEMENT.
+TEST_F(SchedulerApiTest, OperationFeedbackFinishesIsAcknowledgedAndReconciled) {
+  start();
+  Peer& agent = slave("slave");
+  SlaveID slaveId = registerSlave(agent, "cpus:4;mem:1024");
+  V1Call subscribe = subscribeCall();
+  v1::FrameworkInfo* info = subscribe.mutable_subscribe()->mutable_framework_info();
+  // (v1 deprecates `role` for `roles`, which needs MULTI_ROLE.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  info->set_role("eng");
+#pragma GCC diagnostic pop
+  info->set_principal("ops");
+  info->add_capabilities()->set_type(v1::FrameworkInfo::Capability::RESERVATION_REFINEMENT);
+  Subscription stream(runtime_->address(), subscribe, kJson);
+  ASSERT_EQ(200, stream.status());
+  const v1::FrameworkID frameworkId = stream.expect(V1Event::SUBSCRIBED).subscribed().framework_id();
+  v1::Offer offer = stream.expect(V1Event::OFFERS).offers().offers(0);
+
+  V1Call accept = frameworkCall(V1Call::ACCEPT, frameworkId);
+  *accept.mutable_accept()->add_offer_ids() = offer.id();
+  accept.mutable_accept()->mutable_filters()->set_refuse_seconds(0);
+  v1::Offer::Operation* reserve = accept.mutable_accept()->add_operations();
+  reserve->set_type(v1::Offer::Operation::RESERVE);
+  reserve->mutable_id()->set_value("reserve-1");
+  v1::Resource* cpus = reserve->mutable_reserve()->add_resources();
+  cpus->set_name("cpus");
+  cpus->set_type(v1::Value::SCALAR);
+  cpus->mutable_scalar()->set_value(1);
+  v1::Resource::ReservationInfo* reservation = cpus->add_reservations();
+  reservation->set_type(v1::Resource::ReservationInfo::DYNAMIC);
+  reservation->set_role("eng");
+  reservation->set_principal("ops");
+  ASSERT_EQ(202, call(accept, stream.streamId(), kJson));
+  settle();
+  V1Event finished = stream.await(V1Event::UPDATE_OPERATION_STATUS);
+  const v1::OperationStatus& status = finished.update_operation_status().status();
+  EXPECT_EQ("reserve-1", status.operation_id().value());
+  EXPECT_EQ(v1::OPERATION_FINISHED, status.state());
+  EXPECT_EQ(slaveId.value(), status.agent_id().value());
+  ASSERT_TRUE(status.has_uuid());
+  EXPECT_EQ(1u, agent.count<CheckpointResourcesMessage>());
+
+  // The reservation comes back offered, in the stack form.
+  advance(1s);
+  v1::Offer again = stream.await(V1Event::OFFERS).offers().offers(0);
+  bool reservedSeen = false;
+  for (const v1::Resource& resource : again.resources()) {
+    if (resource.reservations_size() == 0) continue;
+    reservedSeen = true;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    EXPECT_FALSE(resource.has_role()) << resource.DebugString();
+#pragma GCC diagnostic pop
+    EXPECT_EQ("eng", resource.reservations(0).role());
+    EXPECT_EQ("ops", resource.reservations(0).principal());
+  }
+  EXPECT_TRUE(reservedSeen);
+
+  // Reconciled while kept; then acknowledged and forgotten.
+  V1Call reconcile = frameworkCall(V1Call::RECONCILE_OPERATIONS, frameworkId);
+  reconcile.mutable_reconcile_operations()->add_operations()->mutable_operation_id()->set_value(
+      "reserve-1");
+  reconcile.mutable_reconcile_operations()->add_operations()->mutable_operation_id()->set_value(
+      "never");
+  ASSERT_EQ(202, call(reconcile, stream.streamId(), kJson));
+  V1Event known = stream.await(V1Event::UPDATE_OPERATION_STATUS);
+  EXPECT_EQ(v1::OPERATION_FINISHED, known.update_operation_status().status().state());
+  EXPECT_FALSE(known.update_operation_status().status().has_uuid());
+  V1Event unknown = stream.await(V1Event::UPDATE_OPERATION_STATUS);
+  EXPECT_EQ("never", unknown.update_operation_status().status().operation_id().value());
+  EXPECT_EQ(v1::OPERATION_UNKNOWN, unknown.update_operation_status().status().state());
+
+  V1Call ack = frameworkCall(V1Call::ACKNOWLEDGE_OPERATION_STATUS, frameworkId);
+  ack.mutable_acknowledge_operation_status()->mutable_operation_id()->set_value("reserve-1");
+  ack.mutable_acknowledge_operation_status()->set_uuid(status.uuid().value());
+  ASSERT_EQ(202, call(ack, stream.streamId(), kJson));
+  reconcile.mutable_reconcile_operations()->clear_operations();
+  ASSERT_EQ(202, call(reconcile, stream.streamId(), kJson));
+  settle();
+
+  // An invalid operation with an id: OPERATION_ERROR, nothing applied.
+  V1Call bad = frameworkCall(V1Call::ACCEPT, frameworkId);
+  *bad.mutable_accept()->add_offer_ids() = again.id();
+  v1::Offer::Operation* unreserve = bad.mutable_accept()->add_operations();
+  unreserve->set_type(v1::Offer::Operation::UNRESERVE);
+  unreserve->mutable_id()->set_value("unreserve-1");
+  v1::Resource* mem = unreserve->mutable_unreserve()->add_resources();
+  mem->set_name("mem");
+  mem->set_type(v1::Value::SCALAR);
+  mem->mutable_scalar()->set_value(64);
+  ASSERT_EQ(202, call(bad, stream.streamId(), kJson));
+  V1Event error = stream.await(V1Event::UPDATE_OPERATION_STATUS);
+  EXPECT_EQ("unreserve-1", error.update_operation_status().status().operation_id().value());
+  EXPECT_EQ(v1::OPERATION_ERROR, error.update_operation_status().status().state());
+  EXPECT_NE(std::string::npos,
+            error.update_operation_status().status().message().find("not dynamically reserved"));
+  EXPECT_EQ(1u, agent.count<CheckpointResourcesMessage>());
+}
+
 }  // namespace
 }  // namespace mesos::test

@@ -136,6 +136,14 @@ class FifoAllocator : public Allocator {
     allocated->second = allocated->second - from + to;
   }
 
+  bool updateAvailable(const SlaveID& slaveId, const Resources& from,
+                       const Resources& to) override {
+    auto slave = slaves_.find(slaveId.value());
+    if (slave == slaves_.end() || !slave->second.free.contains(from)) return false;
+    slave->second.free = slave->second.free - from + to;
+    return true;
+  }
+
   void recoverResources(const FrameworkID& frameworkId, const SlaveID& slaveId,
                         const Resources& resources,
                         const std::optional<Filters>& filters) override {
