@@ -34,12 +34,16 @@ Value fromResources(const Resources& resources) {
   object["gpus"] = 0.0;
   object["mem"] = 0.0;
   object["disk"] = 0.0;
-  // One entry per name: the roles merged.
+  // One entry per name: the roles merged. Scalars are summed, as flatten()
+  // keeps apart what it cannot merge (a persistent volume and plain disk).
   for (const Resource& resource : resources.flatten()) {
     switch (resource.type()) {
-      case mesos::Value::SCALAR:
-        object[resource.name()] = resource.scalar().value();
+      case mesos::Value::SCALAR: {
+        const Value& before = object[resource.name()];
+        object[resource.name()] =
+            (before.isNumber() ? before.number() : 0.0) + resource.scalar().value();
         break;
+      }
       case mesos::Value::RANGES:
         object[resource.name()] = formatRanges(resource.ranges());
         break;

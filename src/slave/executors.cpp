@@ -215,7 +215,7 @@ void Slave::runTask(const UPID& from, const RunTaskMessage& message) {
     return;
   }
   if (executor == nullptr) {
-    auto launched = launchExecutor(fw, executorInfo, command);
+    auto launched = launchExecutor(fw, executorInfo, command, Resources(task.resources()));
     if (!launched) {
       sendSlaveUpdate(frameworkId, &executorInfo.executor_id(), task.task_id(), TASK_FAILED,
                       TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
@@ -225,6 +225,13 @@ void Slave::runTask(const UPID& from, const RunTaskMessage& message) {
       return;
     }
     executor = *launched;
+  } else if (auto linked = linkVolumes(*fw, *executor, Resources(task.resources())); !linked) {
+    LOG(ERROR) << "Task " << task.task_id().value() << " of framework " << frameworkId.value()
+               << " failed: " << linked.error().message;
+    sendSlaveUpdate(frameworkId, &executorInfo.executor_id(), task.task_id(), TASK_FAILED,
+                    TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
+                    "Cannot give the task its volumes: " + linked.error().message);
+    return;
   }
 
   checkpointTask(*executor, createTask(task, TASK_STAGING, frameworkId));
@@ -260,7 +267,7 @@ ExecutorInfo Slave::commandExecutorInfo(const FrameworkID& frameworkId,
 }
 
 Result<Executor*> Slave::launchExecutor(Framework* framework, const ExecutorInfo& info,
-                                        bool commandExecutor) {
+                                        bool commandExecutor, const Resources& firstTask) {
   auto executor = std::make_unique<Executor>();
   executor->info = info;
   executor->frameworkId = framework->id;
@@ -276,6 +283,13 @@ Result<Executor*> Slave::launchExecutor(Framework* framework, const ExecutorInfo
     LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": "
                << created.error().message;
     return created.error();
+  }
+  // In place before anything runs in the sandbox.
+  if (auto linked = linkVolumes(*framework, *executor, Resources(info.resources()) + firstTask);
+      !linked) {
+    LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": "
+               << linked.error().message;
+    return linked.error();
   }
   checkpointFramework(*framework);
   checkpointExecutor(*framework, executor.get());

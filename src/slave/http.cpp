@@ -154,10 +154,25 @@ json::Value Slave::stateFor(const std::optional<std::string>& principal) const {
   object["pid"] = self().toString();
   object["hostname"] = info_.hostname();
   object["start_time"] = startTime_;
-  Resources total(info_.resources());
+  const Resources& total = totalResources_;
   object["resources"] = json::fromResources(total);
   object["reserved_resources"] = json::reservedResources(total);
   object["unreserved_resources"] = json::unreservedResources(total);
+  // Each resource in full (reservations, volumes), as Apache's agent
+  // renders them: {"eng": [{"name": "disk", ...}]} and [{"name": "cpus", ...}].
+  std::map<std::string, json::Array> reservedByRole;
+  json::Array unreservedFull;
+  for (const Resource& resource : total) {
+    if (resource.role() == "*") {
+      unreservedFull.push_back(json::fromProto(resource));
+    } else {
+      reservedByRole[resource.role()].push_back(json::fromProto(resource));
+    }
+  }
+  json::Object reservedFull;
+  for (auto& [role, list] : reservedByRole) reservedFull[role] = std::move(list);
+  object["reserved_resources_full"] = std::move(reservedFull);
+  object["unreserved_resources_full"] = std::move(unreservedFull);
   object["attributes"] = json::fromAttributes(info_.attributes());
   object["master_hostname"] = master_ ? master_->address.ipString() : "";
   object["registered"] = state_ == State::kRunning;
@@ -253,7 +268,7 @@ json::Object Slave::metrics() const {
   metrics["slave/invalid_framework_messages"] = metrics_.invalidFrameworkMessages;
   metrics["slave/checkpoint_failures"] = metrics_.checkpointFailures;
   metrics["slave/checkpoints_failing"] = checkpointFailure_ ? 1 : 0;
-  Resources total(info_.resources());
+  const Resources& total = totalResources_;
   for (const char* name : {"cpus", "gpus", "mem", "disk"}) {
     double totalValue = total.scalar(name);
     double usedValue = used.scalar(name);

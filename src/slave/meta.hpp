@@ -2,6 +2,8 @@
 // (docs/recovery.md), where each file lives, and reading it all back.
 //
 //   meta/boot_id                          the machine's boot id when written
+//   meta/resources/resources.info         the dynamic reservations and
+//                                         persistent volumes (slave/volumes.hpp)
 //   meta/slaves/latest                    the id of the slave that ran last
 //   meta/slaves/<slave id>/slave.info     its SlaveInfo
 //     frameworks/<framework id>/framework.info, framework.pid

@@ -10,6 +10,7 @@
 
 #include <glog/logging.h>
 
+#include "common/operations.hpp"
 #include "isolation/isolators.hpp"
 #include "process/dispatch.hpp"
 #include "slave/constants.hpp"
@@ -70,6 +71,15 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
   auto containerizer = std::make_unique<Containerizer>(
       std::move(options.launcher), std::move(isolators).value(),
       launcherBinaryPath(flags.launcher_dir, kLaunchHelper));
+  // Reservations and volumes outlive the slave's id: read even when no
+  // earlier slave is recovered, and first, so that a damaged file stops the
+  // slave before any container is touched.
+  Resources checkpointed;
+  if (options.recovery) {
+    auto read = recoverCheckpointedResources(flags, info);
+    if (!read) return read.error();
+    checkpointed = std::move(read).value();
+  }
   // The executors an earlier run left are taken over (or killed); the
   // isolators destroy what they find of the rest.
   Result<std::optional<Recovered>> recovered = std::optional<Recovered>();
@@ -89,7 +99,7 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
   }
   return std::unique_ptr<Slave>(new Slave(flags, std::move(options), std::move(info),
                                           std::move(containerizer), std::move(limitationTarget),
-                                          std::move(recovered).value()));
+                                          std::move(recovered).value(), std::move(checkpointed)));
 }
 
 namespace {
@@ -107,7 +117,7 @@ std::optional<UPID> plainPid(const std::optional<UPID>& pid) {
 Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
              std::unique_ptr<Containerizer> containerizer,
              std::shared_ptr<process::UPID> limitationTarget,
-             std::optional<Recovered> recovered)
+             std::optional<Recovered> recovered, Resources checkpointed)
     : Actor(process::generateId("slave")),
       flags_(flags),
       baseEnvironment_(baseEnvironment(flags.executor_environment_variables)),
@@ -118,12 +128,16 @@ Slave::Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
       containerizer_(std::move(containerizer)),
       limitationTarget_(std::move(limitationTarget)),
       info_(std::move(info)),
+      checkpointedResources_(std::move(checkpointed)),
       recovery_(options.recovery),
       recovered_(std::move(recovered)) {
   auto guard = flags_.security.guard(authentication::Daemon::kAgent);
   CHECK(guard) << guard.error().message;
   guard_ = std::move(guard).value();
   authenticationRefused_ = std::move(options.authenticationRefused);
+  // create() checked that they apply.
+  auto total = operations::applyCheckpointed(Resources(info_.resources()), checkpointedResources_);
+  totalResources_ = total ? *total : Resources(info_.resources());
 }
 
 Slave::~Slave() = default;
@@ -135,6 +149,7 @@ void Slave::initialize() {
   on(&Slave::ping);
   on(&Slave::shutdown);
   on(&Slave::updateFramework);
+  on(&Slave::checkpointResources);
 
   on(&Slave::runTask);
   on(&Slave::killTask);
@@ -186,7 +201,7 @@ void Slave::initialize() {
   recover();
 
   LOG(INFO) << "Slave " << self() << " started on " << info_.hostname() << " with resources "
-            << Resources(info_.resources()).toString() << "; work directory " << flags_.work_dir;
+            << totalResources_.toString() << "; work directory " << flags_.work_dir;
 
   if (detector_) {
     master_.reset();
@@ -319,6 +334,7 @@ void Slave::doReliableRegistration(process::Duration backoff) {
     *message.mutable_slave() = info_;
     message.set_version(kVersion);
     *message.mutable_agent_capabilities() = agentCapabilities();
+    *message.mutable_checkpointed_resources() = checkpointedResources_.proto();
     send(*master_, std::move(message));
   } else {
     // The updates each task's framework gets next, from the status update
@@ -344,6 +360,7 @@ void Slave::sendReregistration(
     *message.mutable_slave() = info_;
     message.set_version(kVersion);
     *message.mutable_agent_capabilities() = agentCapabilities();
+    *message.mutable_checkpointed_resources() = checkpointedResources_.proto();
     auto withHead = [&heads](Task task) {
       auto it = heads.find({task.framework_id().value(), task.task_id().value()});
       if (it != heads.end()) {

@@ -109,7 +109,7 @@ class Slave : public process::Actor {
 
   Slave(const Flags& flags, SlaveOptions options, SlaveInfo info,
         std::unique_ptr<Containerizer> containerizer, std::shared_ptr<process::UPID> limitationTarget,
-        std::optional<Recovered> recovered);
+        std::optional<Recovered> recovered, Resources checkpointed);
 
   // recovery.cpp: checkpoints and recovery (docs/recovery.md).
   // At start-up, before the actor runs: reads the checkpoints of an earlier
@@ -194,6 +194,29 @@ class Slave : public process::Actor {
   // The master changed or was lost: the next registration authenticates.
   void resetAuthentication();
 
+  // checkpointed_resources.cpp: dynamic reservations and persistent volumes
+  // (docs/persistent-volumes.md, slave/volumes.hpp).
+  // At start-up, before the actor runs: what meta/resources/resources.info
+  // holds, checked against the resources the slave was started with (in
+  // `info`); their volumes' directories made where missing. Fails naming
+  // the file and what is wrong.
+  static Result<Resources> recoverCheckpointedResources(const Flags& flags, const SlaveInfo& info);
+  // From the master: the slave's dynamic reservations and volumes, all of
+  // them. Checkpointed (with recovery), new volumes made, destroyed ones
+  // removed unless a live executor uses them. Ignored, logged, when invalid
+  // or not within what the slave was started with.
+  void checkpointResources(const process::UPID& from, const CheckpointResourcesMessage& message);
+  // Whether a live executor (other than `except`) uses the volume (role and
+  // persistence id) through its own or its tasks' resources.
+  bool volumeInUse(const Resource& volume, const Executor* except) const;
+  // Links each persistent volume of `resources` into the executor's sandbox
+  // at its container path (slave/volumes.hpp), giving the volume's
+  // directory to the executor's user when the slave runs as root and no
+  // other executor uses it. Fails naming the volume: one this slave does
+  // not hold, or a path that cannot be made.
+  Result<void> linkVolumes(const Framework& framework, const Executor& executor,
+                           const Resources& resources);
+
   // executors.cpp: tasks and executors.
   void runTask(const process::UPID& from, const RunTaskMessage& message);
   void killTask(const process::UPID& from, const KillTaskMessage& message);
@@ -210,8 +233,10 @@ class Slave : public process::Actor {
   // Makes the executor's sandbox and starts it: at once, or once the
   // fetcher has put its CommandInfo.uris in the sandbox (fetched()).
   // Fails, naming the cause, when it cannot start at once (logged).
+  // `firstTask`: the resources of the task it is launched for (its volumes
+  // are linked before it starts).
   Result<Executor*> launchExecutor(Framework* framework, const ExecutorInfo& info,
-                                  bool commandExecutor);
+                                  bool commandExecutor, const Resources& firstTask);
   // The user the executor runs as: its CommandInfo.user, else the
   // framework's, when --switch_user and the slave runs as root; "" to run
   // as the slave's user.
@@ -329,7 +354,14 @@ class Slave : public process::Actor {
   // Where the isolators' limitation callback dispatches to: this actor, once
   // it is spawned (set in initialize()).
   std::shared_ptr<process::UPID> limitationTarget_;
+  // What the slave was started with (--resources): the master applies the
+  // checkpointed resources to it.
   SlaveInfo info_;
+  // The dynamic reservations and persistent volumes the master last sent
+  // (resources.info), and info_'s resources with them applied: what /state
+  // shows.
+  Resources checkpointedResources_;
+  Resources totalResources_;
   State state_ = State::kDisconnected;
   double startTime_ = 0;  // seconds since the epoch
 

@@ -172,5 +172,36 @@ TEST_F(DiskDuTest, ItIsNamedByIsolationAndAfterARestartWatchesTheContainersKept)
   EXPECT_EQ(5u << 20, statistics.disk_limit_bytes());
 }
 
+// A persistent volume is linked into the sandbox: its files are not the
+// sandbox's, and its disk is not the sandbox's limit.
+TEST_F(DiskDuTest, APersistentVolumeIsNeitherMeasuredNorPartOfTheLimit) {
+  DiskDuOptions options;
+  options.interval = 20ms;
+  DiskDuIsolator isolator(options);
+  ContainerConfig withVolume = config("withVolume", "cpus:1;mem:32;disk:2");
+  Resource volume = *Resources::parse("disk:64").value().begin();
+  volume.set_role("eng");
+  volume.mutable_reservation()->set_principal("ops");
+  volume.mutable_disk()->mutable_persistence()->set_id("v1");
+  volume.mutable_disk()->mutable_volume()->set_container_path("data");
+  volume.mutable_disk()->mutable_volume()->set_mode(Volume::RW);
+  withVolume.resources += Resources(volume);
+  const std::string target = dir_ + "/volume";
+  std::filesystem::create_directories(target);
+  write(target + "/big", 3);
+  std::filesystem::create_directory_symlink(target, withVolume.directory + "/data");
+  write(withVolume.directory + "/own", 1);
+
+  ASSERT_TRUE(isolator.prepare(withVolume).ok());
+  ResourceStatistics statistics;
+  ASSERT_TRUE(waitUntil([&] {
+    statistics.Clear();
+    return isolator.usage(withVolume.containerId, &statistics).ok() &&
+           statistics.disk_used_bytes() >= (1u << 20);
+  }));
+  EXPECT_EQ(2u << 20, statistics.disk_limit_bytes());
+  EXPECT_LT(statistics.disk_used_bytes(), 2u << 20) << "the volume's 3 MB were counted";
+}
+
 }  // namespace
 }  // namespace mesos::internal::isolation

@@ -357,5 +357,22 @@ TEST(DiskUsageTest, IsAFractionForTmpAndAnErrorNamingAMissingPath) {
   EXPECT_FALSE(diskUsage("/proc").ok());
 }
 
+// A sandbox holds a persistent volume as a link (slave/volumes.hpp): its
+// removal takes the link, never the volume or what it holds.
+TEST_F(GarbageCollectorTest, ASandboxsVolumeLinkGoesAndTheVolumeStays) {
+  std::string sandbox = makeTree("sandbox");
+  std::string volume = dir_ + "/volumes/roles/eng/v1";
+  std::filesystem::create_directories(volume + "/deep");
+  std::ofstream(volume + "/deep/data") << "kept\n";
+  std::filesystem::create_directory_symlink(volume, sandbox + "/runs/1/data");
+  Future<Nothing> removed = schedule(1s, sandbox);
+  runtime_->settle();
+  advance(1s);
+  ASSERT_TRUE(removed.await());
+  ASSERT_TRUE(removed.isReady()) << removed.failure();
+  EXPECT_FALSE(std::filesystem::exists(sandbox));
+  EXPECT_TRUE(std::filesystem::exists(volume + "/deep/data"));
+}
+
 }  // namespace
 }  // namespace mesos::internal::slave

@@ -21,9 +21,16 @@ std::string megabytes(uint64_t bytes) {
   return text;
 }
 
-// The container's `disk` resource, in bytes; none when it has none.
+// The container's `disk` resource, in bytes; none when it has none. Its
+// persistent volumes are not the sandbox's: a volume is linked into the
+// sandbox (not walked) and has disk of its own (docs/persistent-volumes.md).
 std::optional<uint64_t> diskLimit(const Resources& resources) {
-  double mb = resources.scalar("disk");
+  double mb = 0;
+  for (const Resource& resource : resources) {
+    if (resource.name() == "disk" && !Resources::isPersistentVolume(resource)) {
+      mb += resource.scalar().value();
+    }
+  }
   if (mb <= 0) return std::nullopt;
   return static_cast<uint64_t>(mb * 1024 * 1024);
 }
