@@ -137,6 +137,7 @@ void Slave::initialize() {
   on(&Slave::updateFramework);
 
   on(&Slave::runTask);
+  on(&Slave::runTaskGroup);
   on(&Slave::killTask);
   on(&Slave::drain);
   on(&Slave::shutdownFramework);
