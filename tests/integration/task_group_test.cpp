@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -16,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "common/json.hpp"
+#include "support/cluster.hpp"
 #include "support/daemon.hpp"
 #include "support/subprocess.hpp"
 
@@ -167,6 +170,75 @@ TEST_F(TaskGroupTest, ABadTaskGroupFileIsOneClearLine) {
                               30s);
   EXPECT_TRUE(both.exitedWith(1)) << both.describe();
   EXPECT_NE(std::string::npos, both.err.find("not with --task_group")) << both.describe();
+}
+
+// Through the C++ scheduler driver: two groups on one default executor; a
+// kill of one task ends its group (TASK_KILLING first, for a framework
+// that takes it), and leaves the other group running.
+TEST(TaskGroupClusterTest, AKillEndsItsGroupAndASecondGroupSharesTheExecutor) {
+  TestCluster cluster;
+  cluster.startSlave();
+  RecordingScheduler scheduler;
+  auto groups = std::make_shared<std::atomic<int>>(0);
+  auto launchGroup = [](SchedulerDriver* driver, const Offer& offer,
+                        const std::vector<std::string>& ids) {
+    Offer::Operation operation;
+    operation.set_type(Offer::Operation::LAUNCH_GROUP);
+    ExecutorInfo* executor = operation.mutable_launch_group()->mutable_executor();
+    executor->set_type(ExecutorInfo::DEFAULT);
+    executor->mutable_executor_id()->set_value("pod");
+    *executor->mutable_resources() = Resources::parse("cpus:0.1;mem:32").value().proto();
+    for (const std::string& id : ids) {
+      *operation.mutable_launch_group()->mutable_task_group()->add_tasks() =
+          commandTask(offer, id, "sleep 1000");
+    }
+    driver->acceptOffers({offer.id()}, {operation}, Filters());
+  };
+  scheduler.onOffers = [&, groups](SchedulerDriver* driver, const std::vector<Offer>& offers) {
+    for (const Offer& offer : offers) {
+      int next = groups->fetch_add(1);
+      if (next == 0) {
+        launchGroup(driver, offer, {"a", "b"});
+      } else if (next == 1) {
+        launchGroup(driver, offer, {"c"});
+      } else {
+        driver->declineOffer(offer.id());
+      }
+    }
+  };
+  FrameworkInfo info;
+  info.set_user("");
+  info.set_name("task groups");
+  info.add_capabilities()->set_type(FrameworkInfo::Capability::TASK_KILLING_STATE);
+  MesosSchedulerDriver driver(&scheduler, info, cluster.masterAddress(), true,
+                              &cluster.runtime());
+  ASSERT_EQ(DRIVER_RUNNING, driver.start());
+
+  for (const char* id : {"a", "b", "c"}) {
+    auto running = scheduler.awaitStatus(id, TASK_RUNNING, 60s);
+    ASSERT_TRUE(running) << "task " << id << " never ran";
+    EXPECT_EQ("pod", running->status.executor_id().value());
+  }
+  TaskID a;
+  a.set_value("a");
+  driver.killTask(a);
+  EXPECT_TRUE(scheduler.awaitStatus("a", TASK_KILLING));
+  auto killedA = scheduler.awaitStatus("a", TASK_KILLED);
+  ASSERT_TRUE(killedA);
+  auto killedB = scheduler.awaitStatus("b", TASK_KILLED);
+  ASSERT_TRUE(killedB);
+  EXPECT_NE(std::string::npos, killedB->status.message().find("task 'a' of its group"))
+      << killedB->status.message();
+  // "c" of the other group still runs: its kill is what ends it.
+  EXPECT_FALSE(scheduler.awaitStatus("c", TASK_KILLED, 0s));
+  TaskID c;
+  c.set_value("c");
+  driver.killTask(c);
+  auto killedC = scheduler.awaitStatus("c", TASK_KILLED);
+  ASSERT_TRUE(killedC);
+  EXPECT_EQ("Command terminated with signal Terminated", killedC->status.message());
+  driver.stop();
+  driver.join();
 }
 
 }  // namespace
