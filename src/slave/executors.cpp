@@ -218,7 +218,7 @@ void Slave::refuse(const FrameworkID& frameworkId, const std::vector<TaskID>& ta
 }
 
 Framework* Slave::frameworkFor(const FrameworkID& frameworkId, const FrameworkInfo& info,
-                                      const std::string& pid) {
+                               const std::string& pid) {
   Framework* fw = framework(frameworkId.value());
   if (fw == nullptr) {
     auto created = std::make_unique<Framework>();
