@@ -66,6 +66,13 @@ class Executor {
   // task id twice.
   virtual void launchTask(ExecutorDriver* driver, const TaskInfo& task) = 0;
 
+  // Run the tasks of `group` together (a LAUNCH_GROUP: all of them on this
+  // executor, none of them given to launchTask()). `executorInfo` is the
+  // group's executor, as the framework gave it. By default the executor
+  // does not run groups: each task of it gets TASK_FAILED saying so.
+  virtual void launchTaskGroup(ExecutorDriver* driver, const ExecutorInfo& executorInfo,
+                               const TaskGroupInfo& group);
+
   // Kill a task this executor runs; the executor answers with a terminal
   // status update (normally TASK_KILLED).
   virtual void killTask(ExecutorDriver* driver, const TaskID& taskId) = 0;

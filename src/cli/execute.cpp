@@ -2,7 +2,11 @@
 // state changes, and exits with the command's exit status (0 when it
 // finished; its exit status, or 1, when it failed; 1 when it was killed,
 // lost or refused, or when --timeout passed before it could be launched).
+// With --task_group it launches a group of tasks (LAUNCH_GROUP, on the
+// slave's default executor) and exits 0 once every task finished, 1 as
+// soon as the last one ended when any did not.
 //
+//   mesos-execute --master=HOST:PORT --task_group=file:///PATH [--role...]
 //   mesos-execute --master=HOST:PORT --name=NAME --command=CMD
 //                 [--resources=cpus:1;mem:128] [--env='{"NAME":"value"}']
 //                 [--role=ROLE] [--framework_name=NAME] [--checkpoint]
@@ -25,6 +29,7 @@
 #include <mutex>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -32,6 +37,7 @@
 
 #include "common/flags.hpp"
 #include "common/json.hpp"
+#include "common/protobuf_json.hpp"
 #include "mesos/resources.hpp"
 #include "mesos/scheduler.hpp"
 
@@ -79,12 +85,25 @@ struct ExecuteFlags : flags::FlagSet {
     add(&secret, "secret",
         "Secret to authenticate with (CRAM-MD5) as --principal, for a master that requires "
         "authentication (--authenticate_frameworks)");
+    add(&task_group, "task_group",
+        "A group of tasks to launch together on one slave's default executor instead of "
+        "--command: Apache's JSON of a TaskGroupInfo ({\"tasks\":[{\"name\":...,"
+        "\"task_id\":{\"value\":...},\"resources\":[...],\"command\":{\"value\":...}}]}), "
+        "inline or in a file given as file:///PATH or /PATH; agent_id need not be set. "
+        "Not with --name, --command, --env or --uris");
     add(&timeout, "timeout",
         "Give up (status 1) when the task has not been launched this long after starting, "
         "e.g. 30secs (default: wait for ever)");
   }
   Result<void> validate() const override {
     if (!master) return Error{"missing --master (e.g. --master=127.0.0.1:5050)"};
+    if (task_group) {
+      if (name || command || env || uris) {
+        return Error{"--name, --command, --env and --uris describe one task: not with "
+                     "--task_group (its JSON describes each task)"};
+      }
+      return {};
+    }
     if (!name) return Error{"missing --name (e.g. --name=hello)"};
     if (!command) return Error{"missing --command (e.g. --command='echo hello')"};
     auto parsed = Resources::parse(resources);
@@ -115,8 +134,62 @@ struct ExecuteFlags : flags::FlagSet {
   std::optional<std::string> user;
   std::optional<std::string> principal;
   std::optional<std::string> secret;
+  std::optional<std::string> task_group;
   std::optional<flags::Duration> timeout;
 };
+
+// The executor mesos-execute gives a task group (Apache's: the slave's
+// default executor, with these resources of its own).
+constexpr const char* kGroupExecutorId = "default-executor";
+constexpr const char* kGroupExecutorResources = "cpus:0.1;mem:32;disk:32";
+
+// The group of --task_group: a TaskGroupInfo in Apache's JSON, inline or
+// in a file (file:///PATH or /PATH). Each task's agent_id (slave_id) is
+// set at launch. Fails with one line naming the task or the problem.
+Result<TaskGroupInfo> parseTaskGroup(const std::string& value) {
+  std::string text = value;
+  if (value.rfind("file://", 0) == 0 || value.rfind("/", 0) == 0) {
+    std::string path = value.rfind("file://", 0) == 0 ? value.substr(7) : value;
+    std::ifstream file(path);
+    if (!file) return Error{"--task_group: cannot read '" + path + "'"};
+    std::stringstream contents;
+    contents << file.rdbuf();
+    text = contents.str();
+  }
+  auto parsed = json::parse(text);
+  if (!parsed || !parsed->isObject()) {
+    return Error{"--task_group: expected a JSON object of a TaskGroupInfo ({\"tasks\":[...]})" +
+                 (parsed ? std::string() : ": " + parsed.error().message)};
+  }
+  // The slave is the offer's: a placeholder until then (it is required).
+  json::Value document = *parsed;
+  auto& object = std::get<json::Object>(document.v);
+  if (auto tasks = object.find("tasks");
+      tasks != object.end() && std::holds_alternative<json::Array>(tasks->second.v)) {
+    for (json::Value& task : std::get<json::Array>(tasks->second.v)) {
+      if (!task.isObject()) continue;
+      auto& fields = std::get<json::Object>(task.v);
+      fields.erase("agent_id");
+      fields["slave_id"] = json::Value(json::Object{{"value", json::Value(std::string())}});
+    }
+  }
+  TaskGroupInfo group;
+  if (auto read = fromJson(json::stringify(document), &group); !read) {
+    return Error{"--task_group: " + read.error().message};
+  }
+  if (group.tasks_size() == 0) return Error{"--task_group: the group has no tasks"};
+  for (const TaskInfo& task : group.tasks()) {
+    const std::string name = "--task_group: task '" + task.task_id().value() + "'";
+    if (task.task_id().value().empty()) return Error{"--task_group: a task has no task_id"};
+    if (!task.has_command() || task.command().value().empty()) {
+      return Error{name + " has no command ({\"command\":{\"value\":\"...\"}})"};
+    }
+    if (task.has_executor()) {
+      return Error{name + " names an executor: the group's (the default executor) runs it"};
+    }
+  }
+  return group;
+}
 
 // The variables of --env: a JSON object whose values are strings, given
 // inline or as file:///PATH. Fails with one line saying what to write.
@@ -301,9 +374,10 @@ std::pair<double, double> closeness(const Resources& offer, const Resources& wan
 class CommandScheduler : public Scheduler {
  public:
   CommandScheduler(const ExecuteFlags& flags, std::map<std::string, std::string> environment,
-                   std::vector<CommandInfo::URI> uris)
+                   std::vector<CommandInfo::URI> uris, std::optional<TaskGroupInfo> group)
       : flags_(flags),
-        resources_(Resources::parse(flags.resources).value()),
+        group_(std::move(group)),
+        resources_(wanted(flags, group_)),
         environment_(std::move(environment)),
         uris_(std::move(uris)) {}
 
@@ -332,7 +406,7 @@ class CommandScheduler : public Scheduler {
     if (!registered_) {
       std::cerr << "not registered with master " << *flags_.master;
     } else {
-      std::cerr << "no offer fit task '" << *flags_.name << "'";
+      std::cerr << "no offer fit " << what();
     }
     std::cerr << " within " << flags::formatDuration(timeout) << " (--timeout); giving up"
               << std::endl;
@@ -365,6 +439,10 @@ class CommandScheduler : public Scheduler {
         Picked picked = pick(offered, resources_, flags_.role);
         if (picked.missing.empty()) taken = std::move(picked.taken);
       }
+      if (taken && group_) {
+        launchGroup(driver, offer);
+        continue;
+      }
       if (!taken) {
         if (!launched_) {
           unfit = true;
@@ -392,6 +470,10 @@ class CommandScheduler : public Scheduler {
     }
     if (status.has_reason()) {
       std::cout << "  reason: " << TaskStatus::Reason_Name(status.reason()) << std::endl;
+    }
+    if (group_) {
+      groupStatus(driver, status);
+      return;
     }
     switch (status.state()) {
       case TASK_FINISHED:
@@ -430,6 +512,79 @@ class CommandScheduler : public Scheduler {
   }
 
  private:
+  // What an offer must hold: --resources, or the group's tasks' and its
+  // executor's.
+  static Resources wanted(const ExecuteFlags& flags, const std::optional<TaskGroupInfo>& group) {
+    if (!group) return Resources::parse(flags.resources).value();
+    Resources total = Resources::parse(kGroupExecutorResources).value();
+    for (const TaskInfo& task : group->tasks()) total += Resources(task.resources());
+    return total;
+  }
+
+  std::string what() const {
+    return group_ ? "task group of " + std::to_string(group_->tasks_size()) + " task(s)"
+                  : "task '" + *flags_.name + "'";
+  }
+
+  // Each task's resources, and the executor's, taken from `offer`, in one
+  // LAUNCH_GROUP. REQUIRES: mutex_ held; the offer holds them all.
+  void launchGroup(SchedulerDriver* driver, const Offer& offer) {
+    Resources left(offer.resources());
+    Offer::Operation operation;
+    operation.set_type(Offer::Operation::LAUNCH_GROUP);
+    ExecutorInfo* executor = operation.mutable_launch_group()->mutable_executor();
+    executor->set_type(ExecutorInfo::DEFAULT);
+    executor->mutable_executor_id()->set_value(kGroupExecutorId);
+    Resources executorTaken =
+        pick(left, Resources::parse(kGroupExecutorResources).value(), flags_.role).taken;
+    left -= executorTaken;
+    *executor->mutable_resources() = executorTaken.proto();
+    for (TaskInfo task : group_->tasks()) {
+      *task.mutable_slave_id() = offer.slave_id();
+      Resources taken = pick(left, Resources(task.resources()), flags_.role).taken;
+      left -= taken;
+      *task.mutable_resources() = taken.proto();
+      *operation.mutable_launch_group()->mutable_task_group()->add_tasks() = task;
+      running_.insert(task.task_id().value());
+    }
+    driver->acceptOffers({offer.id()}, {operation});
+    launched_ = true;
+    changed_.notify_all();
+    std::cout << "Submitted task group with tasks [";
+    for (int i = 0; i < group_->tasks_size(); i++) {
+      std::cout << (i > 0 ? ", " : "") << group_->tasks(i).task_id().value();
+    }
+    std::cout << "] to slave " << offer.slave_id().value() << std::endl;
+  }
+
+  // A task of the group changed: the run ends when the last has ended,
+  // with 0 only when every task finished.
+  void groupStatus(SchedulerDriver* driver, const TaskStatus& status) {
+    if (!isTerminal(status.state())) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (running_.erase(status.task_id().value()) == 0) return;
+    if (status.state() != TASK_FINISHED) failed_ = true;
+    if (!running_.empty()) return;
+    exitCode_ = failed_ ? 1 : 0;
+    driver->stop();
+  }
+
+  static bool isTerminal(TaskState state) {
+    switch (state) {
+      case TASK_FINISHED:
+      case TASK_FAILED:
+      case TASK_KILLED:
+      case TASK_LOST:
+      case TASK_ERROR:
+      case TASK_DROPPED:
+      case TASK_GONE:
+      case TASK_GONE_BY_OPERATOR:
+        return true;
+      default:
+        return false;
+    }
+  }
+
   // REQUIRES: mutex_ held.
   void launch(SchedulerDriver* driver, const Offer& offer, const Resources& taken) {
     TaskInfo task;
@@ -465,7 +620,7 @@ class CommandScheduler : public Scheduler {
   void reportUnfit() {
     Resources offered(largest_->resources());
     Resources missing = pick(offered, resources_, flags_.role).missing;
-    std::cout << "No offer fits task '" << *flags_.name << "' (" << resources_.toString()
+    std::cout << "No offer fits " << what() << " (" << resources_.toString()
               << "); the largest offer so far, from slave " << largest_->slave_id().value()
               << " (" << largest_->hostname() << "), has " << offered.toString();
     if (!missing.empty()) std::cout << " and lacks " << missing.toString();
@@ -475,6 +630,7 @@ class CommandScheduler : public Scheduler {
   }
 
   const ExecuteFlags& flags_;
+  const std::optional<TaskGroupInfo> group_;
   const Resources resources_;
   const std::map<std::string, std::string> environment_;
   const std::vector<CommandInfo::URI> uris_;
@@ -487,6 +643,8 @@ class CommandScheduler : public Scheduler {
   bool ended_ = false;
   bool reportedUnfit_ = false;
   std::optional<Offer> largest_;
+  std::set<std::string> running_;  // the group's tasks not yet ended
+  bool failed_ = false;            // one of them did not finish
   std::pair<double, double> largestScore_{0, 0};
 };
 
@@ -526,11 +684,20 @@ int main(int argc, char** argv) {
     }
     uris = std::move(parsed).value();
   }
+  std::optional<TaskGroupInfo> group;
+  if (flags.task_group) {
+    auto parsed = parseTaskGroup(*flags.task_group);
+    if (!parsed) {
+      std::cerr << "mesos-execute: " << parsed.error().message << std::endl;
+      return 1;
+    }
+    group = std::move(parsed).value();
+  }
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
   FLAGS_minloglevel = google::GLOG_WARNING;
 
-  CommandScheduler scheduler(flags, std::move(environment), std::move(uris));
+  CommandScheduler scheduler(flags, std::move(environment), std::move(uris), std::move(group));
   FrameworkInfo framework;
   framework.set_name(flags.framework_name);
   framework.set_role(flags.role);

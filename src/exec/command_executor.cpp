@@ -9,10 +9,10 @@
 // fails its check consecutive_failures times in a row is killed.
 //
 // Structure: CommandExecutor (the mesos::Executor the driver calls) forwards
-// every callback to CommandExecutorProcess, an actor that owns the task's
-// state and its timers. A reaper thread waits for the command and hands its
-// end to the actor; the health checker is an actor of its own that reports
-// by dispatch. Nothing blocks the actor.
+// every callback to CommandExecutorProcess, an actor that reports the task's
+// updates and decides when to exit. The task itself (its process group, its
+// kill with grace, its health checks) is a CommandTask (exec/command_task.hpp),
+// an actor that reports by dispatch. Nothing blocks either actor.
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -33,9 +33,7 @@
 
 #include "common/flags.hpp"
 #include "exec/executor_process.hpp"
-#include "exec/health_check.hpp"
-#include "exec/health_checker.hpp"
-#include "exec/spawn.hpp"
+#include "exec/command_task.hpp"
 #include "mesos/executor.hpp"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
@@ -69,18 +67,6 @@ struct CommandExecutorFlags : flags::FlagSet {
   flags::Duration acknowledgement_timeout;
 };
 
-std::string describeWaitStatus(int status) {
-  if (WIFEXITED(status)) {
-    return "Command exited with status " + std::to_string(WEXITSTATUS(status));
-  }
-  if (WIFSIGNALED(status)) {
-    const char* name = strsignal(WTERMSIG(status));
-    return "Command terminated with signal " +
-           (name != nullptr ? std::string(name) : std::to_string(WTERMSIG(status)));
-  }
-  return "Command ended with wait status " + std::to_string(status);
-}
-
 }  // namespace
 
 class CommandExecutorProcess : public process::Actor {
@@ -98,13 +84,6 @@ class CommandExecutorProcess : public process::Actor {
         driver_(driver),
         options_(std::move(options)) {}
 
-  // Runs on the main thread once the actor is gone.
-  ~CommandExecutorProcess() override {
-    if (reaper_.joinable()) reaper_.join();
-    // The reaper only observed the exit; reap the zombie if nobody did.
-    if (pid_ > 0 && !reaped_) waitpid(pid_, nullptr, WNOHANG);
-  }
-
   void launch(const TaskInfo& task) {
     if (launched_) {
       update(task.task_id(), TASK_FAILED,
@@ -113,61 +92,13 @@ class CommandExecutorProcess : public process::Actor {
     }
     launched_ = true;
     taskId_ = task.task_id();
-    if (task.has_kill_policy() && task.kill_policy().has_grace_period()) {
-      killGracePeriod_ = std::chrono::duration_cast<process::Duration>(std::chrono::nanoseconds(
-          std::max<int64_t>(0, task.kill_policy().grace_period().nanoseconds())));
-    }
-
-    if (!task.has_command() || !task.command().has_value() || task.command().value().empty()) {
-      fail("Task '" + task.task_id().value() +
-           "' has no command to run (the command executor needs TaskInfo.command with a "
-           "value)");
-      return;
-    }
-    const CommandInfo& command = task.command();
-    if (command.has_user()) {
-      LOG(WARNING) << "Running task " << taskId_.value() << " as the executor's user, not '"
-                   << command.user() << "' (switching users is not supported)";
-    }
-
-    std::optional<HealthCheckSpec> healthCheck;
-    if (task.has_health_check()) {
-      auto spec = parseHealthCheck(task.health_check());
-      if (!spec) {
-        fail("Task '" + task.task_id().value() + "' has an invalid health check: " +
-             spec.error().message);
-        return;
-      }
-      healthCheck = std::move(spec).value();
-    }
-
-    const std::map<std::string, std::string> environment =
-        withEnvironmentOf(currentEnvironment(), command);
-    auto spawned = spawnCommand(command, SpawnOptions{options_.directory, environment});
-    if (!spawned) {
-      fail("Failed to launch the command of task '" + task.task_id().value() +
-           "': " + spawned.error().message);
-      return;
-    }
-    const pid_t pid = *spawned;
-    pid_ = pid;
-    LOG(INFO) << "Forked command of task " << taskId_.value() << " at pid " << pid_;
-
     const process::Pid<CommandExecutorProcess> self(this->self());
-    reaper_ = std::thread([pid, self] {
-      // WNOWAIT: the exited command stays a zombie, so its pid (and its
-      // process group id) cannot be reused until the actor has signalled the
-      // rest of the group and reaped it.
-      siginfo_t info{};
-      int result;
-      do {
-        result = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT);
-      } while (result != 0 && errno == EINTR);
-      process::dispatch(self, &CommandExecutorProcess::commandEnded, result == 0);
-    });
-
-    update(taskId_, TASK_RUNNING);
-    if (healthCheck) startHealthChecks(std::move(*healthCheck), environment);
+    task_ = runtime().spawn<CommandTask>(
+        task,
+        CommandTask::Options{options_.directory, currentEnvironment(), options_.killGracePeriod},
+        [self](const CommandTask::Event& event) {
+          process::dispatch(self, &CommandExecutorProcess::taskEvent, event);
+        });
   }
 
   // `grace`: the kill's own kill policy (a v1 KILL's, or a draining
@@ -177,20 +108,19 @@ class CommandExecutorProcess : public process::Actor {
       LOG(WARNING) << "Ignoring a kill for unknown task " << taskId.value();
       return;
     }
-    stopHealthChecks();
-    terminateTask(grace ? std::chrono::duration_cast<process::Duration>(*grace)
-                        : killGracePeriod());
+    killTask(grace ? std::optional<process::Duration>(
+                         std::chrono::duration_cast<process::Duration>(*grace))
+                   : std::nullopt);
   }
 
   void shutdown() {
     LOG(INFO) << "Shutting down";
-    if (pid_ <= 0) {
+    if (!running_) {
       // Nothing runs: nothing to report.
       if (!terminalSent_) driver_->stop();
       return;
     }
-    stopHealthChecks();
-    terminateTask(shutdownGrace());
+    killTask(shutdownGrace());
   }
 
   // SIGTERM or SIGINT: the slave is stopping (it signals every process of
@@ -202,81 +132,40 @@ class CommandExecutorProcess : public process::Actor {
     LOG(INFO) << "Got signal " << signal << " (" << strsignal(signal)
               << "); killing the task and exiting";
     signalled_ = true;
-    if (pid_ <= 0 || exited_) {
+    if (!running_) {
       driver_->stop();
       return;
     }
-    stopHealthChecks();
-    terminateTask(shutdownGrace());
+    killTask(shutdownGrace());
   }
 
   // After the driver stopped (main thread): the task must not outlive us.
   void killRemaining() {
-    if (pid_ > 0 && !exited_) {
-      LOG(WARNING) << "Killing the process group of task " << taskId_.value()
-                   << " as the executor exits";
-      ::killpg(pid_, SIGKILL);
-    }
+    if (task_) process::dispatch(task_.pid(), &CommandTask::killNow);
   }
 
  private:
-  // Checks run in the sandbox with the task's environment.
-  void startHealthChecks(HealthCheckSpec spec,
-                         const std::map<std::string, std::string>& environment) {
-    const process::Pid<CommandExecutorProcess> self(this->self());
-    healthChecker_ = runtime().spawn<HealthChecker>(
-        std::move(spec), ProbeContext{options_.directory, environment},
-        [self](const HealthChecker::Event& event) {
-          process::dispatch(self, &CommandExecutorProcess::healthChanged, event);
-        });
-  }
-
-  void stopHealthChecks() {
-    if (healthChecker_) process::dispatch(healthChecker_.pid(), &HealthChecker::stop);
-  }
-
-  // From the health checker: the task's health changed, or it must go.
-  void healthChanged(const HealthChecker::Event& event) {
-    // Nothing after a kill has begun: the next update is the terminal one.
-    if (killing_ || exited_) return;
-    if (event.changed) {
-      LOG(INFO) << "Task " << taskId_.value() << " is "
-                << (event.healthy ? "healthy" : "unhealthy")
-                << (event.message.empty() ? "" : ": " + event.message);
-      update(taskId_, TASK_RUNNING, event.message, event.healthy,
-             TaskStatus::REASON_TASK_HEALTH_CHECK_STATUS_UPDATED);
-    }
-    if (event.kill) {
-      LOG(WARNING) << "Killing task " << taskId_.value() << " after "
-                   << event.consecutiveFailures << " failed health check(s) in a row";
-      killedUnhealthy_ = "Task killed after " + std::to_string(event.consecutiveFailures) +
-                         " failed health check(s) in a row (" + event.message + ")";
-      terminateTask(killGracePeriod());
+  void killTask(std::optional<process::Duration> grace) {
+    if (task_) {
+      process::dispatch(task_.pid(), &CommandTask::kill, grace,
+                        std::optional<TaskStatus::Reason>(), std::string());
     }
   }
 
-  // The task's kill_policy.grace_period, else --kill_grace_period.
-  process::Duration killGracePeriod() const {
-    return killGracePeriod_ ? *killGracePeriod_ : options_.killGracePeriod;
-  }
-
-  // Sends SIGTERM to the task's process group now and SIGKILL after `grace`,
-  // or brings an escalation already scheduled forward to `grace` from now.
-  void terminateTask(process::Duration grace) {
-    if (pid_ <= 0 || exited_) return;
-    const process::TimePoint deadline = runtime().clock().now() + grace;
-    if (killing_) {
-      if (deadline >= escalationDeadline_) return;
-      cancel(escalation_);
-    } else {
-      LOG(INFO) << "Sending SIGTERM to the process group of task " << taskId_.value();
-      killing_ = true;
-      if (::killpg(pid_, SIGTERM) != 0) {
-        PLOG(WARNING) << "killpg(" << pid_ << ", SIGTERM)";
-      }
+  void taskEvent(const CommandTask::Event& event) {
+    switch (event.kind) {
+      case CommandTask::Event::Kind::kRunning:
+        running_ = true;
+        update(taskId_, TASK_RUNNING);
+        break;
+      case CommandTask::Event::Kind::kHealth:
+        update(taskId_, TASK_RUNNING, event.message, event.healthy, event.reason);
+        break;
+      case CommandTask::Event::Kind::kEnded:
+        running_ = false;
+        finish(event.state, event.message, event.healthy, event.reason);
+        break;
     }
-    escalationDeadline_ = deadline;
-    escalation_ = delay(grace, [this] { escalate(); });
   }
 
   // What the task gets between SIGTERM and SIGKILL on shutdown: a second
@@ -284,51 +173,6 @@ class CommandExecutorProcess : public process::Actor {
   process::Duration shutdownGrace() const {
     process::Duration grace = options_.shutdownGracePeriod - 1s;
     return grace < process::Duration::zero() ? process::Duration::zero() : grace;
-  }
-
-  void escalate() {
-    if (exited_) return;
-    LOG(INFO) << "Task " << taskId_.value() << " outlived its grace period; sending SIGKILL";
-    if (::killpg(pid_, SIGKILL) != 0) PLOG(WARNING) << "killpg(" << pid_ << ", SIGKILL)";
-  }
-
-  // From the reaper: the command ended (observed == false: waitid failed).
-  void commandEnded(bool observed) {
-    exited_ = true;
-    stopHealthChecks();
-    if (killing_) cancel(escalation_);
-    // Whatever the command left running in its group ends with it.
-    ::killpg(pid_, SIGKILL);
-    int status = 0;
-    pid_t result;
-    do {
-      result = waitpid(pid_, &status, WNOHANG);
-    } while (result < 0 && errno == EINTR);
-    reaped_ = result == pid_;
-
-    if (!observed || !reaped_) {
-      fail("Failed to get the exit status of the command: " + std::string(std::strerror(errno)));
-      return;
-    }
-    const std::string message = describeWaitStatus(status);
-    LOG(INFO) << message << " (task " << taskId_.value() << ", pid " << pid_ << ")";
-    TaskState state = TASK_FAILED;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-      state = TASK_FINISHED;
-    } else if (killing_) {
-      state = TASK_KILLED;
-    }
-    if (killedUnhealthy_ && state == TASK_KILLED) {
-      finish(state, *killedUnhealthy_ + ": " + message, false,
-             TaskStatus::REASON_TASK_HEALTH_CHECK_STATUS_UPDATED);
-      return;
-    }
-    finish(state, message);
-  }
-
-  void fail(const std::string& message) {
-    LOG(ERROR) << message;
-    finish(TASK_FAILED, message);
   }
 
   // Sends the task's terminal update; the driver stops once it is
@@ -364,22 +208,10 @@ class CommandExecutorProcess : public process::Actor {
 
   bool launched_ = false;      // a task was given (later ones fail)
   TaskID taskId_;
-  std::optional<process::Duration> killGracePeriod_;  // the task's kill policy's
-  pid_t pid_ = -1;             // the command, leader of its process group
-  std::thread reaper_;
-  bool killing_ = false;       // SIGTERM sent
-  process::TimerId escalation_ = 0;
-  process::TimePoint escalationDeadline_{};
-  bool exited_ = false;        // the command ended
-  bool reaped_ = false;
+  bool running_ = false;       // its command runs
   bool terminalSent_ = false;
   bool signalled_ = false;     // SIGTERM or SIGINT came: exit once the task ended
-  // Set when failed health checks made us kill the task: the terminal
-  // update's message starts with it.
-  std::optional<std::string> killedUnhealthy_;
-  // Declared last: it goes first (on the main thread, after this actor has
-  // ended), aborting a check under way.
-  process::Spawned<HealthChecker> healthChecker_;
+  process::Spawned<CommandTask> task_;
 };
 
 // The Executor the driver calls: hands each callback to the actor.

@@ -13,6 +13,20 @@
 
 namespace mesos {
 
+void Executor::launchTaskGroup(ExecutorDriver* driver, const ExecutorInfo& executorInfo,
+                               const TaskGroupInfo& group) {
+  for (const TaskInfo& task : group.tasks()) {
+    TaskStatus status;
+    *status.mutable_task_id() = task.task_id();
+    *status.mutable_executor_id() = executorInfo.executor_id();
+    status.set_state(TASK_FAILED);
+    status.set_source(TaskStatus::SOURCE_EXECUTOR);
+    status.set_message("Executor " + executorInfo.executor_id().value() +
+                       " does not run task groups (it does not implement launchTaskGroup)");
+    driver->sendStatusUpdate(status);
+  }
+}
+
 MesosExecutorDriver::MesosExecutorDriver(Executor* executor)
     : MesosExecutorDriver(executor, internal::currentEnvironment(), nullptr) {}
 

@@ -129,6 +129,7 @@ void ExecutorProcess::initialize() {
   on(&ExecutorProcess::reregistered);
   on(&ExecutorProcess::reconnect);
   on(&ExecutorProcess::runTask);
+  on(&ExecutorProcess::runTaskGroup);
   on(&ExecutorProcess::killTask);
   on(&ExecutorProcess::statusUpdateAcknowledgement);
   on(&ExecutorProcess::frameworkMessage);
@@ -241,6 +242,29 @@ void ExecutorProcess::runTask(const UPID& from, const RunTaskMessage& message) {
   tasks_.put(task.task_id().value(), task);
   VLOG(1) << "Executor asked to run task " << task.task_id().value();
   executor_->launchTask(driver_, task);
+}
+
+void ExecutorProcess::runTaskGroup(const UPID& from, const RunTaskGroupMessage& message) {
+  if (!wellFormed(from, message) || !fromSlave(from, "RunTaskGroupMessage") ||
+      !delivering("RunTaskGroupMessage")) {
+    return;
+  }
+  const auto& tasks = message.task_group().tasks();
+  if (!connected_) {
+    LOG(WARNING) << "Ignoring a task group of " << tasks.size()
+                 << " task(s) because the executor is not registered with the slave";
+    return;
+  }
+  for (const TaskInfo& task : tasks) {
+    if (tasks_.contains(task.task_id().value())) {
+      LOG(ERROR) << "Ignoring a task group: its task " << task.task_id().value()
+                 << " was given before";
+      return;
+    }
+  }
+  for (const TaskInfo& task : tasks) tasks_.put(task.task_id().value(), task);
+  VLOG(1) << "Executor asked to run a group of " << tasks.size() << " task(s)";
+  executor_->launchTaskGroup(driver_, message.executor(), message.task_group());
 }
 
 void ExecutorProcess::killTask(const UPID& from, const KillTaskMessage& message) {

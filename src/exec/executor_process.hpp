@@ -10,7 +10,7 @@
 //   <- ExecutorRegisteredMessage                               registered()
 //   <- ReconnectExecutorMessage  -> ReregisterExecutorMessage{unacknowledged
 //      updates and tasks}; <- ExecutorReregisteredMessage      reregistered()
-//   <- RunTaskMessage / KillTaskMessage / FrameworkToExecutorMessage
+//   <- RunTaskMessage / RunTaskGroupMessage / KillTaskMessage / FrameworkToExecutorMessage
 //   <- ShutdownExecutorMessage                                 shutdown()
 //   -> StatusUpdateMessage{update, pid}; <- StatusUpdateAcknowledgementMessage
 //   -> ExecutorToFrameworkMessage
@@ -123,6 +123,7 @@ class ExecutorProcess : public process::Actor {
   void reregistered(const process::UPID& from, const ExecutorReregisteredMessage& message);
   void reconnect(const process::UPID& from, const ReconnectExecutorMessage& message);
   void runTask(const process::UPID& from, const RunTaskMessage& message);
+  void runTaskGroup(const process::UPID& from, const RunTaskGroupMessage& message);
   void killTask(const process::UPID& from, const KillTaskMessage& message);
   void statusUpdateAcknowledgement(const process::UPID& from,
                                    const StatusUpdateAcknowledgementMessage& message);

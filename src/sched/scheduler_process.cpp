@@ -565,9 +565,13 @@ void SchedulerProcess::acceptOffers(const std::vector<OfferID>& offerIds,
                                     const Filters& filters) {
   std::vector<TaskInfo> tasks;
   for (const Offer::Operation& operation : operations) {
-    if (operation.type() != Offer::Operation::LAUNCH) continue;
-    tasks.insert(tasks.end(), operation.launch().task_infos().begin(),
-                 operation.launch().task_infos().end());
+    if (operation.type() == Offer::Operation::LAUNCH) {
+      tasks.insert(tasks.end(), operation.launch().task_infos().begin(),
+                   operation.launch().task_infos().end());
+    } else if (operation.type() == Offer::Operation::LAUNCH_GROUP) {
+      const auto& group = operation.launch_group().task_group().tasks();
+      tasks.insert(tasks.end(), group.begin(), group.end());
+    }
   }
   if (!connected_) {
     reportLost(tasks);
@@ -583,8 +587,15 @@ void SchedulerProcess::acceptOffers(const std::vector<OfferID>& offerIds,
   for (const Offer::Operation& operation : operations) {
     Offer::Operation* copy = accept->add_operations();
     *copy = operation;
-    if (copy->type() != Offer::Operation::LAUNCH) continue;
-    for (TaskInfo& task : *copy->mutable_launch()->mutable_task_infos()) prepareTask(&task);
+    if (copy->type() == Offer::Operation::LAUNCH) {
+      for (TaskInfo& task : *copy->mutable_launch()->mutable_task_infos()) prepareTask(&task);
+    } else if (copy->type() == Offer::Operation::LAUNCH_GROUP) {
+      auto* launch = copy->mutable_launch_group();
+      if (launch->has_executor() && !launch->executor().has_framework_id()) {
+        *launch->mutable_executor()->mutable_framework_id() = framework_.id();
+      }
+      for (TaskInfo& task : *launch->mutable_task_group()->mutable_tasks()) prepareTask(&task);
+    }
   }
   useOffers(offerIds, tasks);
   send(master_, std::move(call));

@@ -40,6 +40,8 @@ constexpr std::chrono::seconds kTeardownKillWait{2};
 
 // The command executor's binary name, looked up in --launcher_dir.
 constexpr const char* kCommandExecutor = "mesos-executor";
+// The default executor's (ExecutorInfo.type DEFAULT: task groups).
+constexpr const char* kDefaultExecutor = "mesos-default-executor";
 // What a command executor holds on top of its task (as in Apache Mesos):
 // its container's limits leave the task its whole share. The master does
 // not count it (command executors are the slave's business), a small

@@ -133,106 +133,26 @@ void Slave::runTask(const UPID& from, const RunTaskMessage& message) {
   }
   LOG(INFO) << "Got task " << task.task_id().value() << " for framework " << frameworkId.value();
 
-  if (state_ != State::kRunning) {
-    LOG(WARNING) << "Task " << task.task_id().value()
-                 << " is lost: the slave is not registered with the master";
-    sendSlaveUpdate(frameworkId, nullptr, task.task_id(), TASK_LOST,
-                    TaskStatus::REASON_SLAVE_DISCONNECTED, "Slave is not registered");
-    return;
-  }
-  if (task.slave_id().value() != info_.id().value()) {
-    LOG(WARNING) << "Task " << task.task_id().value() << " is lost: it is meant for slave "
-                 << task.slave_id().value() << ", this is " << info_.id().value();
-    sendSlaveUpdate(frameworkId, nullptr, task.task_id(), TASK_LOST,
-                    TaskStatus::REASON_SLAVE_UNKNOWN, "Task was sent to the wrong slave");
-    return;
-  }
-  // The master checked them; they name directories here, so again.
-  if (auto invalid = invalidIds(frameworkId, task)) {
-    LOG(WARNING) << "Refusing a task of framework " << frameworkId.value() << ": "
-                 << invalid->message;
-    sendSlaveUpdate(frameworkId, nullptr, task.task_id(), TASK_ERROR,
-                    TaskStatus::REASON_TASK_INVALID, invalid->message);
-    return;
-  }
-  if (drainConfig_) {
-    LOG(WARNING) << "Dropping task " << task.task_id().value() << " of framework "
-                 << frameworkId.value() << ": the slave is draining";
-    bool aware = false;
-    for (const auto& capability : message.framework().capabilities()) {
-      if (capability.type() == FrameworkInfo::Capability::PARTITION_AWARE) aware = true;
-    }
-    sendSlaveUpdate(frameworkId, nullptr, task.task_id(), aware ? TASK_DROPPED : TASK_LOST,
-                    TaskStatus::REASON_SLAVE_DRAINING,
-                    "Task was received while the slave was draining");
+  if (auto refused = refusal(frameworkId, message.framework(), task)) {
+    refuse(frameworkId, {task.task_id()}, *refused);
     return;
   }
   if (task.has_executor() == task.has_command()) {
     LOG(WARNING) << "Task " << task.task_id().value() << " is invalid: it needs exactly one of "
                  << "an executor and a command";
-    sendSlaveUpdate(frameworkId, nullptr, task.task_id(), TASK_ERROR,
-                    TaskStatus::REASON_TASK_INVALID,
-                    "Task must have exactly one of ExecutorInfo and CommandInfo");
-    return;
-  }
-
-  Framework* fw = framework(frameworkId.value());
-  if (fw == nullptr) {
-    auto created = std::make_unique<Framework>();
-    created->info = message.framework();
-    *created->info.mutable_id() = frameworkId;
-    created->id = frameworkId;
-    fw = created.get();
-    frameworks_[frameworkId.value()] = std::move(created);
-  }
-  if (message.has_pid() && !message.pid().empty()) {
-    if (auto pid = UPID::parse(message.pid())) fw->pid = *pid;
-  }
-  if (fw->terminating) {
-    LOG(WARNING) << "Task " << task.task_id().value() << " is lost: framework "
-                 << frameworkId.value() << " is shutting down";
-    sendSlaveUpdate(frameworkId, nullptr, task.task_id(), TASK_LOST,
-                    TaskStatus::REASON_FRAMEWORK_REMOVED, "Framework is shutting down");
-    return;
-  }
-  if (fw->executorOfTask(task.task_id().value()) != nullptr) {
-    LOG(WARNING) << "Ignoring task " << task.task_id().value() << " of framework "
-                 << frameworkId.value() << ": a task with this id is already here";
+    refuse(frameworkId, {task.task_id()},
+           Refusal{TASK_ERROR, TaskStatus::REASON_TASK_INVALID,
+                   "Task must have exactly one of ExecutorInfo and CommandInfo"});
     return;
   }
 
   bool command = !task.has_executor();
   ExecutorInfo executorInfo = command ? commandExecutorInfo(frameworkId, task) : task.executor();
   if (!executorInfo.has_framework_id()) *executorInfo.mutable_framework_id() = frameworkId;
-
-  Executor* executor = fw->executor(executorInfo.executor_id().value());
-  if (executor != nullptr && (executor->state == Executor::State::kTerminating ||
-                              executor->state == Executor::State::kTerminated)) {
-    LOG(WARNING) << "Task " << task.task_id().value() << " is lost: its "
-                 << describeExecutor(*executor) << " is shutting down";
-    sendSlaveUpdate(frameworkId, &executorInfo.executor_id(), task.task_id(), TASK_LOST,
-                    TaskStatus::REASON_EXECUTOR_TERMINATED, "Executor is shutting down");
-    return;
-  }
-  if (executor == nullptr) {
-    auto launched = launchExecutor(fw, executorInfo, command, Resources(task.resources()));
-    if (!launched) {
-      sendSlaveUpdate(frameworkId, &executorInfo.executor_id(), task.task_id(), TASK_FAILED,
-                      TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
-                      "Failed to launch executor " + executorInfo.executor_id().value() + ": " +
-                          launched.error().message);
-      if (fw->executors.empty()) removeFramework(fw);
-      return;
-    }
-    executor = *launched;
-  } else if (auto linked = linkVolumes(*fw, *executor, Resources(task.resources())); !linked) {
-    LOG(ERROR) << "Task " << task.task_id().value() << " of framework " << frameworkId.value()
-               << " failed: " << linked.error().message;
-    sendSlaveUpdate(frameworkId, &executorInfo.executor_id(), task.task_id(), TASK_FAILED,
-                    TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
-                    "Cannot give the task its volumes: " + linked.error().message);
-    return;
-  }
+  Framework* fw = frameworkFor(frameworkId, message.framework(), message.pid());
+  Executor* executor =
+      executorFor(fw, executorInfo, command, {task.task_id()}, Resources(task.resources()));
+  if (executor == nullptr) return;
 
   checkpointTask(*executor, createTask(task, TASK_STAGING, frameworkId));
   if (executor->state == Executor::State::kRegistering) {
@@ -242,6 +162,118 @@ void Slave::runTask(const UPID& from, const RunTaskMessage& message) {
   } else {
     sendTaskToExecutor(*fw, executor, task);
   }
+}
+
+std::optional<Slave::Refusal> Slave::refusal(const FrameworkID& frameworkId,
+                                             const FrameworkInfo& frameworkInfo,
+                                             const TaskInfo& task) const {
+  const std::string& id = task.task_id().value();
+  if (state_ != State::kRunning) {
+    LOG(WARNING) << "Task " << id << " is lost: the slave is not registered with the master";
+    return Refusal{TASK_LOST, TaskStatus::REASON_SLAVE_DISCONNECTED, "Slave is not registered"};
+  }
+  if (task.slave_id().value() != info_.id().value()) {
+    LOG(WARNING) << "Task " << id << " is lost: it is meant for slave "
+                 << task.slave_id().value() << ", this is " << info_.id().value();
+    return Refusal{TASK_LOST, TaskStatus::REASON_SLAVE_UNKNOWN, "Task was sent to the wrong slave"};
+  }
+  // The master checked them; they name directories here, so again.
+  if (auto invalid = invalidIds(frameworkId, task)) {
+    LOG(WARNING) << "Refusing a task of framework " << frameworkId.value() << ": "
+                 << invalid->message;
+    return Refusal{TASK_ERROR, TaskStatus::REASON_TASK_INVALID, invalid->message};
+  }
+  if (drainConfig_) {
+    LOG(WARNING) << "Dropping task " << id << " of framework " << frameworkId.value()
+                 << ": the slave is draining";
+    bool aware = false;
+    for (const auto& capability : frameworkInfo.capabilities()) {
+      if (capability.type() == FrameworkInfo::Capability::PARTITION_AWARE) aware = true;
+    }
+    return Refusal{aware ? TASK_DROPPED : TASK_LOST, TaskStatus::REASON_SLAVE_DRAINING,
+                   "Task was received while the slave was draining"};
+  }
+  if (Framework* fw = framework(frameworkId.value()); fw != nullptr) {
+    if (fw->terminating) {
+      LOG(WARNING) << "Task " << id << " is lost: framework " << frameworkId.value()
+                   << " is shutting down";
+      return Refusal{TASK_LOST, TaskStatus::REASON_FRAMEWORK_REMOVED,
+                     "Framework is shutting down"};
+    }
+    if (fw->executorOfTask(id) != nullptr) {
+      LOG(WARNING) << "Ignoring task " << id << " of framework " << frameworkId.value()
+                   << ": a task with this id is already here";
+      return Refusal{};  // no update: the task is here
+    }
+  }
+  return std::nullopt;
+}
+
+void Slave::refuse(const FrameworkID& frameworkId, const std::vector<TaskID>& tasks,
+                   const Refusal& refusal) {
+  if (!refusal.state) return;
+  for (const TaskID& taskId : tasks) {
+    sendSlaveUpdate(frameworkId, nullptr, taskId, *refusal.state, refusal.reason,
+                    refusal.message);
+  }
+}
+
+Framework* Slave::frameworkFor(const FrameworkID& frameworkId, const FrameworkInfo& info,
+                               const std::string& pid) {
+  Framework* fw = framework(frameworkId.value());
+  if (fw == nullptr) {
+    auto created = std::make_unique<Framework>();
+    created->info = info;
+    *created->info.mutable_id() = frameworkId;
+    created->id = frameworkId;
+    fw = created.get();
+    frameworks_[frameworkId.value()] = std::move(created);
+  }
+  if (!pid.empty()) {
+    if (auto parsed = UPID::parse(pid)) fw->pid = *parsed;
+  }
+  return fw;
+}
+
+Executor* Slave::executorFor(Framework* fw, const ExecutorInfo& executorInfo, bool command,
+                             const std::vector<TaskID>& tasks, const Resources& taskResources) {
+  const FrameworkID& frameworkId = fw->id;
+  Executor* executor = fw->executor(executorInfo.executor_id().value());
+  if (executor != nullptr && (executor->state == Executor::State::kTerminating ||
+                              executor->state == Executor::State::kTerminated)) {
+    LOG(WARNING) << tasks.size() << " task(s) lost: their " << describeExecutor(*executor)
+                 << " is shutting down";
+    for (const TaskID& taskId : tasks) {
+      sendSlaveUpdate(frameworkId, &executorInfo.executor_id(), taskId, TASK_LOST,
+                      TaskStatus::REASON_EXECUTOR_TERMINATED, "Executor is shutting down");
+    }
+    return nullptr;
+  }
+  if (executor != nullptr) {
+    if (auto linked = linkVolumes(*fw, *executor, taskResources); !linked) {
+      LOG(ERROR) << tasks.size() << " task(s) of framework " << frameworkId.value()
+                 << " failed: " << linked.error().message;
+      for (const TaskID& taskId : tasks) {
+        sendSlaveUpdate(frameworkId, &executorInfo.executor_id(), taskId, TASK_FAILED,
+                        TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
+                        "Cannot give the task its volumes: " + linked.error().message);
+      }
+      return nullptr;
+    }
+    return executor;
+  }
+  auto launched = launchExecutor(fw, executorInfo, command, taskResources);
+  if (!launched) {
+    for (const TaskID& taskId : tasks) {
+      sendSlaveUpdate(frameworkId, &executorInfo.executor_id(), taskId, TASK_FAILED,
+                      TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
+                      "Failed to launch executor " + executorInfo.executor_id().value() + ": " +
+                          launched.error().message);
+    }
+    if (fw->executors.empty()) removeFramework(fw);
+    return nullptr;
+  }
+  return *launched;
 }
 
 ExecutorInfo Slave::commandExecutorInfo(const FrameworkID& frameworkId,
@@ -477,6 +509,29 @@ void Slave::sendTaskToExecutor(const Framework& framework, Executor* executor,
   send(executor->pid, std::move(message));
 }
 
+void Slave::sendQueuedTasks(const Framework& framework, Executor* executor) {
+  std::vector<TaskInfo> queued;
+  queued.swap(executor->queuedTasks);
+  std::map<std::string, uint64_t> groupOf;
+  groupOf.swap(executor->queuedGroups);
+  std::set<uint64_t> sent;
+  for (const TaskInfo& task : queued) {
+    auto group = groupOf.find(task.task_id().value());
+    if (group == groupOf.end()) {
+      sendTaskToExecutor(framework, executor, task);
+      continue;
+    }
+    // A group goes whole, where its first task stood in the queue.
+    if (!sent.insert(group->second).second) continue;
+    std::vector<TaskInfo> members;
+    for (const TaskInfo& other : queued) {
+      auto it = groupOf.find(other.task_id().value());
+      if (it != groupOf.end() && it->second == group->second) members.push_back(other);
+    }
+    sendTaskGroupToExecutor(framework, executor, members);
+  }
+}
+
 void Slave::registerExecutor(const UPID& from, const RegisterExecutorMessage& message) {
   if (!wellFormed(from, message)) return;
   const std::string& frameworkId = message.framework_id().value();
@@ -517,9 +572,7 @@ void Slave::registerExecutor(const UPID& from, const RegisterExecutorMessage& me
   *registered.mutable_slave_info() = info_;
   send(from, std::move(registered));
 
-  std::vector<TaskInfo> queued;
-  queued.swap(executor->queuedTasks);
-  for (const TaskInfo& task : queued) sendTaskToExecutor(*fw, executor, task);
+  sendQueuedTasks(*fw, executor);
   if (drainConfig_) drainExecutor(*fw, executor);
 }
 
@@ -603,9 +656,7 @@ void Slave::reregisterExecutor(const UPID& from, const ReregisterExecutorMessage
     resized(*executor);
   }
 
-  std::vector<TaskInfo> queued;
-  queued.swap(executor->queuedTasks);
-  for (const TaskInfo& task : queued) sendTaskToExecutor(*fw, executor, task);
+  sendQueuedTasks(*fw, executor);
   if (drainConfig_) drainExecutor(*fw, executor);
 }
 
@@ -633,13 +684,31 @@ void Slave::kill(const KillTaskMessage& message) {
 
   for (auto it = executor->queuedTasks.begin(); it != executor->queuedTasks.end(); ++it) {
     if (it->task_id().value() != taskId) continue;
-    LOG(INFO) << "Killing queued task " << taskId << " of framework " << fw->id.value();
+    // As Apache's slave does: a queued task of a group takes its whole
+    // group with it (the group runs all or none).
+    std::vector<TaskID> killed{message.task_id()};
+    if (auto group = executor->queuedGroups.find(taskId); group != executor->queuedGroups.end()) {
+      for (const auto& [other, number] : executor->queuedGroups) {
+        if (number != group->second || other == taskId) continue;
+        TaskID id;
+        id.set_value(other);
+        killed.push_back(id);
+      }
+    }
     ExecutorID executorId = executor->info.executor_id();
-    sendSlaveUpdate(fw->id, &executorId, message.task_id(), TASK_KILLED, std::nullopt,
-                    "Task killed before it was given to its executor");
-    // A command executor exists only for its task.
-    if (executor->commandExecutor && executor->queuedTasks.empty() &&
-        executor->launchedTasks.empty()) {
+    for (const TaskID& id : killed) {
+      LOG(INFO) << "Killing queued task " << id.value() << " of framework " << fw->id.value();
+      executor->queuedGroups.erase(id.value());
+      sendSlaveUpdate(fw->id, &executorId, id, TASK_KILLED, std::nullopt,
+                      id.value() == taskId
+                          ? "Task killed before it was given to its executor"
+                          : "Task killed before it was given to its executor, with task '" +
+                                taskId + "' of its group");
+    }
+    // A command executor exists only for its task, a default executor
+    // for its groups.
+    if ((executor->commandExecutor || executor->info.type() == ExecutorInfo::DEFAULT) &&
+        executor->queuedTasks.empty() && executor->launchedTasks.empty()) {
       shutdownExecutor(fw, executor);
     }
     return;

@@ -152,6 +152,7 @@ void Slave::initialize() {
   on(&Slave::checkpointResources);
 
   on(&Slave::runTask);
+  on(&Slave::runTaskGroup);
   on(&Slave::killTask);
   on(&Slave::drain);
   on(&Slave::shutdownFramework);

@@ -229,6 +229,42 @@ class Slave : public process::Actor {
   void schedulerMessage(const process::UPID& from, const FrameworkToExecutorMessage& message);
   void executorMessage(const process::UPID& from, const ExecutorToFrameworkMessage& message);
 
+  // task_groups.cpp: RunTaskGroupMessage (LAUNCH_GROUP; docs/task-groups.md):
+  // all tasks of the group to one executor, all or none.
+  void runTaskGroup(const process::UPID& from, const RunTaskGroupMessage& message);
+  // Sends the group's tasks (checkpointed, queued no more) to the running
+  // executor in one RunTaskGroupMessage.
+  void sendTaskGroupToExecutor(const Framework& framework, Executor* executor,
+                               const std::vector<TaskInfo>& tasks);
+  // A DEFAULT executor's ExecutorInfo with the command that runs ours
+  // (mesos-default-executor in --launcher_dir).
+  ExecutorInfo defaultExecutorInfo(ExecutorInfo info) const;
+
+  // Why a task cannot run here (its update), if it cannot; a refusal
+  // without a state sends none (the task is already here).
+  struct Refusal {
+    std::optional<TaskState> state;
+    std::optional<TaskStatus::Reason> reason;
+    std::string message;
+  };
+  std::optional<Refusal> refusal(const FrameworkID& frameworkId, const FrameworkInfo& frameworkInfo,
+                                 const TaskInfo& task) const;
+  void refuse(const FrameworkID& frameworkId, const std::vector<TaskID>& tasks,
+              const Refusal& refusal);
+  // The framework, added with `info` when new; its scheduler's pid is
+  // updated from `pid` when given.
+  Framework* frameworkFor(const FrameworkID& frameworkId, const FrameworkInfo& info,
+                          const std::string& pid);
+  // The executor `info` names, launched when not running yet, with the
+  // persistent volumes in `taskResources` linked into its sandbox; nullptr
+  // (each of `tasks` got its TASK_LOST or TASK_FAILED) when it is shutting
+  // down, cannot be launched or its volumes cannot be linked.
+  Executor* executorFor(Framework* framework, const ExecutorInfo& info, bool command,
+                        const std::vector<TaskID>& tasks, const Resources& taskResources);
+  // Sends what waited for the executor's registration: single tasks and
+  // whole groups, in the order they came.
+  void sendQueuedTasks(const Framework& framework, Executor* executor);
+
   ExecutorInfo commandExecutorInfo(const FrameworkID& frameworkId, const TaskInfo& task) const;
   // Makes the executor's sandbox and starts it: at once, or once the
   // fetcher has put its CommandInfo.uris in the sandbox (fetched()).

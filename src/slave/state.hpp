@@ -45,6 +45,10 @@ struct Executor {
   std::string killMessage;
 
   std::vector<TaskInfo> queuedTasks;         // waiting for registration, in order
+  // The queued tasks that came in a group, with their group's number (a
+  // group is sent to the executor whole).
+  std::map<std::string, uint64_t> queuedGroups;
+  uint64_t nextGroup = 0;
   std::map<std::string, Task> launchedTasks;  // sent to the executor, not terminal
   // Reached a terminal state; the update is not yet acknowledged by the master.
   std::map<std::string, Task> terminatedTasks;

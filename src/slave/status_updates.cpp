@@ -133,6 +133,7 @@ void Slave::recordTaskState(Executor* executor, const TaskStatus& status) {
     Task task = createTask(*it, status.state(), executor->frameworkId);
     *task.add_statuses() = status;
     executor->queuedTasks.erase(it);
+    executor->queuedGroups.erase(taskId);
     if (terminal) {
       countTerminalTask(status.state());
       executor->terminatedTasks[taskId] = std::move(task);

@@ -461,5 +461,51 @@ TEST_F(RecoveryTest, DiskDuWatchesAKeptContainerWithItsDiskAfterARestart) {
   EXPECT_FALSE(dead(executor)) << "the executor did not survive the restart";
 }
 
+// A task group of a checkpointing framework outlives its slave: the
+// restarted slave takes the default executor back, and both tasks finish.
+TEST_F(RecoveryTest, ATaskGroupOutlivesItsSlave) {
+  const std::string wait = "while [ ! -e " + go() + " ]; do sleep 0.05; done";
+  auto task = [&](const std::string& id) {
+    return "{\"name\":\"" + id + "\",\"task_id\":{\"value\":\"" + id +
+           "\"},\"resources\":[{\"name\":\"cpus\",\"type\":\"SCALAR\",\"scalar\":"
+           "{\"value\":0.1}},{\"name\":\"mem\",\"type\":\"SCALAR\",\"scalar\":"
+           "{\"value\":32}}],\"command\":{\"value\":\"" + wait + "\"}}";
+  };
+  const std::string group = dir_ + "/group.json";
+  std::ofstream(group) << "{\"tasks\":[" << task("left") << "," << task("right") << "]}";
+  log_ = dir_ + "/group.log";
+  pid_t run = startDaemon({MESOS_EXECUTE_PATH, "--master=" + master_.toString(),
+                           "--task_group=file://" + group, "--checkpoint"},
+                          log_);
+  ASSERT_GT(run, 0);
+  executes_.push_back(run);
+  pid_t executor = -1;
+  bool running = waitUntil(
+      [&] {
+        executor = executorPid();
+        return executor > 0 && count(readFile(log_), "TASK_RUNNING") >= 2 &&
+               libprocessPidWritten();
+      },
+      60s, run);
+  ASSERT_TRUE(running) << readFile(log_);
+  executors_.push_back(executor);
+
+  ASSERT_NO_FATAL_FAILURE(killSlave());
+  EXPECT_FALSE(dead(executor)) << "the default executor did not wait for its slave";
+  ASSERT_NO_FATAL_FAILURE(restartSlave());
+  ASSERT_TRUE(reregistered()) << "the slave did not come back as " << slaveId_;
+  std::ofstream(go()).put('\n');
+  int status = waitForExit(run, 60s);
+  executes_.clear();
+  std::string output = readFile(log_);
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_EQ(1u, count(output, "TASK_FINISHED for task left")) << output;
+  EXPECT_EQ(1u, count(output, "TASK_FINISHED for task right")) << output;
+  EXPECT_EQ(taskState("left"), "TASK_FINISHED");
+  EXPECT_EQ(taskState("right"), "TASK_FINISHED");
+  EXPECT_TRUE(waitUntil([&] { return dead(executor); }, 60s))
+      << "the default executor outlived its tasks";
+}
+
 }  // namespace
 }  // namespace mesos::test
