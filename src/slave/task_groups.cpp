@@ -59,7 +59,9 @@ void Slave::runTaskGroup(const process::UPID& from, const RunTaskGroupMessage& m
       isDefault ? defaultExecutorInfo(message.executor()) : message.executor();
   Framework* fw = frameworkFor(frameworkId, message.framework(), "");
   Resources taskResources;
-  for (const TaskInfo& task : message.task_group().tasks()) taskResources += Resources(task.resources());
+  for (const TaskInfo& task : message.task_group().tasks()) {
+    taskResources += Resources(task.resources());
+  }
   Executor* executor = executorFor(fw, executorInfo, false, ids, taskResources);
   if (executor == nullptr) return;
 
