@@ -89,9 +89,9 @@ TEST_F(QuotaTest, ARoleAtItsLimitIsOfferedNoMore) {
   quota("capped", {}, {{"cpus", 5}});
   sum = offered();
   EXPECT_DOUBLE_EQ(2, sum["f"].scalar("cpus"));
-  // Memory is unlimited now: the two slaves that still had cpus to give
-  // came whole (1 GB left on one, 2 GB on the next).
-  EXPECT_DOUBLE_EQ(3072, sum["f"].scalar("mem"));
+  // Memory is unlimited now: all that is left of it is offered (a slave's
+  // memory alone once the cpus are at their limit).
+  EXPECT_DOUBLE_EQ(5120, sum["f"].scalar("mem"));
   // Removing the quota lifts the limit.
   quota("capped", {}, {});
   EXPECT_DOUBLE_EQ(3, offered()["f"].scalar("cpus"));
@@ -155,10 +155,13 @@ TEST_F(QuotaTest, WhatIsRecoveredNoLongerCounts) {
   quota("r", {}, {{"cpus", 2}});
   addSlave("s0", "cpus:2;mem:1024");
   addSlave("s1", "cpus:2;mem:1024");
+  // The second slave's memory alone is offered too: only cpus are limited.
   auto made = cycle();
-  ASSERT_EQ(1u, made.size());
+  ASSERT_EQ(2u, made.size());
+  const Made& withCpus = made[0].resources.scalar("cpus") > 0 ? made[0] : made[1];
+  EXPECT_DOUBLE_EQ(2, withCpus.resources.scalar("cpus"));
   EXPECT_DOUBLE_EQ(2, allocator_->consumed("r").scalar("cpus"));
-  allocator_->recoverResources(framework("f"), slave(made[0].slave), made[0].resources,
+  allocator_->recoverResources(framework("f"), slave(withCpus.slave), withCpus.resources,
                                std::nullopt);
   EXPECT_DOUBLE_EQ(0, allocator_->consumed("r").scalar("cpus"));
   EXPECT_DOUBLE_EQ(2, offered()["f"].scalar("cpus"));
