@@ -22,6 +22,11 @@
 //   offers_per_s_reserved_SxF    slave also has cpus:4;mem:16384 reserved for
 //                                one of four roles r0..r3, and the frameworks
 //                                are spread over "*" and r0..r3
+//   cycle_ms_quota_SxF,          the reserved cluster with quota
+//   offers_per_s_quota_SxF       (docs/quota.md): r0 guaranteed a tenth of
+//                                the unreserved cpus and memory, r1 limited
+//                                to a twentieth, r2 both; offers are cut
+//                                to limits and headroom (--scenarios=quota)
 // Each cycle figure is the median of --cycles cycles; the time spent giving
 // offers back (recoverResources) is not counted. docs/benchmarks.md records
 // the figures.
@@ -56,7 +61,7 @@ DEFINE_bool(cpu_time, false,
             "programs run).");
 DEFINE_string(scenarios, "plain,filtered,suppressed",
               "Comma-separated scenarios of each combination to run: plain, filtered, "
-              "suppressed, reserved (to profile one at a time).");
+              "suppressed, reserved, quota (to profile one at a time).");
 DEFINE_string(slave_resources, "cpus:16;mem:65536;disk:100000", "Each slave's resources.");
 
 namespace {
@@ -167,6 +172,7 @@ class Cluster {
   }
 
   void suppress(size_t index) { allocator_.suppressOffers(frameworkIds_[index]); }
+  HierarchicalAllocator& allocator() { return allocator_; }
 
  private:
   TimePoint now_{};
@@ -233,6 +239,29 @@ void runReserved(size_t slaves, size_t frameworks, const Resources& resources) {
         "offers/s");
 }
 
+// The reserved cluster of runReserved() with quota on three of its roles.
+void runQuota(size_t slaves, size_t frameworks, const Resources& resources) {
+  std::vector<Resources> kinds;
+  for (int r = 0; r < 4; r++) {
+    std::string role = "r" + std::to_string(r);
+    kinds.push_back(resources +
+                    Resources::parse("cpus(" + role + "):4;mem(" + role + "):16384").value());
+  }
+  Cluster cluster(Policy::kDrf, Config{}, frameworks, {"*", "r0", "r1", "r2", "r3"});
+  double cpus = resources.scalar("cpus") * static_cast<double>(slaves);
+  double mem = resources.scalar("mem") * static_cast<double>(slaves);
+  using Quota = mesos::allocator::Quota;
+  cluster.allocator().updateQuota("r0", Quota{{{"cpus", cpus / 10}, {"mem", mem / 10}}, {}});
+  cluster.allocator().updateQuota("r1", Quota{{}, {{"cpus", cpus / 20}, {"mem", mem / 20}}});
+  cluster.allocator().updateQuota(
+      "r2", Quota{{{"cpus", cpus / 20}}, {{"cpus", cpus / 10}, {"mem", mem / 10}}});
+  cluster.addSlaves(slaves, kinds);
+  cluster.cycle();
+  Figure quota = measure(cluster, [&] { cluster.recoverAll(); });
+  print("cycle_ms_quota_" + combo(slaves, frameworks), quota.ms, "ms");
+  print("offers_per_s_quota_" + combo(slaves, frameworks), quota.offersPerSecond, "offers/s");
+}
+
 // Plain, filtered and suppressed cycles for one combination (DRF, role "*"),
 // and the reserved one when asked for.
 void runCombo(size_t slaves, size_t frameworks, const Resources& resources) {
@@ -267,6 +296,7 @@ void runCombo(size_t slaves, size_t frameworks, const Resources& resources) {
     print("offers_per_s_suppressed_" + name, suppressed.offersPerSecond, "offers/s");
   }
   if (scenario("reserved")) runReserved(slaves, frameworks, resources);
+  if (scenario("quota")) runQuota(slaves, frameworks, resources);
 }
 
 // The plain cycle under another policy, the frameworks spread over four

@@ -74,6 +74,16 @@ struct Revocation {
   FrameworkID beneficiary;  // the framework waiting for resources
 };
 
+// A role's quota (docs/quota.md), by scalar resource name: what it is
+// guaranteed, and the most it may hold (a name missing from `limits` is
+// unlimited). Both count the role's reservations and what it is allocated,
+// its descendants' ("a/b" under "a") included. Empty: no quota.
+struct Quota {
+  std::map<std::string, double> guarantees;
+  std::map<std::string, double> limits;
+  bool empty() const { return guarantees.empty() && limits.empty(); }
+};
+
 struct Options {
   // The current time on the master's clock (paused in tests). Filters
   // expire by it.
@@ -156,6 +166,19 @@ class Allocator {
   // Called every allocation interval after allocate(): a policy that
   // revokes decides here (default: nothing).
   virtual void checkRevocations() {}
+
+  // An operator changed roles' weights at run time (/weights,
+  // UPDATE_WEIGHTS): each replaces that role's weight (> 0), for the offers
+  // made from now on. Default: ignored, for policies without weights.
+  virtual void updateWeights(const std::vector<WeightInfo>& weights) { (void)weights; }
+  // An operator set a role's quota (/quota, UPDATE_QUOTA); an empty one
+  // removes it. Guarantees are offered first, the headroom unsatisfied
+  // guarantees need is held back from other roles, and no role is offered
+  // beyond its limits. Default: ignored, for policies without quota.
+  virtual void updateQuota(const std::string& role, const Quota& quota) {
+    (void)role;
+    (void)quota;
+  }
 };
 
 // Loadable allocator modules (docs/allocation-modules.md): a shared library

@@ -159,4 +159,14 @@ void AllocatorActor::reviveOffers(const FrameworkID& frameworkId) {
   soonAll();
 }
 
+void AllocatorActor::updateWeights(const std::vector<WeightInfo>& weights) {
+  allocator_->updateWeights(weights);
+  soonAll();
+}
+
+void AllocatorActor::updateQuota(const std::string& role, const Quota& quota) {
+  allocator_->updateQuota(role, quota);
+  soonAll();
+}
+
 }  // namespace mesos::allocator

@@ -48,6 +48,9 @@ class AllocatorActor : public process::Actor {
   void requestResources(const FrameworkID& frameworkId, const std::vector<Request>& requests);
   void suppressOffers(const FrameworkID& frameworkId);
   void reviveOffers(const FrameworkID& frameworkId);
+  // Weights and quota set at run time (docs/quota.md); a full cycle follows.
+  void updateWeights(const std::vector<WeightInfo>& weights);
+  void updateQuota(const std::string& role, const Quota& quota);
 
   // Runs a full cycle now (tests; the timer does it every interval).
   void allocateNow();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 
 #include <glog/logging.h>
 
@@ -36,6 +38,29 @@ double scalarFor(const Resources& resources, const std::string& name, const std:
     }
   }
   return sum;
+}
+
+// Adds `value` at index `i` of `into` (growing it), clamped at zero as the
+// sorter's sums are.
+void addAt(std::vector<double>& into, size_t i, double value) {
+  if (into.size() <= i) into.resize(i + 1, 0.0);
+  into[i] = std::max(0.0, into[i] + value);
+}
+
+double at(const std::vector<double>& values, size_t i, double otherwise = 0.0) {
+  return i < values.size() ? values[i] : otherwise;
+}
+
+// Calls `f` with `role` and each of its ancestors ("a/b/c", "a/b", "a").
+template <typename F>
+void withAncestors(const std::string& role, F&& f) {
+  std::string name = role;
+  while (true) {
+    f(name);
+    size_t slash = name.rfind('/');
+    if (slash == std::string::npos) return;
+    name.resize(slash);
+  }
 }
 
 bool hasReservation(const Resources& resources) {
@@ -97,7 +122,7 @@ void HierarchicalAllocator::addFramework(const FrameworkID& frameworkId, const F
   // What slaves reported it holding before it was added.
   for (uint32_t index : framework.slaves) {
     auto held = slaves_[index].allocated.find(seq);
-    if (held != slaves_[index].allocated.end()) sorter_.allocated(seq, held->second);
+    if (held != slaves_[index].allocated.end()) account(seq, held->second, +1);
   }
   for (const auto& [slaveId, resources] : used) {
     auto slave = slaveIndex_.find(slaveId);
@@ -117,6 +142,7 @@ void HierarchicalAllocator::removeFramework(const FrameworkID& frameworkId) {
     Slave& slave = slaves_[index];
     auto allocated = slave.allocated.find(seq);
     if (allocated == slave.allocated.end()) continue;
+    if (framework.added) countAllocated(framework, allocated->second, -1);
     // Whatever the master did not recover is free now.
     setFree(slave, slave.free + allocated->second);
     slave.allocated.erase(allocated);
@@ -172,6 +198,7 @@ void HierarchicalAllocator::addSlave(const SlaveID& slaveId, const SlaveInfo& in
     if (have > 0) slave.threshold.emplace_back(minimum.name(), std::min(have, minimum.scalar().value()));
   }
   sorter_.addTotal(total);
+  countReserved(total, +1);
   Resources free = total;
   for (const auto& [frameworkId, resources] : used) {
     if (resources.empty()) continue;
@@ -189,7 +216,7 @@ void HierarchicalAllocator::removeSlave(const SlaveID& slaveId) {
   uint32_t index = it->second;
   Slave& slave = slaves_[index];
   for (const auto& [seq, resources] : slave.allocated) {
-    sorter_.unallocated(seq, resources);
+    account(seq, resources, -1);
     auto framework = frameworks_.find(seq);
     if (framework != frameworks_.end()) {
       framework->second.slaves.erase(index);
@@ -197,6 +224,7 @@ void HierarchicalAllocator::removeSlave(const SlaveID& slaveId) {
     }
   }
   sorter_.removeTotal(slave.total);
+  countReserved(slave.total, -1);
   for (auto& [seq, framework] : frameworks_) {
     if (!framework.filters.empty()) framework.filters.erase(index);
   }
@@ -236,7 +264,7 @@ void HierarchicalAllocator::take(Seq seq, uint32_t index, Slave& slave,
     if (framework != frameworks_.end()) forget(framework->second, seq, slave);
   }
   setFree(slave, slave.free + back);
-  sorter_.unallocated(seq, back);
+  account(seq, back, -1);
   markFree(index);
 }
 
@@ -287,10 +315,12 @@ void HierarchicalAllocator::updateAllocation(const FrameworkID& frameworkId,
     return;
   }
   allocated->second = allocated->second - from + to;
-  sorter_.unallocated(seq->second, from);
-  sorter_.allocated(seq->second, to);
+  account(seq->second, from, -1);
+  account(seq->second, to, +1);
   sorter_.removeTotal(from);
   sorter_.addTotal(to);
+  countReserved(from, -1);
+  countReserved(to, +1);
   slave.total = slave.total - from + to;
   slave.reserved = hasReservation(slave.total);
 }
@@ -424,7 +454,7 @@ void HierarchicalAllocator::give(Seq seq, uint32_t index, Slave& slave,
     allocated->second += resources;
   }
   framework.waitingSince.reset();
-  sorter_.allocated(seq, resources);
+  account(seq, resources, +1);
 }
 
 // The framework no longer holds anything on `slave`. Its index of slaves
@@ -449,6 +479,10 @@ void HierarchicalAllocator::offer(Seq seq, uint32_t index, Slave& slave, Resourc
 void HierarchicalAllocator::allocateSlave(uint32_t index, Offers& offers) {
   Slave& slave = slaves_[index];
   if (!offerable(slave)) return;
+  if (!quotas_.empty()) {
+    allocateWithQuota(index, offers);
+    return;
+  }
   if (slave.reserved) {
     allocateReserved(index, offers);
     return;
@@ -807,6 +841,209 @@ void HierarchicalAllocator::revokeFor(Framework& beneficiary, Seq beneficiarySeq
         done = fair;
       }
     }
+  }
+}
+
+// Weights and quota set at run time.
+
+void HierarchicalAllocator::updateWeights(const std::vector<WeightInfo>& weights) {
+  for (const WeightInfo& info : weights) {
+    if (!info.has_role() || !(info.weight() > 0)) continue;
+    config_.weights[info.role()] = info.weight();
+    sorter_.setWeight(info.role(), info.weight());
+  }
+}
+
+void HierarchicalAllocator::updateQuota(const std::string& role, const Quota& quota) {
+  if (quota.empty()) {
+    quotaConfigs_.erase(role);
+  } else {
+    quotaConfigs_[role] = quota;
+  }
+  refreshQuotaIndices();
+}
+
+void HierarchicalAllocator::refreshQuotaIndices() {
+  quotas_.clear();
+  ScalarNames& names = sorter_.names();
+  for (const auto& [role, quota] : quotaConfigs_) {
+    RoleQuota& entry = quotas_[role];
+    for (const auto& [name, amount] : quota.guarantees) {
+      addAt(entry.guarantees, names.index(name), amount);
+    }
+    entry.limits.assign(names.size(), std::numeric_limits<double>::infinity());
+    for (const auto& [name, amount] : quota.limits) {
+      uint32_t i = names.index(name);
+      if (entry.limits.size() <= i) {
+        entry.limits.resize(i + 1, std::numeric_limits<double>::infinity());
+      }
+      entry.limits[i] = amount;
+    }
+  }
+  for (auto& [role, entry] : quotas_) {
+    entry.top = true;
+    withAncestors(role, [&](const std::string& name) {
+      if (name != role && quotaConfigs_.count(name)) entry.top = false;
+    });
+  }
+}
+
+void HierarchicalAllocator::countReserved(const Resources& total, double sign) {
+  ScalarNames& names = sorter_.names();
+  for (const Resource& resource : total) {
+    if (resource.type() != Value::SCALAR) continue;
+    uint32_t i = names.index(resource.name());
+    double value = sign * resource.scalar().value();
+    if (resource.role() == kDefaultRole) {
+      addAt(unreservedTotal_, i, value);
+      continue;
+    }
+    withAncestors(resource.role(), [&](const std::string& role) {
+      addAt(consumption_[role].reserved, i, value);
+    });
+  }
+}
+
+void HierarchicalAllocator::countAllocated(const Framework& framework, const Resources& resources,
+                                           double sign) {
+  ScalarNames& names = sorter_.names();
+  for (const Resource& resource : resources) {
+    if (resource.type() != Value::SCALAR || resource.role() != kDefaultRole) continue;
+    uint32_t i = names.index(resource.name());
+    double value = sign * resource.scalar().value();
+    addAt(unreservedAllocated_, i, value);
+    if (framework.role == kDefaultRole) continue;
+    withAncestors(framework.role, [&](const std::string& role) {
+      addAt(consumption_[role].allocatedUnreserved, i, value);
+    });
+  }
+}
+
+void HierarchicalAllocator::account(Seq seq, const Resources& resources, double sign) {
+  if (sign > 0) {
+    sorter_.allocated(seq, resources);
+  } else {
+    sorter_.unallocated(seq, resources);
+  }
+  auto framework = frameworks_.find(seq);
+  if (framework != frameworks_.end() && framework->second.added) {
+    countAllocated(framework->second, resources, sign);
+  }
+}
+
+double HierarchicalAllocator::consumedAt(const std::string& role, size_t i) {
+  auto it = consumption_.find(role);
+  if (it == consumption_.end()) return 0.0;
+  return at(it->second.reserved, i) + at(it->second.allocatedUnreserved, i);
+}
+
+Resources HierarchicalAllocator::consumed(const std::string& role) {
+  std::vector<double> scalars(sorter_.names().size(), 0.0);
+  for (size_t i = 0; i < scalars.size(); i++) scalars[i] = consumedAt(role, i);
+  return resources(scalars);
+}
+
+bool HierarchicalAllocator::belowGuarantee(const std::string& role) {
+  bool below = false;
+  withAncestors(role, [&](const std::string& name) {
+    auto quota = quotas_.find(name);
+    if (below || quota == quotas_.end()) return;
+    for (size_t i = 0; i < quota->second.guarantees.size(); i++) {
+      if (quota->second.guarantees[i] > consumedAt(name, i) + kEpsilon) below = true;
+    }
+  });
+  return below;
+}
+
+// The unreserved resources not allocated, less the headroom: what the
+// unsatisfied guarantees of the roles with quota (the topmost ones: a
+// child's consumption counts in its parent's) still need.
+std::vector<double> HierarchicalAllocator::quotaCap(const std::string& role) {
+  size_t n = sorter_.names().size();
+  std::vector<double> cap(n, 0.0);
+  for (size_t i = 0; i < n; i++) {
+    double headroom = 0;
+    for (const auto& [name, quota] : quotas_) {
+      if (quota.top) headroom += std::max(0.0, at(quota.guarantees, i) - consumedAt(name, i));
+    }
+    double unallocated = at(unreservedTotal_, i) - at(unreservedAllocated_, i);
+    cap[i] = std::max(0.0, unallocated - headroom);
+  }
+  // Its own unsatisfied guarantee is its to take; no limit of its own or
+  // of an ancestor may be passed.
+  withAncestors(role, [&](const std::string& name) {
+    auto quota = quotas_.find(name);
+    if (quota == quotas_.end()) return;
+    for (size_t i = 0; i < n; i++) {
+      if (quota->second.top) {
+        cap[i] += std::max(0.0, at(quota->second.guarantees, i) - consumedAt(name, i));
+      }
+      double limit = at(quota->second.limits, i, std::numeric_limits<double>::infinity());
+      cap[i] = std::min(cap[i], std::max(0.0, limit - consumedAt(name, i)));
+    }
+  });
+  return cap;
+}
+
+// `offer` with its unreserved scalars cut to `cap` (by scalar index), in
+// Mesos's steps of a thousandth.
+Resources HierarchicalAllocator::cut(const Resources& offer, const std::vector<double>& cap) {
+  std::vector<double> left = cap;
+  ScalarNames& names = sorter_.names();
+  Resources result;
+  for (const Resource& resource : offer) {
+    if (resource.type() != Value::SCALAR || resource.role() != kDefaultRole) {
+      result += Resources(resource);
+      continue;
+    }
+    uint32_t i = names.index(resource.name());
+    double room = at(left, i, std::numeric_limits<double>::infinity());
+    double take = std::min(resource.scalar().value(), std::floor(room * 1000 + kEpsilon) / 1000);
+    if (take <= 0) continue;
+    if (i < left.size()) left[i] -= take;
+    Resource part = resource;
+    part.mutable_scalar()->set_value(take);
+    result += Resources(part);
+  }
+  return result;
+}
+
+// Allocation with quota (see the top of hierarchical.hpp): each pick first
+// among roles below their guarantee, then among all; what a role may not
+// take stays free for the next pick on this slave.
+void HierarchicalAllocator::allocateWithQuota(uint32_t index, Offers& offers) {
+  Slave& slave = slaves_[index];
+  for (size_t pick = 0; pick <= quotas_.size() + roleMembers_.size() && offerable(slave);
+       pick++) {
+    std::string cachedRole;
+    std::optional<Resources> cached;
+    auto offerFor = [&](const std::string& role) -> const Resources& {
+      if (!cached || cachedRole != role) {
+        cachedRole = role;
+        cached = cut(usableBy(slave.free, role), quotaCap(role));
+      }
+      return *cached;
+    };
+    auto worth = [&](const std::string& role) {
+      return allocatable(offerFor(role)) &&
+             (config_.minOfferSize.empty() || bigEnough(slave, role));
+    };
+    auto guaranteed = [&](const std::string& role) { return belowGuarantee(role) && worth(role); };
+    auto okWith = [&](auto& roleOk) {
+      return [&](Seq seq) {
+        auto it = frameworks_.find(seq);
+        if (it == frameworks_.end() || !it->second.added) return false;
+        const std::string& role = it->second.role;
+        auto offer = [&]() -> const Resources& { return offerFor(role); };
+        return roleOk(role) && eligible(it->second, index, slave, offer);
+      };
+    };
+    auto chosen = choose(slave, okWith(guaranteed), guaranteed);
+    if (!chosen) chosen = choose(slave, okWith(worth), worth);
+    if (!chosen) return;
+    Resources offered = offerFor(frameworks_[*chosen].role);
+    setFree(slave, slave.free - offered);
+    offer(*chosen, index, slave, std::move(offered), offers);
   }
 }
 

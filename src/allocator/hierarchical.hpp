@@ -25,6 +25,17 @@
 // above their guarantees (see checkRevocations()), counting only what it
 // could be offered.
 //
+// Quota (docs/quota.md, set with updateQuota()): a role's consumption is
+// its reservations plus the unreserved resources its frameworks hold (its
+// descendants' included), kept up to date as resources move. With any quota
+// set, each free slave is offered in two stages: first to roles below
+// their guarantee, then to every role; an offer's unreserved scalars are
+// cut to what the role may take: no more than its limits (and its
+// ancestors') allow, and beyond its own unsatisfied guarantee only what is
+// left once the headroom of every role's unsatisfied guarantee is kept
+// free. What is cut stays free for the next choice on that slave. Without
+// any quota none of these steps is taken.
+//
 // Cost: a cycle visits only slaves with free resources, and per slave asks
 // the sorter once (or draws once); the sorter keeps its order incrementally.
 // A slave with reservations is asked about once per framework it goes to.
@@ -32,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -77,6 +89,12 @@ class HierarchicalAllocator : public Allocator {
   void allocate() override;
   void allocate(const std::vector<SlaveID>& slaveIds) override;
   void checkRevocations() override;
+  void updateWeights(const std::vector<WeightInfo>& weights) override;
+  void updateQuota(const std::string& role, const Quota& quota) override;
+
+  // A role's consumed quota: its reservations and the unreserved resources
+  // it holds, its descendants' included (scalars only).
+  Resources consumed(const std::string& role);
 
   // For tests and the benchmark: a framework's dominant share, a role's
   // weighted share, a slave's free resources.
@@ -161,6 +179,35 @@ class HierarchicalAllocator : public Allocator {
   void send(Offers& offers);
   std::vector<double> vector(const Resources& resources);
   Resources resources(const std::vector<double>& scalars) const;
+  // Quota (see the top of this file).
+  struct RoleQuota {
+    std::vector<double> guarantees;
+    std::vector<double> limits;  // +infinity where unlimited
+    bool top = true;             // no ancestor has a quota
+  };
+  struct Consumption {
+    std::vector<double> reserved;             // its reservations, on every slave
+    std::vector<double> allocatedUnreserved;  // unreserved resources its frameworks hold
+  };
+  void countReserved(const Resources& total, double sign);
+  void countAllocated(const Framework& framework, const Resources& resources, double sign);
+  // The sorter and the quota consumption follow a framework's allocation.
+  void account(Seq seq, const Resources& resources, double sign);
+  double consumedAt(const std::string& role, size_t i);
+  // Per scalar index, the most of the unreserved resources `role` may be
+  // offered now.
+  std::vector<double> quotaCap(const std::string& role);
+  bool belowGuarantee(const std::string& role);
+  Resources cut(const Resources& offer, const std::vector<double>& cap);
+  void allocateWithQuota(uint32_t index, Offers& offers);
+  void refreshQuotaIndices();
+
+  std::map<std::string, RoleQuota> quotas_;
+  std::map<std::string, Quota> quotaConfigs_;
+  std::unordered_map<std::string, Consumption> consumption_;
+  std::vector<double> unreservedTotal_;
+  std::vector<double> unreservedAllocated_;
+
   void revokeFor(Framework& beneficiary, Seq seq, std::vector<double> deficit, bool fair);
   static bool positive(const std::vector<double>& scalars);
   std::vector<double> guaranteeDeficit(const std::string& role);

@@ -20,7 +20,7 @@ struct ActionInfo {
   std::string_view object;
 };
 
-constexpr std::array<ActionInfo, 23> kActions{{
+constexpr std::array<ActionInfo, 27> kActions{{
     {Action::kRegisterFramework, "register_frameworks", "roles"},
     {Action::kRunTask, "run_tasks", "users"},
     {Action::kTeardownFramework, "teardown_frameworks", "framework_principals"},
@@ -44,12 +44,16 @@ constexpr std::array<ActionInfo, 23> kActions{{
     {Action::kDrainAgent, "drain_agents", "agents"},
     {Action::kDeactivateAgent, "deactivate_agents", "agents"},
     {Action::kReactivateAgent, "reactivate_agents", "agents"},
+    {Action::kGetQuota, "get_quotas", "roles"},
+    {Action::kUpdateQuota, "update_quotas", "roles"},
+    {Action::kUpdateWeight, "update_weights", "roles"},
+    {Action::kViewRole, "view_roles", "roles"},
 }};
 
 // Apache's other ACL lists: accepted so that its operators' files load, not
 // checked here.
 constexpr std::string_view kUnchecked[] = {
-    "update_weights", "get_quotas", "update_quotas", "view_roles", "resize_volumes",
+    "resize_volumes",
     "launch_nested_containers_as_user", "launch_nested_containers_under_parent_with_user",
     "kill_nested_containers", "wait_nested_containers",
     "launch_nested_container_sessions_as_user",

@@ -47,6 +47,11 @@ enum class Action {
   kDrainAgent,          // drain_agents: principals -> agents (ANY or NONE)
   kDeactivateAgent,     // deactivate_agents: principals -> agents (ANY or NONE)
   kReactivateAgent,     // reactivate_agents: principals -> agents (ANY or NONE)
+  // Roles (docs/roles.md, docs/quota.md): principals -> roles.
+  kGetQuota,            // get_quotas
+  kUpdateQuota,         // update_quotas
+  kUpdateWeight,        // update_weights
+  kViewRole,            // view_roles
 };
 
 // The JSON key of an action's list ("run_tasks") and of its object field

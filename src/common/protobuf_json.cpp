@@ -112,7 +112,25 @@ void appendMessage(std::string* out, const Message& message) {
     first = false;
     appendString(out, field->name());
     *out += ':';
-    if (field->is_repeated()) {
+    if (field->is_map()) {
+      // As protobuf's JSON: an object of the entries, keys as strings
+      // (QuotaConfig's guarantees: {"cpus": {"value": 1}}).
+      const FieldDescriptor* key = field->message_type()->map_key();
+      const FieldDescriptor* value = field->message_type()->map_value();
+      *out += '{';
+      int count = reflection->FieldSize(message, field);
+      for (int i = 0; i < count; ++i) {
+        if (i > 0) *out += ',';
+        const Message& entry = reflection->GetRepeatedMessage(message, field, i);
+        std::string name;
+        appendValue(&name, entry, entry.GetReflection(), key, -1);
+        if (name.empty() || name.front() != '"') name = '"' + name + '"';
+        *out += name;
+        *out += ':';
+        appendValue(out, entry, entry.GetReflection(), value, -1);
+      }
+      *out += '}';
+    } else if (field->is_repeated()) {
       *out += '[';
       int count = reflection->FieldSize(message, field);
       for (int i = 0; i < count; ++i) {

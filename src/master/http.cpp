@@ -47,6 +47,10 @@ void Master::installRoutes() {
         guarded(Realm::kReadwrite, "/create-volumes", &Master::createVolumesEndpoint));
   route("/destroy-volumes",
         guarded(Realm::kReadwrite, "/destroy-volumes", &Master::destroyVolumesEndpoint));
+  // roles.cpp (docs/quota.md, docs/roles.md).
+  route("/quota", guarded(Realm::kReadwrite, "/quota", &Master::quotaEndpoint));
+  route("/quota/", guarded(Realm::kReadwrite, "/quota", &Master::quotaEndpoint));
+  route("/weights", guarded(Realm::kReadwrite, "/weights", &Master::weightsEndpoint));
   // maintenance.cpp (docs/maintenance.md).
   route("/maintenance/schedule", guarded(Realm::kReadwrite, "/maintenance/schedule",
                                          &Master::maintenanceScheduleEndpoint));
@@ -101,30 +105,24 @@ Future<Response> Master::flagsEndpoint(const Request& request) {
   return Response::ok(json::stringify(body));
 }
 
-// /master/roles: every role configured by the allocation flags or used by a
-// registered framework, with its weight, priority and guarantee, its
-// frameworks, and what they hold (used and offered).
-Future<Response> Master::rolesEndpoint(const Request&) {
-  struct Role {
-    Array frameworks;
-    Resources resources;
+// /master/roles: every role configured by the allocation flags, given a
+// weight or quota at run time, used by a registered framework or holding a
+// reservation, as Apache Mesos 1.9 shows it: its weight, quota (guarantee,
+// limit, consumed: roles.cpp), frameworks and what they are allocated,
+// offered and reserved; and our priority and guarantee (--guarantees).
+// Roles the caller may not view (view_roles) are left out.
+Future<Response> Master::rolesEndpoint(const Request& request) {
+  auto views = roleViews(request.principal);
+  auto scalarsOf = [](const auto& map) {
+    Object object;
+    for (const auto& [name, scalar] : map) object[name] = scalar.value();
+    return object;
   };
-  std::map<std::string, Role> roles;
-  for (const std::string& role : config_.roles) roles[role];
-  for (const auto& [role, weight] : config_.weights) roles[role];
-  for (const auto& [role, priority] : config_.priorities) roles[role];
-  for (const auto& [role, guarantee] : config_.guarantees) roles[role];
-  registry_.forEachFramework([&](const Framework& f) {
-    Role& role = roles[f.info.role()];
-    role.frameworks.push_back(f.id.value());
-    role.resources += f.used + f.offered;
-  });
   Array array;
-  for (auto& [name, role] : roles) {
+  for (auto& [name, role] : views) {
     Object object;
     object["name"] = name;
-    auto weight = config_.weights.find(name);
-    object["weight"] = weight == config_.weights.end() ? 1.0 : weight->second;
+    object["weight"] = weightOf(name);
     auto priority = config_.priorities.find(name);
     object["priority"] = priority == config_.priorities.end() ? int64_t{0} : priority->second;
     Object guarantee;
@@ -136,10 +134,26 @@ Future<Response> Master::rolesEndpoint(const Request&) {
       }
     }
     object["guarantee"] = std::move(guarantee);
-    std::sort(role.frameworks.begin(), role.frameworks.end(),
-              [](const json::Value& a, const json::Value& b) { return a.string() < b.string(); });
-    object["frameworks"] = std::move(role.frameworks);
-    object["resources"] = json::fromResources(role.resources);
+    Object quota;
+    quota["role"] = name;
+    if (auto it = quotas_.find(name); it != quotas_.end()) {
+      quota["guarantee"] = scalarsOf(it->second.guarantees());
+      quota["limit"] = scalarsOf(it->second.limits());
+    } else {
+      quota["guarantee"] = Object();
+      quota["limit"] = Object();
+    }
+    Object consumed;
+    for (const auto& [resource, amount] : consumedQuota(name, views)) consumed[resource] = amount;
+    quota["consumed"] = std::move(consumed);
+    object["quota"] = std::move(quota);
+    Array frameworks;
+    for (const std::string& id : role.frameworks) frameworks.push_back(id);
+    object["frameworks"] = std::move(frameworks);
+    object["resources"] = json::fromResources(role.allocated);
+    object["allocated"] = json::fromResources(role.allocated);
+    object["offered"] = json::fromResources(role.offered);
+    object["reserved"] = json::fromResources(role.reserved);
     array.push_back(std::move(object));
   }
   Object body;

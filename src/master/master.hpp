@@ -40,6 +40,7 @@
 #include "master/registrar/registrar.hpp"
 #include "master/registry.hpp"
 #include "maintenance.pb.h"
+#include "quota.pb.h"
 #include "messages.pb.h"
 #include "scheduler.pb.h"
 #include "process/actor.hpp"
@@ -564,6 +565,47 @@ class Master : public process::Actor {
   // (framework id, agent id) -> until when no inverse offer is made there.
   std::map<std::pair<std::string, std::string>, double> inverseOfferRefused_;
   bool inverseOfferTimer_ = false;
+
+  // roles.cpp: roles' weights and quota set at run time (docs/roles.md,
+  // docs/quota.md), stored in the registry's "settings" node before they
+  // take effect, and what /roles and GET_ROLES show of each role.
+  struct RoleView {
+    std::vector<std::string> frameworks;
+    Resources allocated;  // used and offered, by its frameworks
+    Resources offered;
+    Resources reserved;   // reserved for it on registered agents
+  };
+  // Roles the principal may view (view_roles), or every role (`filter`
+  // false: for the master's own checks).
+  std::map<std::string, RoleView> roleViews(const std::optional<std::string>& principal,
+                                            bool filter = true) const;
+  // What a role consumes of its quota (its descendants' included): its
+  // reservations and the unreserved resources its frameworks hold.
+  std::map<std::string, double> consumedQuota(const std::string& role,
+                                              const std::map<std::string, RoleView>& views) const;
+  double weightOf(const std::string& role) const;
+  void recoverSettings(const registry::Settings& stored);
+  quota::QuotaStatus quotaStatus(const std::optional<std::string>& principal) const;
+  std::vector<WeightInfo> weightInfos(const std::optional<std::string>& principal) const;
+  // The changes behind the endpoints and the v1 calls: Apache's checks
+  // (400 with its messages; 409 when old-style quota overcommits the
+  // cluster; 403 when an ACL refuses), then stored, then applied. 200 once
+  // stored; 503 while another change is stored or the registry is read.
+  process::Future<process::http::Response> updateQuota(std::vector<quota::QuotaConfig> configs,
+                                                       bool force, bool old,
+                                                       const std::optional<std::string>& principal);
+  process::Future<process::http::Response> removeQuota(const std::string& role,
+                                                       const std::string& path,
+                                                       const std::optional<std::string>& principal);
+  process::Future<process::http::Response> updateWeights(
+      std::vector<WeightInfo> weights, const std::optional<std::string>& principal);
+  process::Future<process::http::Response> quotaEndpoint(const process::http::Request& request);
+  process::Future<process::http::Response> weightsEndpoint(const process::http::Request& request);
+  process::Future<process::http::Response> storeSettings(registry::Settings next);
+  registry::Settings currentSettings() const;
+  std::map<std::string, quota::QuotaConfig> quotas_;  // by role
+  std::map<std::string, double> weights_;             // set at run time, by role
+  bool settingsChanging_ = false;
 
   // http.cpp, http_state.cpp, http_tasks.cpp: the endpoints
   // (docs/endpoints.md). Each answers at /master/<name> and, as the

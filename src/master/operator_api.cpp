@@ -86,7 +86,10 @@ class OperatorApi {
   V1Response::GetFrameworks frameworks(const OperatorViewer& viewer) const;
   V1Response::GetExecutors executors(const OperatorViewer& viewer) const;
   V1Response::GetTasks tasks(const OperatorViewer& viewer) const;
-  V1Response::GetRoles roles() const;
+  V1Response::GetRoles roles(const std::optional<std::string>& principal) const;
+  // GET_WEIGHTS, UPDATE_WEIGHTS, GET_QUOTA, UPDATE_QUOTA (roles.cpp).
+  Future<Response> roleSettings(const Request& request, const Call& call,
+                                OperatorEncoding encoding);
   Future<Response> metrics(OperatorEncoding encoding);
   Response teardown(const Request& request, const Call& call);
   Future<Response> markAgentGone(const Request& request, const Call& call);
@@ -206,8 +209,13 @@ Future<Response> OperatorApi::call(const Request& request, const Call& call,
       return encoded(response, encoding);
     case Call::GET_ROLES:
       response.set_type(V1Response::GET_ROLES);
-      *response.mutable_get_roles() = roles();
+      *response.mutable_get_roles() = roles(request.principal);
       return encoded(response, encoding);
+    case Call::GET_WEIGHTS:
+    case Call::UPDATE_WEIGHTS:
+    case Call::GET_QUOTA:
+    case Call::UPDATE_QUOTA:
+      return roleSettings(request, call, encoding);
     case Call::TEARDOWN:
       return teardown(request, call);
     case Call::RESERVE_RESOURCES:
@@ -378,35 +386,62 @@ V1Response::GetTasks OperatorApi::tasks(const OperatorViewer& viewer) const {
   return tasks;
 }
 
-V1Response::GetRoles OperatorApi::roles() const {
-  struct Role {
-    std::vector<std::string> frameworks;
-    Resources resources;
-  };
-  std::map<std::string, Role> roles;
-  const allocator::Config& config = m_.config_;
-  for (const std::string& role : config.roles) roles[role];
-  for (const auto& [role, weight] : config.weights) roles[role];
-  for (const auto& [role, priority] : config.priorities) roles[role];
-  for (const auto& [role, guarantee] : config.guarantees) roles[role];
-  m_.registry_.forEachFramework([&](const Framework& f) {
-    Role& role = roles[f.info.role()];
-    role.frameworks.push_back(f.id.value());
-    role.resources += f.used + f.offered;
-  });
+V1Response::GetRoles OperatorApi::roles(const std::optional<std::string>& principal) const {
   V1Response::GetRoles out;
-  for (auto& [name, role] : roles) {
+  for (const auto& [name, role] : m_.roleViews(principal)) {
     v1::Role* entry = out.add_roles();
     entry->set_name(name);
-    auto weight = config.weights.find(name);
-    entry->set_weight(weight == config.weights.end() ? 1.0 : weight->second);
-    std::sort(role.frameworks.begin(), role.frameworks.end());
+    entry->set_weight(m_.weightOf(name));
     for (const std::string& id : role.frameworks) entry->add_frameworks()->set_value(id);
-    for (const Resource& resource : role.resources.proto()) {
+    for (const Resource& resource : role.allocated.proto()) {
       *entry->add_resources() = evolve<v1::Resource>(resource);
     }
   }
   return out;
+}
+
+Future<Response> OperatorApi::roleSettings(const Request& request, const Call& call,
+                                           OperatorEncoding encoding) {
+  if (m_.recovering_) {
+    return answer(503, "The registry is being read (quota and weights with it); try again");
+  }
+  V1Response response;
+  switch (call.type()) {
+    case Call::GET_WEIGHTS:
+      response.set_type(V1Response::GET_WEIGHTS);
+      for (const WeightInfo& info : m_.weightInfos(request.principal)) {
+        *response.mutable_get_weights()->add_weight_infos() = evolve<v1::WeightInfo>(info);
+      }
+      return encoded(response, encoding);
+    case Call::GET_QUOTA:
+      response.set_type(V1Response::GET_QUOTA);
+      *response.mutable_get_quota()->mutable_status() =
+          evolve<v1::quota::QuotaStatus>(m_.quotaStatus(request.principal));
+      return encoded(response, encoding);
+    case Call::UPDATE_WEIGHTS: {
+      if (!call.has_update_weights()) {
+        return answer(400, "Failed to validate master::Call: Expecting 'update_weights' to be "
+                           "present");
+      }
+      std::vector<WeightInfo> weights;
+      for (const v1::WeightInfo& info : call.update_weights().weight_infos()) {
+        weights.push_back(devolve<WeightInfo>(info));
+      }
+      return m_.updateWeights(std::move(weights), request.principal);
+    }
+    default: {
+      if (!call.has_update_quota()) {
+        return answer(400, "Failed to validate master::Call: Expecting 'update_quota' to be "
+                           "present");
+      }
+      std::vector<quota::QuotaConfig> configs;
+      for (const v1::quota::QuotaConfig& config : call.update_quota().quota_configs()) {
+        configs.push_back(devolve<quota::QuotaConfig>(config));
+      }
+      return m_.updateQuota(std::move(configs), call.update_quota().force(), false,
+                            request.principal);
+    }
+  }
 }
 
 Future<Response> OperatorApi::metrics(OperatorEncoding encoding) {

@@ -63,8 +63,14 @@ void Master::recoverRegistry() {
     dispatch(registrar_.pid(), &Registrar::maintenance)
         .thenAhead(self(), [this, read](const registry::Maintenance& maintenance) {
           recoverMaintenance(maintenance);
-          registryRead_ = read;  // recovered_ points into it
-          registryRecovered(read.get());
+          // Quota and weights (roles.cpp): the allocator has them before
+          // anything is allocated.
+          dispatch(registrar_.pid(), &Registrar::settings)
+              .thenAhead(self(), [this, read](const registry::Settings& settings) {
+                recoverSettings(settings);
+                registryRead_ = read;  // recovered_ points into it
+                registryRecovered(read.get());
+              });
         });
   });
 }

@@ -122,6 +122,17 @@ void Actor::consume(Event& event) {
             path = "/";
           }
           auto it = routes_.find(path);
+          if (it == routes_.end()) {
+            // A route ending in '/' ("/quota/") takes the paths below it.
+            for (auto prefix = routes_.begin(); prefix != routes_.end(); ++prefix) {
+              const std::string& key = prefix->first;
+              if (key.size() > 1 && key.back() == '/' && path.size() > key.size() &&
+                  path.compare(0, key.size(), key) == 0 &&
+                  (it == routes_.end() || key.size() > it->first.size())) {
+                it = prefix;
+              }
+            }
+          }
           if (it == routes_.end() && e.request.path == "/health") {
             // A delegate without a health of its own: serving is health.
             e.respond(Future<http::Response>(http::Response::ok("", "text/plain")));

@@ -118,7 +118,9 @@ class Actor {
              std::function<void(const UPID& from, const std::string& body)> handler);
 
   // Installs a GET/POST route: "/path" answers /<id>/path (and /path when
-  // this actor is the runtime's delegate).
+  // this actor is the runtime's delegate). A path ending in '/' ("/quota/")
+  // also answers every path below it that has no route of its own (the
+  // longest such prefix wins).
   using RouteHandler = std::function<Future<http::Response>(const http::Request&)>;
   void route(const std::string& path, RouteHandler handler);
   template <typename T>

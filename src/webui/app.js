@@ -963,14 +963,24 @@
       const clusterTotal = ui.summary ? totals(ui.summary).total : cluster;
       page = pagedTable($('table'), data.roles || [], page,
         '<th>Role</th><th class="num">Weight</th><th class="num">Priority</th><th>Guarantee</th>' +
+        '<th>Quota guarantee</th><th>Quota limit</th><th>Quota consumed</th>' +
         '<th class="num">Frameworks</th><th class="num">CPUs held</th><th class="num">Memory held</th>' +
         '<th class="num">Share</th>',
         (r) => {
           const held = res(r.resources), gr = res(r.guarantee);
+          const q = r.quota || {};
+          // Quota amounts are plain {name: value} objects (docs/quota.md).
+          const amounts = (o, none) => {
+            const names = Object.keys(o || {});
+            if (!names.length) return '<span class="muted">' + none + '</span>';
+            return names.sort().map((n) => esc(n) + ' ' + (n === 'mem' || n === 'disk' ? mem(o[n]) : num(o[n]))).join(', ');
+          };
           const shareOf = Math.max(share(held.cpus || 0, clusterTotal.cpus || 0), share(held.mem || 0, clusterTotal.mem || 0));
           return '<tr><td>' + esc(r.name) + '</td><td class="num">' + num(r.weight) + '</td><td class="num">' +
             num(r.priority) + '</td><td>' + (Object.keys(gr).length ? num(gr.cpus) + ' cpus, ' + mem(gr.mem) :
-            '<span class="muted">none</span>') + '</td><td class="num">' + (r.frameworks || []).length +
+            '<span class="muted">none</span>') + '</td><td>' + amounts(q.guarantee, 'none') + '</td><td>' +
+            amounts(q.limit, 'unlimited') + '</td><td>' + amounts(q.consumed, 'nothing') +
+            '</td><td class="num">' + (r.frameworks || []).length +
             '</td><td class="num">' + num(held.cpus) + '</td><td class="num">' + mem(held.mem) + '</td>' +
             '<td class="num">' + percent(shareOf) + '</td></tr>';
         }, (p) => { page = p; update(); });

@@ -47,7 +47,8 @@ TEST(AclsTest, ParsesApacheDocument) {
     "unreserve_resources": [{"principals": {"type": "ANY"}, "reserver_principals": {"type": "ANY"}}],
     "create_volumes": [{"principals": {"type": "ANY"}, "roles": {"type": "ANY"}}],
     "destroy_volumes": [{"principals": {"type": "ANY"}, "creator_principals": {"type": "ANY"}}],
-    "update_weights": [{"principals": {"type": "ANY"}, "roles": {"type": "ANY"}}]
+    "update_weights": [{"principals": {"type": "ANY"}, "roles": {"type": "ANY"}}],
+    "resize_volumes": [{"principals": {"type": "ANY"}, "roles": {"type": "ANY"}}]
   })");
   ASSERT_TRUE(acls.ok()) << acls.error().message;
   EXPECT_FALSE(acls->permissive);
@@ -57,7 +58,8 @@ TEST(AclsTest, ParsesApacheDocument) {
   EXPECT_EQ(acls->rules.at(Action::kRunTask)[0].objects.type, authorizer::Entity::Type::kNone);
   EXPECT_EQ(acls->rules.count(Action::kReserveResources), 1u);
   EXPECT_EQ(acls->rules.count(Action::kDestroyVolume), 1u);
-  EXPECT_EQ(acls->unchecked, std::vector<std::string>{"update_weights"});
+  EXPECT_EQ(acls->rules.count(Action::kUpdateWeight), 1u);
+  EXPECT_EQ(acls->unchecked, std::vector<std::string>{"resize_volumes"});
   EXPECT_TRUE(parseAcls("{}")->permissive);
 }
 

@@ -741,9 +741,9 @@ TEST_F(OperatorApiTest, BadInputGetsAClearErrorAndTheMasterServesOn) {
   EXPECT_EQ(unknown.status, 400);
   EXPECT_EQ(unknown.body, "Failed to validate master::Call: Expecting 'type' to be present\n");
 
-  HttpResponse unsupported = post(R"({"type": "GET_QUOTA"})", kJson, kJson);
+  HttpResponse unsupported = post(R"({"type": "SET_QUOTA"})", kJson, kJson);
   EXPECT_EQ(unsupported.status, 501);
-  EXPECT_NE(unsupported.body.find("GET_QUOTA is not supported"), std::string::npos)
+  EXPECT_NE(unsupported.body.find("SET_QUOTA is not supported"), std::string::npos)
       << unsupported.body;
 
   HttpResponse noTeardown = post(R"({"type": "TEARDOWN"})", kJson, kJson);

@@ -219,6 +219,50 @@ TEST_F(RegistrarTest, TheMaintenanceIsKeptInFiles) {
   EXPECT_EQ(1, await(process::dispatch(memory, &Registrar::maintenance)).machines_size());
 }
 
+internal::registry::Settings quotaOf(const std::string& role, double cpus) {
+  internal::registry::Settings settings;
+  quota::QuotaConfig* config = settings.add_quotas();
+  config->set_role(role);
+  (*config->mutable_guarantees())["cpus"].set_value(cpus);
+  WeightInfo* weight = settings.add_weights();
+  weight->set_role(role);
+  weight->set_weight(2.5);
+  return settings;
+}
+
+// Quota and weights (docs/quota.md) live in a node of their own beside the
+// maintenance node: stored, read back by the next owner, refused when
+// corrupt.
+TEST_F(RegistrarTest, QuotaAndWeightsAreKeptInFiles) {
+  std::string dir = tempDir();
+  {
+    auto r = spawn(registrar::fileStorage(dir + "/registry"));
+    EXPECT_TRUE(recover(r).empty());
+    EXPECT_TRUE(applied(process::dispatch(r, &Registrar::setSettings, quotaOf("prod", 4))));
+    EXPECT_FALSE(applied(process::dispatch(r, &Registrar::setSettings, quotaOf("prod", 4))));
+    EXPECT_TRUE(applied(process::dispatch(r, &Registrar::setMaintenance, downMachine("h1"))));
+    registrars_.clear();
+  }
+  auto r = spawn(registrar::fileStorage(dir + "/registry"));
+  recover(r);
+  auto read = await(process::dispatch(r, &Registrar::settings));
+  ASSERT_EQ(1, read.quotas_size());
+  EXPECT_EQ("prod", read.quotas(0).role());
+  EXPECT_EQ(4, read.quotas(0).guarantees().at("cpus").value());
+  ASSERT_EQ(1, read.weights_size());
+  EXPECT_EQ(2.5, read.weights(0).weight());
+  EXPECT_EQ(1, await(process::dispatch(r, &Registrar::maintenance)).machines_size());
+  registrars_.clear();
+
+  std::ofstream(dir + "/registry/settings", std::ios::binary | std::ios::trunc)
+      << "\xff\xff\xff garbage";
+  auto corrupt = spawn(registrar::fileStorage(dir + "/registry"));
+  auto failed = await(process::dispatch(corrupt, &Registrar::recover));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(std::string::npos, failed.error().message.find("quota and weights"))
+      << failed.error().message;
+}
+
 class RegistrarZooKeeperTest : public RegistrarTest {
  protected:
   void SetUp() override {
@@ -422,6 +466,27 @@ TEST_F(RegistrarZooKeeperTest, ACorruptShardIsRefused) {
             failed.error().message.find("shard " + std::to_string(shard) + " of the registry"))
       << failed.error().message;
   EXPECT_NE(std::string::npos, failed.error().message.find("is corrupt")) << failed.error().message;
+}
+
+// The settings node is made on its first write, fenced like the others, and
+// read by the next owner.
+TEST_F(RegistrarZooKeeperTest, QuotaAndWeightsAreFencedAndReadBack) {
+  auto first = spawn(storage());
+  EXPECT_TRUE(recover(first).empty());
+  EXPECT_TRUE(applied(process::dispatch(first, &Registrar::setSettings, quotaOf("prod", 4))));
+  auto second = spawn(storage());
+  recover(second);
+  auto read = await(process::dispatch(second, &Registrar::settings));
+  ASSERT_EQ(1, read.quotas_size());
+  EXPECT_EQ("prod", read.quotas(0).role());
+  auto fenced = await(process::dispatch(first, &Registrar::setSettings, quotaOf("deposed", 1)));
+  ASSERT_FALSE(fenced.ok());
+  EXPECT_TRUE(applied(process::dispatch(second, &Registrar::setSettings, quotaOf("dev", 2))));
+  auto third = spawn(storage());
+  recover(third);
+  read = await(process::dispatch(third, &Registrar::settings));
+  ASSERT_EQ(1, read.quotas_size());
+  EXPECT_EQ("dev", read.quotas(0).role());
 }
 
 }  // namespace

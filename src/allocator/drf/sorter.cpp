@@ -55,6 +55,19 @@ void DrfSorter::addRole(const std::string& name, double weight, int64_t priority
   roleOrder_.insert(key(role));
 }
 
+void DrfSorter::setWeight(const std::string& name, double weight) {
+  CHECK_GT(weight, 0.0);
+  auto it = roles_.find(name);
+  if (it == roles_.end() || it->second.weight == weight) return;
+  Role& role = it->second;
+  if (!stale_) roleOrder_.erase(key(role));
+  role.weight = weight;
+  if (!stale_) {
+    role.share = dominant(role.allocation) / role.weight;
+    roleOrder_.insert(key(role));
+  }
+}
+
 void DrfSorter::addClient(Client client, const std::string& roleName) {
   auto role = roles_.find(roleName);
   CHECK(role != roles_.end()) << "role " << roleName << " not added";

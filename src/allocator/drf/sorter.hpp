@@ -50,6 +50,9 @@ class DrfSorter {
   // Roles must be added before their clients; adding one again updates
   // nothing.
   void addRole(const std::string& role, double weight, int64_t priority);
+  // Replaces a known role's weight (> 0) at once: its share, and so its
+  // place in the order, follow. Unknown roles are ignored.
+  void setWeight(const std::string& role, double weight);
   void addClient(Client client, const std::string& role);
   void removeClient(Client client);
   // Clients that want no offers (inactive, suppressed) keep their

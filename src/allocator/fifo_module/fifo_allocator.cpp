@@ -15,14 +15,20 @@
 // A refusal (Filters.refuse_seconds when resources are declined) applies to
 // one slave while what the framework would be offered there is within what
 // was refused, until it expires on the master's clock; reviveOffers() drops
-// a framework's refusals. Weights and priorities are ignored; --guarantees
-// cannot be honoured, so the factory refuses a configuration that has them.
+// a framework's refusals. Weights and priorities are ignored (so are weights
+// set at run time); --guarantees cannot be honoured, so the factory refuses
+// a configuration that has them. Of a quota set at run time (docs/quota.md)
+// the limits are honoured, the guarantees not: an offer's unreserved
+// scalars are cut so that no role holds more than its limit (consumption
+// counted, each cycle, over the slaves: this module is O(slaves) a cycle
+// anyway; descendants' roles are not counted in their parents').
 //
 // The module links neither mesos_proto nor mesos_common: Resources and the
 // protobuf classes come from the host executable (mesos-master, mesos-local,
 // mesos-tests), which exports its symbols.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -181,13 +187,27 @@ class FifoAllocator : public Allocator {
     }
   }
 
+  void updateWeights(const std::vector<mesos::WeightInfo>&) override {
+    // First come first served has no use for weights.
+  }
+
+  void updateQuota(const std::string& role, const Quota& quota) override {
+    if (quota.limits.empty()) {
+      limits_.erase(role);
+    } else {
+      limits_[role] = quota.limits;
+    }
+  }
+
   void allocate() override {
+    countConsumed();
     Offers offers;
     for (auto& [slaveId, slave] : slaves_) allocateSlave(slaveId, slave, offers);
     send(offers);
   }
 
   void allocate(const std::vector<SlaveID>& slaveIds) override {
+    countConsumed();
     Offers offers;
     for (const SlaveID& slaveId : slaveIds) {
       auto slave = slaves_.find(slaveId.value());
@@ -243,10 +263,17 @@ class FifoAllocator : public Allocator {
     for (Framework& framework : frameworks_) {
       if (!worthOffering(slave.free)) return;
       if (!framework.active || framework.suppressed) continue;
-      Resources offerable = offerableTo(slave.free, framework.role);
+      Resources offerable = withinLimits(offerableTo(slave.free, framework.role), framework.role);
       if (!worthOffering(offerable) || refuses(framework, slaveId, offerable)) continue;
       slave.free -= offerable;
       slave.allocated[framework.id] += offerable;
+      if (limits_.count(framework.role)) {
+        for (const mesos::Resource& resource : offerable) {
+          if (resource.type() == mesos::Value::SCALAR && resource.role() == "*") {
+            consumed_[framework.role][resource.name()] += resource.scalar().value();
+          }
+        }
+      }
       SlaveResources offer;
       offer.slaveId.set_value(slaveId);
       offer.resources = std::move(offerable);
@@ -265,7 +292,61 @@ class FifoAllocator : public Allocator {
     }
   }
 
+  // Per role with limits, what it holds now: the unreserved resources its
+  // frameworks hold and its reservations, free or held.
+  void countConsumed() {
+    consumed_.clear();
+    if (limits_.empty()) return;
+    std::unordered_map<std::string, const std::string*> roles;
+    for (const Framework& framework : frameworks_) roles[framework.id] = &framework.role;
+    auto add = [&](const std::string& role, const mesos::Resource& resource) {
+      if (resource.type() == mesos::Value::SCALAR && limits_.count(role)) {
+        consumed_[role][resource.name()] += resource.scalar().value();
+      }
+    };
+    for (const auto& [slaveId, slave] : slaves_) {
+      for (const mesos::Resource& resource : slave.free) {
+        if (resource.role() != "*") add(resource.role(), resource);
+      }
+      for (const auto& [frameworkId, held] : slave.allocated) {
+        for (const mesos::Resource& resource : held) {
+          if (resource.role() != "*") {
+            add(resource.role(), resource);
+          } else if (auto role = roles.find(frameworkId); role != roles.end()) {
+            add(*role->second, resource);
+          }
+        }
+      }
+    }
+  }
+
+  // `offer` with its unreserved scalars cut to what `role`'s limits leave.
+  Resources withinLimits(const Resources& offer, const std::string& role) {
+    auto limits = limits_.find(role);
+    if (limits == limits_.end()) return offer;
+    std::map<std::string, double> left;
+    for (const auto& [name, limit] : limits->second) left[name] = limit - consumed_[role][name];
+    Resources result;
+    for (const mesos::Resource& resource : offer) {
+      auto room = left.find(resource.name());
+      if (resource.type() != mesos::Value::SCALAR || resource.role() != "*" ||
+          room == left.end()) {
+        result += Resources(resource);
+        continue;
+      }
+      double take = std::min(resource.scalar().value(), std::floor(room->second * 1000) / 1000);
+      if (take <= 0) continue;
+      room->second -= take;
+      mesos::Resource part = resource;
+      part.mutable_scalar()->set_value(take);
+      result += Resources(part);
+    }
+    return result;
+  }
+
   Options options_;
+  std::map<std::string, std::map<std::string, double>> limits_;    // by role
+  std::map<std::string, std::map<std::string, double>> consumed_;  // by role with limits
   std::vector<Framework> frameworks_;   // in the order they were added
   std::map<std::string, Slave> slaves_;  // by slave id
 };

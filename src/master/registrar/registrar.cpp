@@ -86,13 +86,24 @@ Future<Result<std::vector<registry::Agent>>> Registrar::recover() {
                                         "): " + read.error().message}));
       return;
     }
-    if (!read.value().maintenance.empty() &&
-        !maintenance_.ParseFromString(read.value().maintenance)) {
+    const Nodes& nodes = read.value().nodes;
+    if (auto it = nodes.find(kMaintenanceNode);
+        it != nodes.end() && !it->second.empty() && !maintenance_.ParseFromString(it->second)) {
       failed_ = Error{"corrupt maintenance node"};
       promise->set(Result<Agents>(
           Error{"the maintenance schedule in the registry (" + storage_->describe() +
                 ") is corrupt: it does not parse; refusing to lead from it (restore it, or "
                 "remove that node or file to start without maintenance)"}));
+      return;
+    }
+    if (auto it = nodes.find(kSettingsNode);
+        it != nodes.end() && !it->second.empty() && !settings_.ParseFromString(it->second)) {
+      failed_ = Error{"corrupt settings node"};
+      promise->set(Result<Agents>(
+          Error{"the quota and weights in the registry (" + storage_->describe() +
+                ", node \"settings\") are corrupt: they do not parse; refusing to lead from "
+                "them (restore it, or remove that node or file to start without quota and "
+                "weights set at run time)"}));
       return;
     }
     shards_ = static_cast<uint32_t>(read.value().shards.size());
@@ -128,7 +139,7 @@ Future<Result<std::vector<registry::Agent>>> Registrar::recover() {
     stats_->shardsReadAhead = reused;
     stats_->unchangedSinceReadAhead = read.value().unchangedSincePeek;
     dirty_.clear();  // as stored
-    maintenanceDirty_ = false;
+    nodesDirty_.clear();
     recovered_ = true;
     stats_->recoveryUs = micros(std::chrono::steady_clock::now() - start);
     LOG(INFO) << "Recovered the registry (" << storage_->describe() << "): " << stats_->admitted
@@ -249,7 +260,16 @@ Future<Result<bool>> Registrar::setMaintenance(registry::Maintenance maintenance
   return enqueue([this, maintenance = std::move(maintenance)] {
     if (maintenance.SerializeAsString() == maintenance_.SerializeAsString()) return false;
     maintenance_ = maintenance;
-    maintenanceDirty_ = true;
+    nodesDirty_.insert(kMaintenanceNode);
+    return true;
+  });
+}
+
+Future<Result<bool>> Registrar::setSettings(registry::Settings settings) {
+  return enqueue([this, settings = std::move(settings)] {
+    if (settings.SerializeAsString() == settings_.SerializeAsString()) return false;
+    settings_ = settings;
+    nodesDirty_.insert(kSettingsNode);
     return true;
   });
 }
@@ -297,9 +317,9 @@ void Registrar::flush() {
   waiting_.clear();
   stats_->queued = 0;
   for (Change& change : batch) change.changed = change.apply();
-  if ((dirty_.empty() && !maintenanceDirty_) || !storage_->durable()) {
+  if ((dirty_.empty() && nodesDirty_.empty()) || !storage_->durable()) {
     dirty_.clear();
-    maintenanceDirty_ = false;
+    nodesDirty_.clear();
     for (Change& change : batch) change.promise->set(Result<bool>(change.changed));
     return;
   }
@@ -307,14 +327,17 @@ void Registrar::flush() {
   shards.reserve(dirty_.size());
   for (uint32_t shard : dirty_) shards.emplace_back(shard, shardContent(shard));
   dirty_.clear();
-  std::optional<std::string> maintenance;
-  if (maintenanceDirty_) maintenance = maintenance_.SerializeAsString();
-  maintenanceDirty_ = false;
+  Nodes nodes;
+  for (const std::string& name : nodesDirty_) {
+    nodes[name] = name == kMaintenanceNode ? maintenance_.SerializeAsString()
+                                           : settings_.SerializeAsString();
+  }
+  nodesDirty_.clear();
   writing_ = std::move(batch);
   out_ = true;
   uint64_t write = ++writeSeq_;
   writeStart_ = std::chrono::steady_clock::now();
-  storage_->write(std::move(shards), std::move(maintenance))
+  storage_->write(std::move(shards), std::move(nodes))
       .then(self(), [this, write](const Result<Nothing>& result) { written(write, result); });
   delay(storeTimeout_, [this, write] {
     if (!out_ || write != writeSeq_) return;

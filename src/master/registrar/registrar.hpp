@@ -95,6 +95,10 @@ class Registrar : public process::Actor {
   registry::Maintenance maintenance() const { return maintenance_; }
   process::Future<Result<bool>> setMaintenance(registry::Maintenance maintenance);
 
+  // Roles' quota and weights (docs/quota.md, docs/roles.md), alike.
+  registry::Settings settings() const { return settings_; }
+  process::Future<Result<bool>> setSettings(registry::Settings settings);
+
   std::shared_ptr<const Stats> stats() const { return stats_; }
   std::string describe() const { return storage_->describe(); }
 
@@ -146,7 +150,8 @@ class Registrar : public process::Actor {
   std::vector<size_t> shardBytes_;                            // each shard's size
   std::set<uint32_t> dirty_;                                  // shards changed since the last write
   registry::Maintenance maintenance_;
-  bool maintenanceDirty_ = false;                             // changed since the last write
+  registry::Settings settings_;
+  std::set<std::string> nodesDirty_;                          // named nodes changed since the last write
   std::deque<Change> waiting_;
   std::vector<Change> writing_;                               // the changes the write out carries
   bool out_ = false;                                          // a write is out

@@ -1,11 +1,13 @@
 // Where the master's registry of agents is kept (docs/high-availability.md):
-// a fixed number of shards, each written whole, and the maintenance node
-// (docs/maintenance.md). A backend is a folder here plus one line in
+// a fixed number of shards, each written whole, and a few named nodes, each
+// one serialized message written whole: "maintenance" (docs/maintenance.md)
+// and "settings" (quota and weights, docs/quota.md). A backend is a folder here plus one line in
 // storage.cpp's createStorage().
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,12 +24,20 @@ class ZooKeeper;
 
 namespace mesos::internal::master::registrar {
 
+// The named nodes beside the shards: name -> content (a serialized
+// registry::Maintenance or registry::Settings). A node never written reads
+// as empty.
+using Nodes = std::map<std::string, std::string>;
+inline constexpr const char* kMaintenanceNode = "maintenance";
+inline constexpr const char* kSettingsNode = "settings";
+inline constexpr const char* kNodeNames[] = {kMaintenanceNode, kSettingsNode};
+
 class Storage {
  public:
   // What recover() reads.
   struct Contents {
     std::vector<std::string> shards;  // each shard's content (empty for an empty shard)
-    std::string maintenance;          // a registry::Maintenance, serialized (empty: none)
+    Nodes nodes;                      // the named nodes that exist, by name
     // recover(): the shards are those peek() read, found unchanged (not
     // read again).
     bool unchangedSincePeek = false;
@@ -58,12 +68,12 @@ class Storage {
   // others fail (nothing to gain: no standby reads them).
   virtual process::Future<Result<Contents>> peek();
 
-  // Replaces whole shards (index, content) and, when given, the
-  // maintenance node, in one fenced write. Fails when another owner took
+  // Replaces whole shards (index, content) and the named nodes given
+  // (names from kNodeNames), in one fenced write. Fails when another owner took
   // the registry over since recover(), or the store fails.
   virtual process::Future<Result<process::Nothing>> write(
       std::vector<std::pair<uint32_t, std::string>> shards,
-      std::optional<std::string> maintenance = std::nullopt) = 0;
+      Nodes nodes = {}) = 0;
 
  protected:
   process::UPID actor_;

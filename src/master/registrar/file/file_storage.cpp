@@ -2,7 +2,8 @@
 // master without --zk. "header" says how many shards there are; each shard
 // is a file "shard-<n>" replaced whole (written aside, synced, renamed, the
 // directory synced), so a crash leaves either the old or the new content;
-// "maintenance" holds the maintenance schedule and machines, alike.
+// "maintenance" (the maintenance schedule and machines) and "settings"
+// (quota and weights) are replaced alike.
 // A lock on "lock" keeps a second master off the same directory.
 #include <fcntl.h>
 #include <sys/file.h>
@@ -94,14 +95,14 @@ class FileStorage : public Storage {
 
   process::Future<Result<process::Nothing>> write(
       std::vector<std::pair<uint32_t, std::string>> shards,
-      std::optional<std::string> maintenance) override {
+      Nodes nodes) override {
     for (const auto& [index, content] : shards) {
       if (auto done = replaceFile(shardPath(index), content); !done) {
         return Result<process::Nothing>(done.error());
       }
     }
-    if (maintenance) {
-      if (auto done = replaceFile(directory_ + "/maintenance", *maintenance); !done) {
+    for (const auto& [name, content] : nodes) {
+      if (auto done = replaceFile(directory_ + "/" + name, content); !done) {
         return Result<process::Nothing>(done.error());
       }
     }
@@ -147,15 +148,17 @@ class FileStorage : public Storage {
       return Error{"the registry's header " + headerPath +
                    " is corrupt or of an unknown format; refusing to start from it"};
     }
-    Contents contents{std::vector<std::string>(parsed.shards()), std::string()};
+    Contents contents{std::vector<std::string>(parsed.shards()), {}};
     for (uint32_t i = 0; i < parsed.shards(); ++i) {
       auto content = readFile(shardPath(i));
       if (!content) return content.error();
       if (*content) contents.shards[i] = std::move(**content);
     }
-    auto maintenance = readFile(directory_ + "/maintenance");
-    if (!maintenance) return maintenance.error();
-    if (*maintenance) contents.maintenance = std::move(**maintenance);
+    for (const char* name : kNodeNames) {
+      auto node = readFile(directory_ + "/" + name);
+      if (!node) return node.error();
+      if (*node) contents.nodes[name] = std::move(**node);
+    }
     return contents;
   }
 

@@ -12,10 +12,10 @@ class InMemoryStorage : public Storage {
   std::string describe() const override { return "memory (nothing outlives the master)"; }
   bool durable() const override { return false; }
   process::Future<Result<Contents>> recover(uint32_t shards) override {
-    return Result<Contents>(Contents{std::vector<std::string>(shards), std::string()});
+    return Result<Contents>(Contents{std::vector<std::string>(shards), {}});
   }
   process::Future<Result<process::Nothing>> write(std::vector<std::pair<uint32_t, std::string>>,
-                                                  std::optional<std::string>) override {
+                                                  Nodes) override {
     return Result<process::Nothing>(process::Nothing{});
   }
 };

@@ -5,8 +5,9 @@
 // byte i / 8 for shard i), so that a new leader reads only those: with a
 // few agents, recovery is three round trips instead of a read of every
 // shard. A registry without "written" (made before it existed) is read
-// whole. "maintenance" holds the maintenance schedule and machines
-// (docs/maintenance.md), made when first written, set in the first fenced
+// whole. The named nodes, "maintenance" (the maintenance schedule and
+// machines, docs/maintenance.md) and "settings" (quota and weights,
+// docs/quota.md), are made when first written and set in the first fenced
 // transaction of a write.
 //
 // Fencing: recover() writes the header node again, which moves its version
@@ -27,6 +28,7 @@
 
 #include <cstdio>
 #include <optional>
+#include <set>
 
 #include "master/registrar/storage.hpp"
 #include "process/dispatch.hpp"
@@ -106,7 +108,7 @@ class ZooKeeperStorage : public Storage {
   }
 
   Future<Result<Nothing>> write(std::vector<std::pair<uint32_t, std::string>> shards,
-                                std::optional<std::string> maintenance) override {
+                                Nodes nodes) override {
     // Shards written for the first time are made (empty) first, outside
     // the transactions, which stay safe to repeat: an empty shard says
     // nothing, and only a fenced transaction marks it written.
@@ -114,30 +116,33 @@ class ZooKeeperStorage : public Storage {
     for (const auto& [index, content] : shards) {
       if (!isWritten(index)) fresh.push_back(index);
     }
-    const bool makeMaintenance = maintenance && !maintenanceMade_;
-    if (fresh.empty() && !makeMaintenance) {
-      return transact(std::move(shards), std::move(maintenance));
+    std::vector<std::string> freshNodes;
+    for (const auto& [name, content] : nodes) {
+      if (!made_.count(name)) freshNodes.push_back(name);
+    }
+    if (fresh.empty() && freshNodes.empty()) {
+      return transact(std::move(shards), std::move(nodes));
     }
     auto promise = std::make_shared<Promise<Result<Nothing>>>();
-    auto left = std::make_shared<size_t>(fresh.size() + (makeMaintenance ? 1 : 0));
+    auto left = std::make_shared<size_t>(fresh.size() + freshNodes.size());
     auto failed = std::make_shared<std::optional<Error>>();
     auto kept = std::make_shared<std::vector<std::pair<uint32_t, std::string>>>(std::move(shards));
-    auto keptMaintenance = std::make_shared<std::optional<std::string>>(std::move(maintenance));
+    auto keptNodes = std::make_shared<Nodes>(std::move(nodes));
     std::vector<std::string> paths;
     for (uint32_t index : fresh) paths.push_back(shardPath(index));
-    if (makeMaintenance) paths.push_back(maintenancePath());
+    for (const std::string& name : freshNodes) paths.push_back(nodePath(name));
     for (const std::string& path : paths) {
       process::dispatch(zk_, &ZooKeeper::create, path, std::string(), 0)
           .then(actor_, [this, promise, left, failed, kept,
-                         keptMaintenance](const Result<std::string>& made) {
+                         keptNodes](const Result<std::string>& made) {
             if (!made && made.error().code != ZNODEEXISTS && !*failed) *failed = made.error();
             if (--*left > 0) return;
             if (*failed) {
               promise->set(Result<Nothing>(**failed));
               return;
             }
-            if (*keptMaintenance) maintenanceMade_ = true;
-            transact(std::move(*kept), std::move(*keptMaintenance))
+            for (const auto& [name, content] : *keptNodes) made_.insert(name);
+            transact(std::move(*kept), std::move(*keptNodes))
                 .then(actor_, [promise](const Result<Nothing>& done) { promise->set(done); });
           });
     }
@@ -180,7 +185,7 @@ class ZooKeeperStorage : public Storage {
         promise->set(Result<Contents>(**failed));
         return;
       }
-      Contents contents{std::vector<std::string>(count), std::string()};
+      Contents contents{std::vector<std::string>(count), {}};
       for (uint32_t i = 0; i < count; ++i) {
         if (peeked->shards[i]) contents.shards[i] = peeked->shards[i]->data;
       }
@@ -225,30 +230,30 @@ class ZooKeeperStorage : public Storage {
   // it read it (one transaction of version checks); then they are the
   // contents, else every shard is read.
   void checkPeeked(std::shared_ptr<Promise<Result<Contents>>> promise, uint32_t count,
-                   std::string maintenance) {
+                   Nodes nodes) {
     std::optional<Peeked> peeked = std::move(peeked_);
     peeked_.reset();
     if (!peeked || written_.empty() || peeked->written != written_ ||
         peeked->shards.size() != count) {
-      return readShards(promise, count, std::move(maintenance));
+      return readShards(promise, count, std::move(nodes));
     }
     std::vector<ZooKeeper::Op> checks;
     for (uint32_t i = 0; i < count; ++i) {
       if (!isWritten(i)) continue;
-      if (!peeked->shards[i]) return readShards(promise, count, std::move(maintenance));
+      if (!peeked->shards[i]) return readShards(promise, count, std::move(nodes));
       checks.push_back(ZooKeeper::Op{ZooKeeper::Op::Kind::kCheck, shardPath(i), "",
                                      peeked->shards[i]->version});
     }
-    if (checks.empty()) return readShards(promise, count, std::move(maintenance));
+    if (checks.empty()) return readShards(promise, count, std::move(nodes));
     auto kept = std::make_shared<Peeked>(std::move(*peeked));
     process::dispatch(zk_, &ZooKeeper::multi, std::move(checks))
-        .then(actor_, [this, promise, count, kept, maintenance](const Result<Nothing>& same) {
+        .then(actor_, [this, promise, count, kept, nodes](const Result<Nothing>& same) {
           if (!same) {
             LOG(INFO) << "The registry at " << root_ << " changed since this master read it "
                       << "ahead (" << same.error().message << "); reading it again";
-            return readShards(promise, count, maintenance);
+            return readShards(promise, count, nodes);
           }
-          Contents contents{std::vector<std::string>(count), maintenance, true};
+          Contents contents{std::vector<std::string>(count), nodes, true};
           for (uint32_t i = 0; i < count; ++i) {
             if (kept->shards[i]) contents.shards[i] = std::move(kept->shards[i]->data);
           }
@@ -265,7 +270,7 @@ class ZooKeeperStorage : public Storage {
   // every one fenced; the first also records shards written for the first
   // time in "written".
   Future<Result<Nothing>> transact(std::vector<std::pair<uint32_t, std::string>> shards,
-                                   std::optional<std::string> maintenance) {
+                                   Nodes nodes) {
     std::string written = written_;
     for (const auto& [index, content] : shards) {
       if (isWritten(index)) continue;
@@ -282,12 +287,12 @@ class ZooKeeperStorage : public Storage {
       transactions.back().push_back(
           ZooKeeper::Op{ZooKeeper::Op::Kind::kSet, shardPath(index), std::move(content), -1});
     }
-    if (maintenance) {
+    for (auto& [name, content] : nodes) {
       if (transactions.empty()) {
         transactions.push_back({ZooKeeper::Op{ZooKeeper::Op::Kind::kCheck, root_, "", fence_}});
       }
-      transactions.front().push_back(ZooKeeper::Op{ZooKeeper::Op::Kind::kSet, maintenancePath(),
-                                                   std::move(*maintenance), -1});
+      transactions.front().push_back(
+          ZooKeeper::Op{ZooKeeper::Op::Kind::kSet, nodePath(name), std::move(content), -1});
     }
     auto promise = std::make_shared<Promise<Result<Nothing>>>();
     if (transactions.empty()) {
@@ -322,7 +327,7 @@ class ZooKeeperStorage : public Storage {
     std::snprintf(name, sizeof(name), "/shard-%04u", index);
     return root_ + name;
   }
-  std::string maintenancePath() const { return root_ + "/maintenance"; }
+  std::string nodePath(const std::string& name) const { return root_ + "/" + name; }
 
   // Writes the header again at the version read (making it when the
   // registry is new): the version it moves to fences earlier owners off.
@@ -373,7 +378,7 @@ class ZooKeeperStorage : public Storage {
                   promise->set(Result<Contents>(created.error()));
                   return;
                 }
-                readMaintenance(promise, count);
+                readNodes(promise, count, 0, {});
               });
           return;
         }
@@ -381,7 +386,7 @@ class ZooKeeperStorage : public Storage {
         promise->set(Result<Contents>(written.error()));
         return;
       }
-      readMaintenance(promise, count);
+      readNodes(promise, count, 0, {});
     };
     process::dispatch(zk_, &ZooKeeper::set, root_, header.SerializeAsString(), node.version)
         .then(actor_, [fenced, both](const Result<int32_t>& set) {
@@ -395,26 +400,35 @@ class ZooKeeperStorage : public Storage {
         });
   }
 
-  // Reads the maintenance node (missing until first written), then the
-  // shards.
-  void readMaintenance(std::shared_ptr<Promise<Result<Contents>>> promise, uint32_t count) {
-    process::dispatch(zk_, &ZooKeeper::get, maintenancePath())
-        .then(actor_, [this, promise, count](const Result<std::string>& got) {
+  // Reads the named nodes from kNodeNames[next] on (each missing until
+  // first written), one after the other, then the shards.
+  void readNodes(std::shared_ptr<Promise<Result<Contents>>> promise, uint32_t count, size_t next,
+                 Nodes nodes) {
+    if (next == std::size(kNodeNames)) return checkPeeked(promise, count, std::move(nodes));
+    std::string name = kNodeNames[next];
+    process::dispatch(zk_, &ZooKeeper::get, nodePath(name))
+        .then(actor_, [this, promise, count, next, name,
+                       nodes = std::move(nodes)](const Result<std::string>& got) mutable {
           if (!got && got.error().code != ZNONODE) {
             promise->set(Result<Contents>(got.error()));
             return;
           }
-          maintenanceMade_ = static_cast<bool>(got);
-          checkPeeked(promise, count, got ? got.value() : std::string());
+          if (got) {
+            made_.insert(name);
+            nodes[name] = got.value();
+          } else {
+            made_.erase(name);
+          }
+          readNodes(promise, count, next + 1, std::move(nodes));
         });
   }
 
   // Reads every written shard at once, making the ones missing; the others
   // are empty.
   void readShards(std::shared_ptr<Promise<Result<Contents>>> promise, uint32_t count,
-                  std::string maintenance) {
+                  Nodes nodes) {
     auto contents = std::make_shared<Contents>(
-        Contents{std::vector<std::string>(count), std::move(maintenance)});
+        Contents{std::vector<std::string>(count), std::move(nodes)});
     uint32_t reads = 0;
     for (uint32_t i = 0; i < count; ++i) reads += isWritten(i) ? 1 : 0;
     if (reads == 0) {
@@ -456,7 +470,7 @@ class ZooKeeperStorage : public Storage {
   std::string root_;
   std::string url_;
   int32_t fence_ = -1;
-  bool maintenanceMade_ = false;  // "maintenance" exists
+  std::set<std::string> made_;  // the named nodes that exist
   // "written" as this owner last wrote or read it; empty: every shard is
   // written (a registry made before the list existed).
   std::string written_;
