@@ -38,6 +38,7 @@
 #include "common/flags.hpp"
 #include "common/json.hpp"
 #include "common/protobuf_json.hpp"
+#include "common/task_states.hpp"
 #include "mesos/resources.hpp"
 #include "mesos/scheduler.hpp"
 
@@ -560,29 +561,13 @@ class CommandScheduler : public Scheduler {
   // A task of the group changed: the run ends when the last has ended,
   // with 0 only when every task finished.
   void groupStatus(SchedulerDriver* driver, const TaskStatus& status) {
-    if (!isTerminal(status.state())) return;
+    if (!isTerminalState(status.state())) return;
     std::lock_guard<std::mutex> lock(mutex_);
     if (running_.erase(status.task_id().value()) == 0) return;
     if (status.state() != TASK_FINISHED) failed_ = true;
     if (!running_.empty()) return;
     exitCode_ = failed_ ? 1 : 0;
     driver->stop();
-  }
-
-  static bool isTerminal(TaskState state) {
-    switch (state) {
-      case TASK_FINISHED:
-      case TASK_FAILED:
-      case TASK_KILLED:
-      case TASK_LOST:
-      case TASK_ERROR:
-      case TASK_DROPPED:
-      case TASK_GONE:
-      case TASK_GONE_BY_OPERATOR:
-        return true;
-      default:
-        return false;
-    }
   }
 
   // REQUIRES: mutex_ held.
