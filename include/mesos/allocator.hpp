@@ -26,10 +26,14 @@ namespace mesos::allocator {
 
 using TimePoint = std::chrono::steady_clock::time_point;
 
-// Resources on one slave offered to one framework.
+// Resources on one slave offered to one framework. For a MULTI_ROLE
+// framework (docs/roles.md) `role` names the role they are allocated to,
+// and each resource carries it (Resource.allocation_info); for the others
+// both are empty.
 struct SlaveResources {
   SlaveID slaveId;
   Resources resources;
+  std::string role;
 };
 
 // The policy's configuration, from the master's flags (see
@@ -72,6 +76,10 @@ struct Revocation {
   Resources amount;
   Resources limit;
   FrameworkID beneficiary;  // the framework waiting for resources
+  // The role whose share is taken (a MULTI_ROLE framework's tasks of other
+  // roles are spared) and the role the beneficiary waits in.
+  std::string role;
+  std::string beneficiaryRole;
 };
 
 // A role's quota (docs/quota.md), by scalar resource name: what it is
@@ -89,9 +97,10 @@ struct Options {
   // expire by it.
   std::function<TimePoint()> now;
   // Called with every batch of offers for one framework. An offer holds only
-  // unreserved resources (role "*") and resources reserved for the
-  // framework's role (FrameworkInfo.role), with their roles as the slave
-  // gave them (docs/allocation-modules.md, "Roles and reservations").
+  // unreserved resources (role "*") and resources reserved for the role it
+  // is allocated to (FrameworkInfo.role, or one of FrameworkInfo.roles
+  // with MULTI_ROLE), with their roles as the slave gave them
+  // (docs/allocation-modules.md, "Roles and reservations").
   std::function<void(const FrameworkID&, std::vector<SlaveResources>)> offer;
   // Called for every revocation the policy decides on (may be empty for
   // policies that never revoke).
@@ -107,7 +116,11 @@ class Allocator {
   virtual void initialize(const Options& options) = 0;
 
   // A framework registered (or was re-added); `used` is what its running
-  // tasks and executors hold, per slave id value.
+  // tasks and executors hold, per slave id value. A MULTI_ROLE framework
+  // (FrameworkInfo.roles) is offered resources for each of its roles, as
+  // a framework of that role would be; resources given back to the
+  // allocator with a Resource.allocation_info count against that role
+  // (without one: its first role).
   virtual void addFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
                             const std::unordered_map<std::string, Resources>& used,
                             bool active) = 0;
@@ -158,6 +171,27 @@ class Allocator {
   // filters.
   virtual void suppressOffers(const FrameworkID& frameworkId) = 0;
   virtual void reviveOffers(const FrameworkID& frameworkId) = 0;
+  // The same for some of a MULTI_ROLE framework's roles only. Default: all
+  // of them, for policies that offer per framework.
+  virtual void suppressRoles(const FrameworkID& frameworkId, const std::vector<std::string>& roles) {
+    (void)roles;
+    suppressOffers(frameworkId);
+  }
+  virtual void reviveRoles(const FrameworkID& frameworkId, const std::vector<std::string>& roles) {
+    (void)roles;
+    reviveOffers(frameworkId);
+  }
+  // The framework changed its FrameworkInfo (UPDATE_FRAMEWORK, or a
+  // re-subscription): its roles now are `info`'s, of which
+  // `suppressedRoles` want no offers (the others do). A role it leaves is
+  // offered nothing more; what it holds there still counts for that role
+  // until it is given back. Default: ignored.
+  virtual void updateFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
+                               const std::vector<std::string>& suppressedRoles) {
+    (void)frameworkId;
+    (void)info;
+    (void)suppressedRoles;
+  }
 
   // Offers free resources now: on every slave, or only on `slaveIds`.
   virtual void allocate() = 0;

@@ -76,6 +76,16 @@ class Resources {
   // Only the resources of `role`.
   Resources role(const std::string& role) const;
 
+  // Allocation (Resource.allocation_info, MULTI_ROLE frameworks): these
+  // resources marked as allocated to `role`, or with no mark. Both return
+  // the same resources, unshared copy skipped, when nothing changes.
+  Resources allocatedTo(const std::string& role) const;
+  Resources unallocated() const;
+  // The allocation role of the first resource that has one (empty: none).
+  std::string allocationRole() const;
+  // Only the resources allocated to `role` (with no allocation role: "").
+  Resources allocatedOnlyTo(const std::string& role) const;
+
   // Addition merges like resources (same name, type and role): scalars add,
   // ranges and sets unite. Subtraction removes what it can: scalars subtract
   // (a result at or below zero removes the entry), ranges and sets lose the

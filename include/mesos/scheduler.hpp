@@ -185,6 +185,19 @@ class SchedulerDriver {
   /// while disconnected.
   virtual Status suppressOffers() = 0;
 
+  /// The same for some roles of a MULTI_ROLE framework only (none: all
+  /// roles).
+  virtual Status reviveOffers(const std::vector<std::string>& roles) = 0;
+  virtual Status suppressOffers(const std::vector<std::string>& roles) = 0;
+
+  /// Changes the framework's FrameworkInfo at run time (UPDATE_FRAMEWORK):
+  /// a MULTI_ROLE framework's roles, its name, labels...; `suppressedRoles`
+  /// (of its new roles) get no offers. The driver re-registers with it
+  /// from now on (also when disconnected: the next registration carries
+  /// it). The master answers a refusal with error().
+  virtual Status updateFramework(const FrameworkInfo& frameworkInfo,
+                                 const std::vector<std::string>& suppressedRoles) = 0;
+
   /// Acknowledges a status update received by statusUpdate(), so that the
   /// slave stops re-sending it. Only for drivers created with
   /// implicitAcknowledgements = false; with implicit acknowledgements the
@@ -289,6 +302,10 @@ class MesosSchedulerDriver : public SchedulerDriver {
   Status declineOffer(const OfferID& offerId, const Filters& filters = Filters()) override;
   Status reviveOffers() override;
   Status suppressOffers() override;
+  Status reviveOffers(const std::vector<std::string>& roles) override;
+  Status suppressOffers(const std::vector<std::string>& roles) override;
+  Status updateFramework(const FrameworkInfo& frameworkInfo,
+                         const std::vector<std::string>& suppressedRoles) override;
   Status acknowledgeStatusUpdate(const TaskStatus& status) override;
   Status sendFrameworkMessage(const ExecutorID& executorId, const SlaveID& slaveId,
                               const std::string& data) override;

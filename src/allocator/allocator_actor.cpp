@@ -89,8 +89,9 @@ void AllocatorActor::runPending() {
 
 void AllocatorActor::addFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
                                   const std::unordered_map<std::string, Resources>& used,
-                                  bool active) {
+                                  bool active, const std::vector<std::string>& suppressedRoles) {
   allocator_->addFramework(frameworkId, info, used, active);
+  if (!suppressedRoles.empty()) allocator_->suppressRoles(frameworkId, suppressedRoles);
   soonAll();
 }
 
@@ -156,6 +157,23 @@ void AllocatorActor::suppressOffers(const FrameworkID& frameworkId) {
 
 void AllocatorActor::reviveOffers(const FrameworkID& frameworkId) {
   allocator_->reviveOffers(frameworkId);
+  soonAll();
+}
+
+void AllocatorActor::suppressRoles(const FrameworkID& frameworkId,
+                                   const std::vector<std::string>& roles) {
+  allocator_->suppressRoles(frameworkId, roles);
+}
+
+void AllocatorActor::reviveRoles(const FrameworkID& frameworkId,
+                                 const std::vector<std::string>& roles) {
+  allocator_->reviveRoles(frameworkId, roles);
+  soonAll();
+}
+
+void AllocatorActor::updateFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
+                                     const std::vector<std::string>& suppressedRoles) {
+  allocator_->updateFramework(frameworkId, info, suppressedRoles);
   soonAll();
 }
 

@@ -30,8 +30,10 @@ class AllocatorActor : public process::Actor {
   AllocatorActor(std::unique_ptr<Allocator> allocator, process::Duration interval,
                  OfferCallback offer, RevokeCallback revoke = nullptr);
 
+  // `suppressedRoles` want no offers from the start (v1 SUBSCRIBE).
   void addFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
-                    const std::unordered_map<std::string, Resources>& used, bool active);
+                    const std::unordered_map<std::string, Resources>& used, bool active,
+                    const std::vector<std::string>& suppressedRoles = {});
   void removeFramework(const FrameworkID& frameworkId);
   void activateFramework(const FrameworkID& frameworkId);
   void deactivateFramework(const FrameworkID& frameworkId);
@@ -48,6 +50,11 @@ class AllocatorActor : public process::Actor {
   void requestResources(const FrameworkID& frameworkId, const std::vector<Request>& requests);
   void suppressOffers(const FrameworkID& frameworkId);
   void reviveOffers(const FrameworkID& frameworkId);
+  // Per role, for MULTI_ROLE frameworks (docs/roles.md).
+  void suppressRoles(const FrameworkID& frameworkId, const std::vector<std::string>& roles);
+  void reviveRoles(const FrameworkID& frameworkId, const std::vector<std::string>& roles);
+  void updateFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
+                       const std::vector<std::string>& suppressedRoles);
   // Weights and quota set at run time (docs/quota.md); a full cycle follows.
   void updateWeights(const std::vector<WeightInfo>& weights);
   void updateQuota(const std::string& role, const Quota& quota);

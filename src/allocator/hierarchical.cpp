@@ -7,6 +7,8 @@
 
 #include <glog/logging.h>
 
+#include "common/roles.hpp"
+
 namespace mesos::allocator {
 
 namespace {
@@ -19,11 +21,25 @@ constexpr double kEpsilon = 1e-9;
 
 const std::string kDefaultRole = "*";
 
-// What of `resources` a framework of `role` may be offered: the unreserved
-// ones and its role's own.
+// Whether a framework of `role` may be offered resources reserved for
+// `reserved`: unreserved ones, its role's own and its ancestors' ("eng"'s
+// for "eng/web"), as Apache Mesos offers them, so that it can refine them.
+bool allocatableTo(const std::string& reserved, const std::string& role) {
+  if (reserved == kDefaultRole || reserved == role) return true;
+  return role.size() > reserved.size() && role[reserved.size()] == '/' &&
+         role.compare(0, reserved.size(), reserved) == 0;
+}
+
+// What of `resources` a framework of `role` may be offered.
 Resources usableBy(const Resources& resources, const std::string& role) {
   Resources usable = resources.role(kDefaultRole);
-  if (role != kDefaultRole) usable += resources.role(role);
+  if (role == kDefaultRole) return usable;
+  usable += resources.role(role);
+  for (size_t slash = role.rfind('/'); slash != std::string::npos;
+       slash = role.rfind('/', slash - 1)) {
+    usable += resources.role(role.substr(0, slash));
+    if (slash == 0) break;
+  }
   return usable;
 }
 
@@ -33,7 +49,7 @@ double scalarFor(const Resources& resources, const std::string& name, const std:
   double sum = 0;
   for (const Resource& resource : resources) {
     if (resource.type() == Value::SCALAR && resource.name() == name &&
-        (resource.role() == kDefaultRole || resource.role() == role)) {
+        allocatableTo(resource.role(), role)) {
       sum += resource.scalar().value();
     }
   }
@@ -84,20 +100,48 @@ HierarchicalAllocator::HierarchicalAllocator(Policy policy, Config config)
 
 void HierarchicalAllocator::initialize(const Options& options) { options_ = options; }
 
-HierarchicalAllocator::Seq HierarchicalAllocator::frameworkSeq(const std::string& id) {
-  auto [it, inserted] = frameworkSeqs_.emplace(id, nextSeq_);
-  if (inserted) {
-    frameworks_[nextSeq_].id = id;
-    nextSeq_++;
+HierarchicalAllocator::Seq HierarchicalAllocator::clientSeq(const std::string& id,
+                                                            const std::string& role) {
+  std::vector<Seq>& clients = clients_[id];
+  for (Seq seq : clients) {
+    const Framework& client = frameworks_[seq];
+    if (client.role == role || (role.empty() && client.added)) return seq;
   }
-  return it->second;
+  if (role.empty() && !clients.empty()) return clients.front();
+  Seq seq = nextSeq_++;
+  Framework& client = frameworks_[seq];
+  client.id = id;
+  client.role = role;
+  clients.push_back(seq);
+  return seq;
 }
 
-HierarchicalAllocator::Framework* HierarchicalAllocator::find(const std::string& id) {
-  auto it = frameworkSeqs_.find(id);
-  if (it == frameworkSeqs_.end()) return nullptr;
-  Framework& framework = frameworks_[it->second];
-  return framework.added ? &framework : nullptr;
+template <typename F>
+void HierarchicalAllocator::byClient(const std::string& id, const Resources& resources, F&& f) {
+  std::string role = resources.allocationRole();
+  if (role.empty()) {
+    // The usual case: a framework of one role.
+    f(clientSeq(id, ""), resources);
+    return;
+  }
+  std::vector<std::string> roles;
+  for (const Resource& resource : resources) {
+    const std::string& name = resource.allocation_info().role();
+    if (std::find(roles.begin(), roles.end(), name) == roles.end()) roles.push_back(name);
+  }
+  for (const std::string& name : roles) {
+    f(clientSeq(id, name), resources.allocatedOnlyTo(name).unallocated());
+  }
+}
+
+std::vector<HierarchicalAllocator::Seq> HierarchicalAllocator::clientsOf(const std::string& id) {
+  std::vector<Seq> out;
+  auto it = clients_.find(id);
+  if (it == clients_.end()) return out;
+  for (Seq seq : it->second) {
+    if (frameworks_[seq].added) out.push_back(seq);
+  }
+  return out;
 }
 
 void HierarchicalAllocator::ensureRole(const std::string& role) {
@@ -107,67 +151,148 @@ void HierarchicalAllocator::ensureRole(const std::string& role) {
                   priority == config_.priorities.end() ? 0 : priority->second);
 }
 
-void HierarchicalAllocator::addFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
-                                         const std::unordered_map<std::string, Resources>& used,
-                                         bool active) {
-  Seq seq = frameworkSeq(frameworkId.value());
-  Framework& framework = frameworks_[seq];
-  if (framework.added) return;
-  framework.added = true;
-  framework.role = info.has_role() && !info.role().empty() ? info.role() : kDefaultRole;
-  framework.active = active;
-  ensureRole(framework.role);
-  sorter_.addClient(seq, framework.role);
-  roleMembers_[framework.role].insert(seq);
-  // What slaves reported it holding before it was added.
-  for (uint32_t index : framework.slaves) {
+void HierarchicalAllocator::wanting(Seq seq) {
+  const Framework& client = frameworks_[seq];
+  sorter_.setWanting(seq, client.active && !client.suppressed && client.subscribed);
+}
+
+// The client becomes the framework's for `role`: in the sorter, counted
+// with what slaves reported it holding before.
+void HierarchicalAllocator::addClient(Seq seq, const std::string& role,
+                                      const FrameworkInfo& info) {
+  Framework& client = frameworks_[seq];
+  client.role = role;
+  client.multiRole = roles::multiRole(info);
+  if (client.added) return;
+  client.added = true;
+  ensureRole(role);
+  sorter_.addClient(seq, role);
+  roleMembers_[role].insert(seq);
+  for (uint32_t index : client.slaves) {
     auto held = slaves_[index].allocated.find(seq);
     if (held != slaves_[index].allocated.end()) account(seq, held->second, +1);
   }
+}
+
+void HierarchicalAllocator::addFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
+                                         const std::unordered_map<std::string, Resources>& used,
+                                         bool active) {
+  const std::string& id = frameworkId.value();
+  if (!clientsOf(id).empty()) return;
+  std::vector<std::string> roles = roles::ofFramework(info);
+  std::vector<Seq>& clients = clients_[id];
+  // What slaves reported it holding with no allocation role is its first
+  // role's (merged there if that role's client exists already).
+  for (size_t i = 0; i < clients.size() && !roles.empty(); i++) {
+    Framework& placeholder = frameworks_[clients[i]];
+    if (!placeholder.role.empty()) continue;
+    Seq from = clients[i];
+    clients.erase(clients.begin() + static_cast<long>(i));
+    Seq into = clientSeq(id, roles.front());
+    Framework& target = frameworks_[into];
+    for (uint32_t index : placeholder.slaves) {
+      auto held = slaves_[index].allocated.find(from);
+      if (held == slaves_[index].allocated.end()) continue;
+      auto [entry, fresh] = slaves_[index].allocated.try_emplace(into, held->second);
+      if (fresh) {
+        target.holding++;
+        target.slaves.insert(index);
+      } else {
+        entry->second += held->second;
+      }
+      slaves_[index].allocated.erase(held);
+    }
+    frameworks_.erase(from);
+    break;
+  }
+  for (const std::string& role : roles) {
+    Seq seq = clientSeq(id, role);
+    addClient(seq, role, info);
+    frameworks_[seq].active = active;
+  }
+  // Its first role first, then the others in the order given.
+  std::vector<Seq>& ordered = clients_[id];
+  std::stable_sort(ordered.begin(), ordered.end(), [&](Seq a, Seq b) {
+    auto rank = [&](Seq seq) {
+      auto at = std::find(roles.begin(), roles.end(), frameworks_[seq].role);
+      return static_cast<size_t>(at - roles.begin());
+    };
+    return rank(a) < rank(b);
+  });
   for (const auto& [slaveId, resources] : used) {
     auto slave = slaveIndex_.find(slaveId);
     if (slave == slaveIndex_.end() || resources.empty()) continue;
     // Already out of the slave's free resources when it was added.
-    give(seq, slave->second, slaves_[slave->second], resources);
+    byClient(id, resources, [&](Seq seq, const Resources& part) {
+      if (!frameworks_[seq].added) addClient(seq, frameworks_[seq].role, info);
+      frameworks_[seq].subscribed = std::find(roles.begin(), roles.end(),
+                                              frameworks_[seq].role) != roles.end();
+      give(seq, slave->second, slaves_[slave->second], part);
+    });
   }
-  sorter_.setWanting(seq, framework.active);
+  for (Seq seq : clients_[id]) {
+    frameworks_[seq].active = active;
+    if (frameworks_[seq].added) wanting(seq);
+  }
+}
+
+void HierarchicalAllocator::updateFramework(const FrameworkID& frameworkId,
+                                            const FrameworkInfo& info,
+                                            const std::vector<std::string>& suppressedRoles) {
+  const std::string& id = frameworkId.value();
+  std::vector<Seq> known = clientsOf(id);
+  if (known.empty()) return;
+  bool active = frameworks_[known.front()].active;
+  std::vector<std::string> roles = roles::ofFramework(info);
+  for (const std::string& role : roles) addClient(clientSeq(id, role), role, info);
+  for (Seq seq : clients_[id]) {
+    Framework& client = frameworks_[seq];
+    if (!client.added) continue;
+    client.multiRole = roles::multiRole(info);
+    client.active = active;
+    client.subscribed = std::find(roles.begin(), roles.end(), client.role) != roles.end();
+    client.suppressed = std::find(suppressedRoles.begin(), suppressedRoles.end(), client.role) !=
+                        suppressedRoles.end();
+    wanting(seq);
+  }
 }
 
 void HierarchicalAllocator::removeFramework(const FrameworkID& frameworkId) {
-  auto it = frameworkSeqs_.find(frameworkId.value());
-  if (it == frameworkSeqs_.end()) return;
-  Seq seq = it->second;
-  Framework& framework = frameworks_[seq];
-  for (uint32_t index : framework.slaves) {
-    Slave& slave = slaves_[index];
-    auto allocated = slave.allocated.find(seq);
-    if (allocated == slave.allocated.end()) continue;
-    if (framework.added) countAllocated(framework, allocated->second, -1);
-    // Whatever the master did not recover is free now.
-    setFree(slave, slave.free + allocated->second);
-    slave.allocated.erase(allocated);
-    markFree(index);
+  auto it = clients_.find(frameworkId.value());
+  if (it == clients_.end()) return;
+  for (Seq seq : it->second) {
+    Framework& framework = frameworks_[seq];
+    for (uint32_t index : framework.slaves) {
+      Slave& slave = slaves_[index];
+      auto allocated = slave.allocated.find(seq);
+      if (allocated == slave.allocated.end()) continue;
+      if (framework.added) countAllocated(framework, allocated->second, -1);
+      // Whatever the master did not recover is free now.
+      setFree(slave, slave.free + allocated->second);
+      slave.allocated.erase(allocated);
+      markFree(index);
+    }
+    if (framework.added) {
+      sorter_.removeClient(seq);
+      roleMembers_[framework.role].erase(seq);
+    }
+    frameworks_.erase(seq);
   }
-  if (framework.added) {
-    sorter_.removeClient(seq);
-    roleMembers_[framework.role].erase(seq);
-  }
-  frameworks_.erase(seq);
-  frameworkSeqs_.erase(it);
+  clients_.erase(it);
 }
 
 void HierarchicalAllocator::activateFramework(const FrameworkID& frameworkId) {
-  Framework* framework = find(frameworkId.value());
-  if (framework == nullptr) return;
-  framework->active = true;
-  sorter_.setWanting(frameworkSeqs_[framework->id], !framework->suppressed);
+  for (Seq seq : clientsOf(frameworkId.value())) {
+    frameworks_[seq].active = true;
+    wanting(seq);
+  }
 }
 
 void HierarchicalAllocator::deactivateFramework(const FrameworkID& frameworkId) {
-  Framework* framework = find(frameworkId.value());
-  if (framework == nullptr) return;
-  framework->active = false;
-  sorter_.setWanting(frameworkSeqs_[framework->id], false);
+  for (Seq seq : clientsOf(frameworkId.value())) {
+    frameworks_[seq].active = false;
+    wanting(seq);
+  }
 }
 
 void HierarchicalAllocator::addSlave(const SlaveID& slaveId, const SlaveInfo& info,
@@ -202,9 +327,10 @@ void HierarchicalAllocator::addSlave(const SlaveID& slaveId, const SlaveInfo& in
   Resources free = total;
   for (const auto& [frameworkId, resources] : used) {
     if (resources.empty()) continue;
-    Seq seq = frameworkSeq(frameworkId);
-    free -= resources;
-    give(seq, index, slave, resources);  // the sorter counts it once the framework is added
+    free -= resources.unallocated();
+    // The sorter counts it once the framework is added.
+    byClient(frameworkId, resources,
+             [&](Seq seq, const Resources& part) { give(seq, index, slave, part); });
   }
   setFree(slave, std::move(free));
   markFree(index);
@@ -271,52 +397,65 @@ void HierarchicalAllocator::take(Seq seq, uint32_t index, Slave& slave,
 void HierarchicalAllocator::recoverResources(const FrameworkID& frameworkId,
                                              const SlaveID& slaveId, const Resources& resources,
                                              const std::optional<Filters>& filters) {
-  auto seq = frameworkSeqs_.find(frameworkId.value());
-  if (seq == frameworkSeqs_.end()) return;
+  const std::string& id = frameworkId.value();
+  if (clients_.find(id) == clients_.end()) return;
   auto slave = slaveIndex_.find(slaveId.value());
-  if (slave != slaveIndex_.end() && !resources.empty()) {
-    take(seq->second, slave->second, slaves_[slave->second], resources);
+  // The clients given something back here, with what they got back.
+  std::vector<std::pair<Seq, Resources>> parts;
+  if (!resources.empty()) {
+    byClient(id, resources, [&](Seq seq, const Resources& part) {
+      if (slave != slaveIndex_.end()) take(seq, slave->second, slaves_[slave->second], part);
+      parts.emplace_back(seq, part);
+    });
   }
-  Framework* framework = find(frameworkId.value());
-  if (framework == nullptr || !filters) return;
+  if (!filters) return;
   if (filters->has_offer_filters()) {
-    // The paper's standing filters replace the previous ones; empty ones
-    // clear them.
+    // The paper's standing filters replace the previous ones, for every
+    // role of the framework; empty ones clear them.
     const OfferFilters& given = filters->offer_filters();
-    if (given.slaves_size() == 0 && given.min_free_size() == 0) {
-      framework->standing.reset();
-    } else {
-      Standing standing;
-      standing.slaves.insert(given.slaves().begin(), given.slaves().end());
-      standing.minFree = Resources(given.min_free()).flatten();
-      framework->standing = std::move(standing);
+    std::optional<Standing> standing;
+    if (given.slaves_size() > 0 || given.min_free_size() > 0) {
+      standing.emplace();
+      standing->slaves.insert(given.slaves().begin(), given.slaves().end());
+      standing->minFree = Resources(given.min_free()).flatten();
     }
+    for (Seq seq : clientsOf(id)) frameworks_[seq].standing = standing;
   }
-  if (slave == slaveIndex_.end() || resources.empty()) return;
+  if (slave == slaveIndex_.end()) return;
   double seconds = std::min(filters->refuse_seconds(), kMaxRefuseSeconds);
   if (!(seconds > 0)) return;
-  Filter& filter = framework->filters[slave->second];
-  filter.resources = resources;
-  filter.expires = options_.now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                        std::chrono::duration<double>(seconds));
+  for (auto& [seq, part] : parts) {
+    Framework& framework = frameworks_[seq];
+    if (!framework.added) continue;
+    Filter& filter = framework.filters[slave->second];
+    filter.resources = std::move(part);
+    filter.expires = options_.now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(seconds));
+  }
 }
 
 void HierarchicalAllocator::updateAllocation(const FrameworkID& frameworkId,
-                                             const SlaveID& slaveId, const Resources& from,
-                                             const Resources& to) {
-  auto seq = frameworkSeqs_.find(frameworkId.value());
+                                             const SlaveID& slaveId, const Resources& allocatedFrom,
+                                             const Resources& allocatedTo) {
   auto slaveIt = slaveIndex_.find(slaveId.value());
-  if (seq == frameworkSeqs_.end() || slaveIt == slaveIndex_.end()) return;
+  if (clients_.find(frameworkId.value()) == clients_.end() || slaveIt == slaveIndex_.end()) {
+    return;
+  }
+  // A conversion stays within one allocation role.
+  Seq seq = clientSeq(frameworkId.value(), allocatedFrom.allocationRole());
+  Resources from = allocatedFrom.unallocated();
+  Resources to = allocatedTo.unallocated();
   Slave& slave = slaves_[slaveIt->second];
-  auto allocated = slave.allocated.find(seq->second);
+  auto allocated = slave.allocated.find(seq);
   if (allocated == slave.allocated.end() || !allocated->second.contains(from)) {
     LOG(WARNING) << "Ignoring a conversion of " << from.toString() << " on slave " << slave.id
                  << ": framework " << frameworkId.value() << " does not hold it there";
     return;
   }
   allocated->second = allocated->second - from + to;
-  account(seq->second, from, -1);
-  account(seq->second, to, +1);
+  account(seq, from, -1);
+  account(seq, to, +1);
   sorter_.removeTotal(from);
   sorter_.addTotal(to);
   countReserved(from, -1);
@@ -346,23 +485,40 @@ void HierarchicalAllocator::requestResources(const FrameworkID&, const std::vect
 }
 
 void HierarchicalAllocator::suppressOffers(const FrameworkID& frameworkId) {
-  Framework* framework = find(frameworkId.value());
-  if (framework == nullptr) return;
-  framework->suppressed = true;
-  sorter_.setWanting(frameworkSeqs_[framework->id], false);
+  suppressRoles(frameworkId, {});
 }
 
 void HierarchicalAllocator::reviveOffers(const FrameworkID& frameworkId) {
-  Framework* framework = find(frameworkId.value());
-  if (framework == nullptr) return;
-  framework->suppressed = false;
-  framework->filters.clear();
-  sorter_.setWanting(frameworkSeqs_[framework->id], framework->active);
+  reviveRoles(frameworkId, {});
+}
+
+void HierarchicalAllocator::suppressRoles(const FrameworkID& frameworkId,
+                                          const std::vector<std::string>& roles) {
+  setSuppressed(frameworkId, roles, true);
+}
+
+void HierarchicalAllocator::reviveRoles(const FrameworkID& frameworkId,
+                                        const std::vector<std::string>& roles) {
+  setSuppressed(frameworkId, roles, false);
+}
+
+// Reviving also drops the role's filters.
+void HierarchicalAllocator::setSuppressed(const FrameworkID& frameworkId,
+                                          const std::vector<std::string>& roles, bool suppressed) {
+  for (Seq seq : clientsOf(frameworkId.value())) {
+    Framework& framework = frameworks_[seq];
+    if (!roles.empty() && std::find(roles.begin(), roles.end(), framework.role) == roles.end()) {
+      continue;
+    }
+    framework.suppressed = suppressed;
+    if (!suppressed) framework.filters.clear();
+    wanting(seq);
+  }
 }
 
 double HierarchicalAllocator::share(const FrameworkID& frameworkId) {
-  auto it = frameworkSeqs_.find(frameworkId.value());
-  return it == frameworkSeqs_.end() ? 0.0 : sorter_.share(it->second);
+  std::vector<Seq> clients = clientsOf(frameworkId.value());
+  return clients.empty() ? 0.0 : sorter_.share(clients.front());
 }
 
 Resources HierarchicalAllocator::free(const SlaveID& slaveId) const {
@@ -398,7 +554,9 @@ void HierarchicalAllocator::markFree(uint32_t index) {
 template <typename Offer>
 bool HierarchicalAllocator::eligible(Framework& framework, uint32_t index, const Slave& slave,
                                      Offer&& offer) {
-  if (!framework.added || !framework.active || framework.suppressed) return false;
+  if (!framework.added || !framework.active || framework.suppressed || !framework.subscribed) {
+    return false;
+  }
   if (!framework.filters.empty()) {
     auto it = framework.filters.find(index);
     if (it != framework.filters.end()) {
@@ -473,7 +631,13 @@ void HierarchicalAllocator::offer(Seq seq, uint32_t index, Slave& slave, Resourc
   give(seq, index, slave, resources);
   SlaveResources& entry = offers[seq].emplace_back();
   entry.slaveId.set_value(slave.id);
-  entry.resources = std::move(resources);
+  const Framework& framework = frameworks_[seq];
+  if (framework.multiRole) {
+    entry.role = framework.role;
+    entry.resources = resources.allocatedTo(framework.role);
+  } else {
+    entry.resources = std::move(resources);
+  }
 }
 
 void HierarchicalAllocator::allocateSlave(uint32_t index, Offers& offers) {
@@ -537,17 +701,14 @@ void HierarchicalAllocator::allocateReserved(uint32_t index, Offers& offers) {
       if (resource.name() == "cpus") entry->cpus += resource.scalar().value();
       if (resource.name() == "mem") entry->mem += resource.scalar().value();
     }
-    auto find = [&](const std::string& role) -> const RoleFree* {
-      for (const RoleFree& known : roleFree_) {
-        if (*known.role == role) return &known;
-      }
-      return nullptr;
-    };
-    const RoleFree* unreserved = find(kDefaultRole);
     auto worthOffering = [&](const std::string& role) {
-      const RoleFree* own = role == kDefaultRole ? nullptr : find(role);
-      double cpus = (unreserved ? unreserved->cpus : 0) + (own ? own->cpus : 0);
-      double mem = (unreserved ? unreserved->mem : 0) + (own ? own->mem : 0);
+      double cpus = 0;
+      double mem = 0;
+      for (const RoleFree& known : roleFree_) {
+        if (!allocatableTo(*known.role, role)) continue;
+        cpus += known.cpus;
+        mem += known.mem;
+      }
       if (cpus < kMinCpus && mem < kMinMemMb) return false;
       return config_.minOfferSize.empty() || bigEnough(slave, role);
     };
@@ -574,7 +735,7 @@ void HierarchicalAllocator::allocateReserved(uint32_t index, Offers& offers) {
     const std::string& role = frameworks_[*chosen].role;
     Resources left;
     for (const RoleFree& known : roleFree_) {
-      if (*known.role != kDefaultRole && *known.role != role) left += slave.free.role(*known.role);
+      if (!allocatableTo(*known.role, role)) left += slave.free.role(*known.role);
     }
     Resources offered = std::move(slave.free);
     if (!left.empty()) offered -= left;
@@ -614,7 +775,7 @@ void HierarchicalAllocator::drawTickets() {
     }
     for (Seq seq : members) {
       const Framework& framework = frameworks_[seq];
-      if (!framework.active || framework.suppressed) continue;
+      if (!framework.active || framework.suppressed || !framework.subscribed) continue;
       tickets.emplace_back(seq, roleTickets / members.size());
     }
   }
@@ -692,7 +853,7 @@ void HierarchicalAllocator::checkRevocations() {
     bool below = positive(deficit);
     for (Seq seq : members) {
       Framework& framework = frameworks_[seq];
-      bool wanting = below && framework.active && !framework.suppressed;
+      bool wanting = below && framework.active && !framework.suppressed && framework.subscribed;
       if (!wanting) {
         framework.waitingSince.reset();
         continue;
@@ -829,6 +990,8 @@ void HierarchicalAllocator::revokeFor(Framework& beneficiary, Seq beneficiarySeq
         revocation.amount = resources(amount);
         revocation.limit = resources(limit);
         revocation.beneficiary.set_value(beneficiary.id);
+        revocation.role = victim.role;
+        revocation.beneficiaryRole = beneficiary.role;
         // What the revocation frees goes to the beneficiary first.
         slave.promisedTo = beneficiarySeq;
         slave.promisedUntil = now + config_.revocationTimeout;

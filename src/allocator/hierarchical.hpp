@@ -11,14 +11,19 @@
 //             role's frameworks).
 // A slave is offered only when at least --min_offer_size is free on it.
 //
-// Static reservations: resources of a role other than "*" (the slave's
-// --resources 'cpus(prod):1') are offered only to frameworks of that role.
+// Reservations: resources of a role other than "*" (the slave's
+// --resources 'cpus(prod):1', or RESERVE) are offered only to frameworks of
+// that role or of its sub-roles ("prod/web" gets "prod"'s, to refine them).
 // A framework is offered, on a slave, the unreserved free resources plus
-// those reserved for its own role; filters, standing filters and the
-// minimum offer size judge that part. What the chosen framework cannot take
-// (another role's reservation) goes, in the same cycle, to the next
-// framework in order that can. Slaves without reservations take none of
-// these steps.
+// those reserved for its role and its ancestors; filters, standing
+// filters and the minimum offer size judge that part. What the chosen
+// framework cannot take (another role's reservation) goes, in the same
+// cycle, to the next framework in order that can. Slaves without
+// reservations take none of these steps.
+//
+// A MULTI_ROLE framework is one sorter client per role: each role of it is
+// offered, filtered, suppressed and counted as a framework of that role
+// alone would be; its offers carry the role (Resource.allocation_info).
 //
 // With --guarantees, a framework below its role's guarantee that has waited
 // --revocation_timeout for an offer gets resources revoked for it from roles
@@ -86,6 +91,10 @@ class HierarchicalAllocator : public Allocator {
                         const std::vector<Request>& requests) override;
   void suppressOffers(const FrameworkID& frameworkId) override;
   void reviveOffers(const FrameworkID& frameworkId) override;
+  void suppressRoles(const FrameworkID& frameworkId, const std::vector<std::string>& roles) override;
+  void reviveRoles(const FrameworkID& frameworkId, const std::vector<std::string>& roles) override;
+  void updateFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
+                       const std::vector<std::string>& suppressedRoles) override;
   void allocate() override;
   void allocate(const std::vector<SlaveID>& slaveIds) override;
   void checkRevocations() override;
@@ -96,14 +105,16 @@ class HierarchicalAllocator : public Allocator {
   // it holds, its descendants' included (scalars only).
   Resources consumed(const std::string& role);
 
-  // For tests and the benchmark: a framework's dominant share, a role's
-  // weighted share, a slave's free resources.
+  // For tests and the benchmark: a framework's dominant share (in its first
+  // role), a role's weighted share, a slave's free resources.
   double share(const FrameworkID& frameworkId);
   double roleShare(const std::string& role) { return sorter_.roleShare(role); }
   Resources free(const SlaveID& slaveId) const;
 
  private:
-  using Seq = uint64_t;  // frameworks by number: the sorter's clients
+  // The sorter's clients by number: one per role of each framework (a
+  // MULTI_ROLE framework has several), named `Framework` below.
+  using Seq = uint64_t;
 
   // A framework refuses, until `expires`, offers on one slave that are
   // within `resources` (more free resources lift the filter).
@@ -116,10 +127,14 @@ class HierarchicalAllocator : public Allocator {
     std::unordered_set<std::string> slaves;  // slave ids or hostnames; empty: any
     Resources minFree;
   };
+  // One role of a framework. Filters, suppression and what it holds are
+  // per role, as Apache Mesos keeps them.
   struct Framework {
     std::string id;
-    std::string role;
+    std::string role;  // "" until known (held on a slave before addFramework)
     bool added = false;  // known from addFramework (not only from a slave's `used`)
+    bool multiRole = false;  // its offers carry Resource.allocation_info
+    bool subscribed = true;  // false once the framework left this role (updateFramework)
     bool active = true;
     bool suppressed = false;
     std::unordered_map<uint32_t, Filter> filters;  // by slave index
@@ -152,8 +167,21 @@ class HierarchicalAllocator : public Allocator {
   };
   using Offers = std::unordered_map<Seq, std::vector<SlaveResources>>;
 
-  Seq frameworkSeq(const std::string& id);
-  Framework* find(const std::string& id);
+  // The client of framework `id` for `role` (made, not added, if new); ""
+  // is its first role's, or a placeholder until the framework is added.
+  Seq clientSeq(const std::string& id, const std::string& role);
+  // Calls f(seq, part) for each part of `resources` (given back by the
+  // master, allocation roles and all) with the client it belongs to, the
+  // part without allocation roles. Made if new, as clientSeq().
+  template <typename F>
+  void byClient(const std::string& id, const Resources& resources, F&& f);
+  // The added clients of framework `id` (none when unknown).
+  std::vector<Seq> clientsOf(const std::string& id);
+  void addClient(Seq seq, const std::string& role, const FrameworkInfo& info);
+  void wanting(Seq seq);  // tells the sorter whether the client wants offers
+  // Its clients of `roles` (none: all) suppressed or revived.
+  void setSuppressed(const FrameworkID& frameworkId, const std::vector<std::string>& roles,
+                     bool suppressed);
   void ensureRole(const std::string& role);
   // Free cpus and memory of one role on a slave (allocateReserved()).
   struct RoleFree {
@@ -223,7 +251,7 @@ class HierarchicalAllocator : public Allocator {
   TimePoint now_{};  // options_.now() at the start of the current allocation
   Seq nextSeq_ = 0;
   std::unordered_map<Seq, Framework> frameworks_;
-  std::unordered_map<std::string, Seq> frameworkSeqs_;
+  std::unordered_map<std::string, std::vector<Seq>> clients_;  // by framework id, first role first
   std::unordered_map<std::string, std::set<Seq>> roleMembers_;  // added frameworks by role
 
   std::vector<Slave> slaves_;  // by index; slots of removed slaves are reused

@@ -706,6 +706,49 @@ Resources Resources::role(const std::string& role) const {
   return out;
 }
 
+Resources Resources::allocatedTo(const std::string& role) const {
+  bool same = std::all_of(list().begin(), list().end(), [&](const Resource& resource) {
+    return resource.has_allocation_info() && resource.allocation_info().role() == role;
+  });
+  if (same) return *this;
+  Resources out;
+  for (const auto& resource : list()) {
+    Resource copy = resource;
+    copy.mutable_allocation_info()->set_role(role);
+    out.add(copy);
+  }
+  return out;
+}
+
+Resources Resources::unallocated() const {
+  bool none = std::none_of(list().begin(), list().end(), [](const Resource& resource) {
+    return resource.has_allocation_info();
+  });
+  if (none) return *this;
+  Resources out;
+  for (const auto& resource : list()) {
+    Resource copy = resource;
+    copy.clear_allocation_info();
+    out.add(copy);
+  }
+  return out;
+}
+
+std::string Resources::allocationRole() const {
+  for (const auto& resource : list()) {
+    if (resource.has_allocation_info()) return resource.allocation_info().role();
+  }
+  return {};
+}
+
+Resources Resources::allocatedOnlyTo(const std::string& role) const {
+  Resources out;
+  for (const auto& resource : list()) {
+    if (resource.allocation_info().role() == role) out.mutableList().push_back(resource);
+  }
+  return out;
+}
+
 Resources Resources::operator+(const Resources& that) const {
   Resources out = *this;
   out += that;

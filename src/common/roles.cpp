@@ -36,4 +36,16 @@ Result<void> validate(const std::string& role) {
   return {};
 }
 
+bool multiRole(const FrameworkInfo& info) {
+  for (const auto& capability : info.capabilities()) {
+    if (capability.type() == FrameworkInfo::Capability::MULTI_ROLE) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> ofFramework(const FrameworkInfo& info) {
+  if (multiRole(info)) return {info.roles().begin(), info.roles().end()};
+  return {info.has_role() && !info.role().empty() ? info.role() : std::string("*")};
+}
+
 }  // namespace mesos::roles

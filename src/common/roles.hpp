@@ -5,11 +5,20 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "mesos.pb.h"
 #include "mesos/result.hpp"
 
 namespace mesos::roles {
 
 Result<void> validate(const std::string& role);
+
+// Whether the framework has the MULTI_ROLE capability.
+bool multiRole(const FrameworkInfo& info);
+// The roles a framework is offered resources for and may use:
+// FrameworkInfo.roles with MULTI_ROLE (none: no role at all), its `role`
+// ("*" when unset) otherwise.
+std::vector<std::string> ofFramework(const FrameworkInfo& info);
 
 }  // namespace mesos::roles

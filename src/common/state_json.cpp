@@ -119,6 +119,11 @@ Value fromTask(const internal::Task& task) {
   object["slave_id"] = task.slave_id().value();
   object["state"] = TaskState_Name(task.state());
   object["resources"] = fromResources(Resources(task.resources()));
+  // The role a MULTI_ROLE framework's task runs in (its resources'
+  // allocation role), as Apache Mesos shows it.
+  if (task.resources_size() > 0 && task.resources(0).has_allocation_info()) {
+    object["role"] = task.resources(0).allocation_info().role();
+  }
   Array statuses;
   for (const TaskStatus& status : task.statuses()) {
     Object entry;

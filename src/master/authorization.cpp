@@ -5,6 +5,7 @@
 #include <glog/logging.h>
 
 #include "common/json.hpp"
+#include "common/roles.hpp"
 #include "master/master.hpp"
 #include "v1/scheduler.pb.h"
 
@@ -144,12 +145,16 @@ Response Master::filterView(const Response& response,
 
 std::optional<std::string> Master::authorizeFramework(const FrameworkInfo& info) const {
   std::optional<std::string> principal = principalOf(info);
-  if (guard_->authorized(Action::kRegisterFramework, principal, info.role())) return std::nullopt;
-  LOG(WARNING) << "Refusing framework '" << info.name() << "' with " << describe(principal)
-               << ": not authorized to register with role '" << info.role()
-               << "' (ACL register_frameworks)";
-  return "Not authorized to register with role '" + info.role() + "' as " +
-         describe(principal) + " (ACL register_frameworks)";
+  // Every role of a MULTI_ROLE framework.
+  for (const std::string& role : roles::ofFramework(info)) {
+    if (guard_->authorized(Action::kRegisterFramework, principal, role)) continue;
+    LOG(WARNING) << "Refusing framework '" << info.name() << "' with " << describe(principal)
+                 << ": not authorized to register with role '" << role
+                 << "' (ACL register_frameworks)";
+    return "Not authorized to register with role '" + role + "' as " + describe(principal) +
+           " (ACL register_frameworks)";
+  }
+  return std::nullopt;
 }
 
 Result<void> Master::authorizeTask(const Framework& framework, const TaskInfo& task) const {

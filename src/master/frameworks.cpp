@@ -18,8 +18,11 @@ namespace {
 
 // The guarantee of `role` (--guarantees) into a (re)registration answer.
 template <typename M>
-void addGuarantee(const allocator::Config& config, const std::string& role, M& message) {
-  auto it = config.guarantees.find(role);
+void addGuarantee(const allocator::Config& config, const FrameworkInfo& info, M& message) {
+  // A MULTI_ROLE framework's first role's.
+  std::vector<std::string> roles = roles::ofFramework(info);
+  if (roles.empty()) return;
+  auto it = config.guarantees.find(roles.front());
   if (it != config.guarantees.end()) *message.mutable_guarantee() = it->second.proto();
 }
 
@@ -40,12 +43,14 @@ std::optional<std::string> Master::validateFrameworkInfo(FrameworkInfo& info) co
   if (multiRole && info.has_role()) {
     return "FrameworkInfo.role must not be set with the MULTI_ROLE capability (use roles)";
   }
-  if (info.roles_size() > 1) {
-    return "Subscribing to more than one role is not supported yet (FrameworkInfo.roles has " +
-           std::to_string(info.roles_size()) + ")";
+  std::vector<std::string> roles = roles::ofFramework(info);
+  for (size_t i = 0; i < roles.size(); i++) {
+    if (auto valid = roles::validate(roles[i]); !valid) return valid.error().message;
+    if (std::find(roles.begin(), roles.begin() + static_cast<long>(i), roles[i]) !=
+        roles.begin() + static_cast<long>(i)) {
+      return "FrameworkInfo.roles names role '" + roles[i] + "' twice";
+    }
   }
-  if (info.roles_size() == 1) info.set_role(info.roles(0));
-  if (auto valid = roles::validate(info.role()); !valid) return valid.error().message;
   if (info.has_id() && !info.id().value().empty()) {
     if (auto valid = validateId("framework id", info.id().value()); !valid) {
       return valid.error().message;
@@ -54,11 +59,15 @@ std::optional<std::string> Master::validateFrameworkInfo(FrameworkInfo& info) co
   if (info.has_failover_timeout() && !(info.failover_timeout() >= 0)) {
     return "FrameworkInfo.failover_timeout must be a non-negative number of seconds";
   }
-  if (!config_.roles.empty() &&
-      std::find(config_.roles.begin(), config_.roles.end(), info.role()) == config_.roles.end()) {
-    std::string roles;
-    for (const std::string& role : config_.roles) roles += (roles.empty() ? "" : ", ") + role;
-    return "Role '" + info.role() + "' is not one of the master's --roles (" + roles + ")";
+  if (!config_.roles.empty()) {
+    for (const std::string& role : roles) {
+      if (std::find(config_.roles.begin(), config_.roles.end(), role) != config_.roles.end()) {
+        continue;
+      }
+      std::string known;
+      for (const std::string& name : config_.roles) known += (known.empty() ? "" : ", ") + name;
+      return "Role '" + role + "' is not one of the master's --roles (" + known + ")";
+    }
   }
   return std::nullopt;
 }
@@ -81,8 +90,13 @@ Framework* Master::frameworkFrom(const UPID& from, const FrameworkID& id, const 
 }
 
 void Master::registerFramework(const UPID& from, const RegisterFrameworkMessage& message) {
-  FrameworkInfo info = message.framework();
+  registerWith(from, message.framework(), {});
+}
+
+void Master::registerWith(const UPID& from, FrameworkInfo info,
+                          const std::vector<std::string>& suppressed) {
   auto error = validateFrameworkInfo(info);
+  if (!error) error = suppressedOutside(info, suppressed);
   if (!error) error = checkFrameworkAuthentication(from, info);
   if (error) {
     LOG(WARNING) << "Refusing registration of a framework at " << from << ": " << *error;
@@ -112,26 +126,31 @@ void Master::registerFramework(const UPID& from, const RegisterFrameworkMessage&
       FrameworkRegisteredMessage reply;
       reply.mutable_framework_id()->CopyFrom(f->id);
       reply.mutable_master_info()->CopyFrom(info_);
-      addGuarantee(config_, f->info.role(), reply);
+      addGuarantee(config_, f->info, reply);
       send(from, std::move(reply));
       return;
     }
   }
   FrameworkInfo withId = info;
   withId.mutable_id()->set_value(nextId("F"));
-  Framework* f = addFramework(withId, from);
+  Framework* f = addFramework(withId, from, suppressed);
   LOG(INFO) << "Registered framework " << f->id.value() << " (" << info.name() << ") at "
             << from;
   FrameworkRegisteredMessage reply;
   reply.mutable_framework_id()->CopyFrom(f->id);
   reply.mutable_master_info()->CopyFrom(info_);
-  addGuarantee(config_, f->info.role(), reply);
+  addGuarantee(config_, f->info, reply);
   send(from, std::move(reply));
 }
 
 void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMessage& message) {
-  FrameworkInfo info = message.framework();
+  reregisterWith(from, message.framework(), message.failover(), {});
+}
+
+void Master::reregisterWith(const UPID& from, FrameworkInfo info, bool failover,
+                            const std::vector<std::string>& suppressed) {
   auto error = validateFrameworkInfo(info);
+  if (!error) error = suppressedOutside(info, suppressed);
   if (!error) error = checkFrameworkAuthentication(from, info);
   if (error) {
     LOG(WARNING) << "Refusing re-registration of a framework at " << from << ": " << *error;
@@ -174,9 +193,16 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
   const bool retry = f != nullptr && f->pid == from && f->active;
   if (f == nullptr) {
     // Unknown here (this master started after it registered): take it back.
-    f = addFramework(info, from);
-    f->newPid = message.failover();
+    f = addFramework(info, from, suppressed);
+    f->newPid = failover;
     LOG(INFO) << "Re-registered framework " << id << " (" << info.name() << ") at " << from;
+  } else if (auto refused = f->registered ? resubscribe(*f, info, suppressed) : std::nullopt) {
+    LOG(WARNING) << "Refusing re-registration of framework " << id << " at " << from << ": "
+                 << *refused;
+    FrameworkErrorMessage reply;
+    reply.set_message(*refused);
+    send(from, std::move(reply));
+    return;
   } else if (f->pid != from) {
     failoverFramework(*f, from);
     f->newPid = true;
@@ -211,21 +237,44 @@ void Master::reregisterFramework(const UPID& from, const ReregisterFrameworkMess
   FrameworkReregisteredMessage reply;
   reply.mutable_framework_id()->CopyFrom(f->id);
   reply.mutable_master_info()->CopyFrom(info_);
-  addGuarantee(config_, f->info.role(), reply);
+  addGuarantee(config_, f->info, reply);
   send(from, std::move(reply));
 }
 
 // Tasks and executors that slaves reported before the framework came back
 // are its own from now on (the registry kept them under its id).
-Framework* Master::addFramework(const FrameworkInfo& info, const UPID& pid) {
+Framework* Master::addFramework(const FrameworkInfo& info, const UPID& pid,
+                                const std::vector<std::string>& suppressed) {
   Framework& f = registry_.registerFramework(info, pid, now(), isSchedulerStream(pid));
   frameworkPids_[pid] = f.id.value();
   link(pid);
   metrics_.frameworksRegistered++;
   operatorEvents_.frameworkAdded(f);
   dispatch(allocator_.pid(), &AllocatorActor::addFramework, f.id, f.info,
-           std::unordered_map<std::string, Resources>{}, true);
+           std::unordered_map<std::string, Resources>{}, true, suppressed);
   return &f;
+}
+
+std::optional<std::string> Master::suppressedOutside(const FrameworkInfo& info,
+                                                     const std::vector<std::string>& suppressed) {
+  std::vector<std::string> roles = roles::ofFramework(info);
+  for (const std::string& role : suppressed) {
+    if (std::find(roles.begin(), roles.end(), role) == roles.end()) {
+      return "Suppressed role '" + role + "' is not one of the framework's roles";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Master::resubscribe(Framework& f, const FrameworkInfo& info,
+                                               const std::vector<std::string>& suppressed) {
+  FrameworkInfo next = info;
+  *next.mutable_id() = f.id;
+  // Nothing changed, and nothing to suppress: the usual failover.
+  if (suppressed.empty() && next.SerializeAsString() == f.info.SerializeAsString()) {
+    return std::nullopt;
+  }
+  return updateFramework(f, std::move(next), suppressed);
 }
 
 void Master::failoverFramework(Framework& f, const UPID& newPid) {
@@ -376,13 +425,94 @@ void Master::resourceRequest(const UPID& from, const ResourceRequestMessage& mes
 void Master::reviveOffers(const UPID& from, const ReviveOffersMessage& message) {
   Framework* f = frameworkFrom(from, message.framework_id(), "ReviveOffersMessage");
   if (f == nullptr) return;
-  dispatch(allocator_.pid(), &AllocatorActor::reviveOffers, f->id);
+  suppressOrRevive(*f, {message.roles().begin(), message.roles().end()}, false);
 }
 
 void Master::suppressOffers(const UPID& from, const SuppressOffersMessage& message) {
   Framework* f = frameworkFrom(from, message.framework_id(), "SuppressOffersMessage");
   if (f == nullptr) return;
-  dispatch(allocator_.pid(), &AllocatorActor::suppressOffers, f->id);
+  suppressOrRevive(*f, {message.roles().begin(), message.roles().end()}, true);
+}
+
+std::optional<std::string> Master::unknownRoles(const Framework& f,
+                                                const std::vector<std::string>& named) const {
+  std::vector<std::string> roles = roles::ofFramework(f.info);
+  std::string unknown;
+  for (const std::string& role : named) {
+    if (std::find(roles.begin(), roles.end(), role) == roles.end()) {
+      unknown += (unknown.empty() ? "'" : ", '") + role + "'";
+    }
+  }
+  if (unknown.empty()) return std::nullopt;
+  return "Framework " + f.id.value() + " does not have role" +
+         (unknown.find(',') == std::string::npos ? " " : "s ") + unknown;
+}
+
+void Master::suppressOrRevive(Framework& f, const std::vector<std::string>& roles,
+                              bool suppress) {
+  if (auto unknown = unknownRoles(f, roles)) {
+    LOG(WARNING) << "Ignoring " << (suppress ? "SUPPRESS" : "REVIVE") << ": " << *unknown;
+    return;
+  }
+  if (roles.empty()) {
+    if (suppress) {
+      dispatch(allocator_.pid(), &AllocatorActor::suppressOffers, f.id);
+    } else {
+      dispatch(allocator_.pid(), &AllocatorActor::reviveOffers, f.id);
+    }
+  } else if (suppress) {
+    dispatch(allocator_.pid(), &AllocatorActor::suppressRoles, f.id, roles);
+  } else {
+    dispatch(allocator_.pid(), &AllocatorActor::reviveRoles, f.id, roles);
+  }
+}
+
+std::optional<std::string> Master::updateFramework(Framework& f, FrameworkInfo info,
+                                                   const std::vector<std::string>& suppressed) {
+  if (auto error = validateFrameworkInfo(info)) return *error;
+  if (info.id().value() != f.id.value()) {
+    return "'framework_info.id' (" + info.id().value() + ") is not the framework's (" +
+           f.id.value() + ")";
+  }
+  if (info.principal() != f.info.principal()) return "Changing framework's principal is not allowed.";
+  if (info.user() != f.info.user()) {
+    return "Updating 'FrameworkInfo.user' is unsupported; attempted to update from '" +
+           f.info.user() + "' to '" + info.user() + "'";
+  }
+  if (info.checkpoint() != f.info.checkpoint()) {
+    return std::string("Updating 'FrameworkInfo.checkpoint' is unsupported");
+  }
+  const bool multiRole = roles::multiRole(info);
+  if (multiRole != roles::multiRole(f.info)) {
+    return std::string("Adding or removing the MULTI_ROLE capability is unsupported");
+  }
+  const std::vector<std::string> roles = roles::ofFramework(info);
+  if (!multiRole && roles != roles::ofFramework(f.info)) {
+    return "Changing 'FrameworkInfo.role' needs the MULTI_ROLE capability (from '" +
+           f.info.role() + "' to '" + info.role() + "')";
+  }
+  for (const std::string& role : suppressed) {
+    if (std::find(roles.begin(), roles.end(), role) == roles.end()) {
+      return "Suppressed role '" + role + "' is not one of the framework's roles";
+    }
+  }
+  if (auto denied = authorizeFramework(info)) return *denied;
+  // Offers of roles it leaves are void.
+  std::vector<std::string> offers;
+  for (const std::string& offerId : f.offers) {
+    const OfferRecord* record = registry_.offer(offerId);
+    const std::string& role = record->offer.allocation_info().role();
+    if (multiRole && std::find(roles.begin(), roles.end(), role) == roles.end()) {
+      offers.push_back(offerId);
+    }
+  }
+  LOG(INFO) << "Updating framework " << f.id.value() << " (" << info.name() << ") with "
+            << roles.size() << " role(s), " << suppressed.size() << " suppressed";
+  registry_.setInfo(f, std::move(info));
+  dispatch(allocator_.pid(), &AllocatorActor::updateFramework, f.id, f.info, suppressed);
+  for (const std::string& offerId : offers) rescindOffer(offerId, true);
+  operatorEvents_.frameworkUpdated(f);
+  return std::nullopt;
 }
 
 // A scheduler Call, from a v0 driver (inside a libprocess message) or a v1
@@ -401,11 +531,24 @@ void Master::schedulerCall(const UPID& from, const scheduler::Call& call) {
       return;
     }
     case scheduler::Call::SUPPRESS:
-      dispatch(allocator_.pid(), &AllocatorActor::suppressOffers, id);
+      suppressOrRevive(*f, {call.suppress().roles().begin(), call.suppress().roles().end()}, true);
       return;
     case scheduler::Call::REVIVE:
-      dispatch(allocator_.pid(), &AllocatorActor::reviveOffers, id);
+      suppressOrRevive(*f, {call.revive().roles().begin(), call.revive().roles().end()}, false);
       return;
+    case scheduler::Call::UPDATE_FRAMEWORK: {
+      // From a v0 driver (the HTTP API answers in scheduler_api.cpp).
+      const auto& update = call.update_framework();
+      if (auto error = updateFramework(*f, update.framework_info(),
+                                       {update.suppressed_roles().begin(),
+                                        update.suppressed_roles().end()})) {
+        LOG(WARNING) << "Refusing UPDATE_FRAMEWORK of framework " << id.value() << ": " << *error;
+        FrameworkErrorMessage reply;
+        reply.set_message("UPDATE_FRAMEWORK refused: " + *error);
+        send(f->pid, std::move(reply));
+      }
+      return;
+    }
     case scheduler::Call::ACCEPT:
       acceptOffers(from, *f, call.accept());
       return;

@@ -15,6 +15,7 @@
 
 #include <glog/logging.h>
 
+#include "common/roles.hpp"
 #include "master/master.hpp"
 
 namespace mesos::internal::master {
@@ -127,11 +128,14 @@ void Master::shortTaskExpired(const SlaveID& slaveId, const FrameworkID& framewo
 bool Master::protectedByGuarantee(const FrameworkID& frameworkId, const Resources& resources) {
   Framework* f = framework(frameworkId.value());
   if (f == nullptr) return false;  // its role is unknown until it re-registers
-  auto guarantee = config_.guarantees.find(f->info.role());
+  // A MULTI_ROLE framework: its first role (--guarantees predate it).
+  const std::string role = roles::ofFramework(f->info).empty() ? "*" : roles::ofFramework(f->info)[0];
+  auto guarantee = config_.guarantees.find(role);
   if (guarantee == config_.guarantees.end()) return false;
   Resources held;
   registry_.forEachFramework([&](const Framework& other) {
-    if (other.info.role() == f->info.role()) held += other.used + other.offered;
+    std::vector<std::string> roles = roles::ofFramework(other.info);
+    if (!roles.empty() && roles[0] == role) held += (other.used + other.offered).unallocated();
   });
   return !(held - resources).flatten().contains(guarantee->second);
 }

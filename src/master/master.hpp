@@ -194,7 +194,14 @@ class Master : public process::Actor {
   // The v1 Call that Apache Mesos v0 drivers use for SUPPRESS (and REVIVE).
   void schedulerCall(const UPID& from, const scheduler::Call& call);
   void acceptOffers(const UPID& from, Framework& framework, const scheduler::Call::Accept& accept);
-  Framework* addFramework(const FrameworkInfo& info, const UPID& pid);
+  Framework* addFramework(const FrameworkInfo& info, const UPID& pid,
+                          const std::vector<std::string>& suppressed = {});
+  static std::optional<std::string> suppressedOutside(const FrameworkInfo& info,
+                                                      const std::vector<std::string>& suppressed);
+  // A known framework re-registers: a changed FrameworkInfo (or roles to
+  // suppress) is an update (updateFramework()); the reason when refused.
+  std::optional<std::string> resubscribe(Framework& framework, const FrameworkInfo& info,
+                                         const std::vector<std::string>& suppressed);
   void failoverFramework(Framework& framework, const UPID& newPid);
   // The slaves holding the framework's tasks or executors.
   std::unordered_set<std::string> slavesOf(const Framework& framework) const;
@@ -204,8 +211,29 @@ class Master : public process::Actor {
   void shutDownOnSlaves(Framework& framework, const std::string& why);
   void disconnectFramework(Framework& framework);
   void removeFramework(Framework& framework);
-  // Also takes a MULTI_ROLE framework's one role (`roles`) as its `role`.
   std::optional<std::string> validateFrameworkInfo(FrameworkInfo& info) const;
+  // SUPPRESS and REVIVE, of some roles of a MULTI_ROLE framework (none: all
+  // roles); roles the framework does not have are refused, with a warning.
+  void suppressOrRevive(Framework& framework, const std::vector<std::string>& roles,
+                        bool suppress);
+  // Why `named` are not all roles of the framework (none: they are).
+  std::optional<std::string> unknownRoles(const Framework& framework,
+                                          const std::vector<std::string>& named) const;
+  // UPDATE_FRAMEWORK (and a re-registration with a changed FrameworkInfo):
+  // the framework's info becomes `info`, its roles and which of them are
+  // suppressed with it; offers of roles it left are rescinded. Refused,
+  // changing nothing, with Apache's reasons (principal, user, checkpoint
+  // changed; suppressed roles that are not its roles) and ours: the
+  // MULTI_ROLE capability cannot come or go, nor a framework without it
+  // change its role (docs/roles.md).
+  std::optional<std::string> updateFramework(Framework& framework, FrameworkInfo info,
+                                             const std::vector<std::string>& suppressed);
+  // Registration and re-registration, with the roles that start suppressed
+  // (v1 SUBSCRIBE's suppressed_roles).
+  void registerWith(const UPID& from, FrameworkInfo info,
+                    const std::vector<std::string>& suppressed);
+  void reregisterWith(const UPID& from, FrameworkInfo info, bool failover,
+                      const std::vector<std::string>& suppressed);
   // The framework `id` if `from` is its current scheduler; logs otherwise.
   Framework* frameworkFrom(const UPID& from, const FrameworkID& id, const char* what);
 

@@ -2,6 +2,7 @@
 // are answered in operations.cpp).
 #include <glog/logging.h>
 
+#include "common/roles.hpp"
 #include "master/master.hpp"
 #include "process/dispatch.hpp"
 
@@ -22,6 +23,10 @@ void Master::offer(const FrameworkID& frameworkId,
     return;
   }
   ResourceOffersMessage message;
+  // A MULTI_ROLE framework's offers say which of its roles they are for;
+  // from a policy that does not say (a module offering per framework),
+  // its first role.
+  const bool multiRole = roles::multiRole(f->info);
   bool refinement = false;
   for (const auto& capability : f->info.capabilities()) {
     if (capability.type() == FrameworkInfo::Capability::RESERVATION_REFINEMENT) refinement = true;
@@ -37,7 +42,17 @@ void Master::offer(const FrameworkID& frameworkId,
       continue;
     }
     std::string offerId = nextId("O");
+    std::string role;
+    if (multiRole) {
+      role = !entry.role.empty() ? entry.role
+             : f->info.roles_size() > 0 ? f->info.roles(0)
+                                        : std::string("*");
+      if (entry.resources.allocationRole() != role) {
+        entry.resources = entry.resources.allocatedTo(role);
+      }
+    }
     OfferRecord& record = registry_.addOffer(*f, *s, offerId, std::move(entry.resources));
+    if (multiRole) record.offer.mutable_allocation_info()->set_role(role);
     if (flags_.offer_timeout) {
       record.timeout = delay(*flags_.offer_timeout, [this, offerId] { offerTimedOut(offerId); });
     }

@@ -15,7 +15,10 @@
 //  - every offer the call names that was this framework's is used up by it.
 #include <glog/logging.h>
 
+#include <set>
+
 #include "common/operations.hpp"
+#include "common/roles.hpp"
 #include "common/uuid.hpp"
 #include "master/master.hpp"
 #include "master/validation.hpp"
@@ -63,13 +66,57 @@ std::vector<const TaskInfo*> tasksOf(const Offer::Operation& operation) {
   return out;
 }
 
+// Marks each resource without an allocation role as allocated to `role`
+// (a MULTI_ROLE framework's operations need not say it); collects the
+// other allocation roles named.
+void allocate(google::protobuf::RepeatedPtrField<Resource>* resources, const std::string& role,
+              std::set<std::string>* others) {
+  for (Resource& resource : *resources) {
+    if (!resource.has_allocation_info()) {
+      resource.mutable_allocation_info()->set_role(role);
+    } else if (resource.allocation_info().role() != role) {
+      others->insert(resource.allocation_info().role());
+    }
+  }
+}
+
+void allocate(Offer::Operation* operation, const std::string& role,
+              std::set<std::string>* others) {
+  auto task = [&](TaskInfo* info) {
+    allocate(info->mutable_resources(), role, others);
+    if (info->has_executor()) allocate(info->mutable_executor()->mutable_resources(), role, others);
+  };
+  switch (operation->type()) {
+    case Offer::Operation::LAUNCH:
+      for (TaskInfo& info : *operation->mutable_launch()->mutable_task_infos()) task(&info);
+      break;
+    case Offer::Operation::LAUNCH_GROUP: {
+      auto* group = operation->mutable_launch_group();
+      if (group->has_executor()) allocate(group->mutable_executor()->mutable_resources(), role, others);
+      for (TaskInfo& info : *group->mutable_task_group()->mutable_tasks()) task(&info);
+      break;
+    }
+    case Offer::Operation::RESERVE:
+      allocate(operation->mutable_reserve()->mutable_resources(), role, others);
+      break;
+    case Offer::Operation::UNRESERVE:
+      allocate(operation->mutable_unreserve()->mutable_resources(), role, others);
+      break;
+    case Offer::Operation::CREATE:
+      allocate(operation->mutable_create()->mutable_volumes(), role, others);
+      break;
+    case Offer::Operation::DESTROY:
+      allocate(operation->mutable_destroy()->mutable_volumes(), role, others);
+      break;
+    default:
+      break;
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> Master::frameworkRoles(const FrameworkInfo& info) {
-  if (hasCapability(info, FrameworkInfo::Capability::MULTI_ROLE) && info.roles_size() > 0) {
-    return {info.roles().begin(), info.roles().end()};
-  }
-  return {info.role()};
+  return roles::ofFramework(info);
 }
 
 Result<void> Master::checkOperation(const std::optional<std::string>& principal,
@@ -94,6 +141,9 @@ Result<void> Master::checkOperation(const std::optional<std::string>& principal,
         if (!ours(top.role())) {
           problems.push_back("cannot reserve for role '" + top.role() +
                              "', which is not the framework's");
+        } else if (r.has_allocation_info() && r.allocation_info().role() != top.role()) {
+          problems.push_back("cannot reserve for role '" + top.role() +
+                             "' resources offered to role '" + r.allocation_info().role() + "'");
         }
         if (top.has_principal() && principal && top.principal() != *principal) {
           problems.push_back("the reservation's principal '" + top.principal() + "' is not " +
@@ -165,7 +215,7 @@ Result<void> Master::checkOperation(const std::optional<std::string>& principal,
         if (!operations::hasVolume(total, volume.role(), id)) {
           problems.push_back("volume '" + id + "' of role '" + volume.role() +
                              "' does not exist on slave " + slave.id.value());
-        } else if (slave.used.contains(canonical)) {
+        } else if (slave.used.unallocated().contains(canonical.unallocated())) {
           problems.push_back("volume '" + id + "' is in use by a task");
         }
         if (!authorized(authorizer::Action::kDestroyVolume,
@@ -292,7 +342,7 @@ void Master::launchTasks(const UPID& from, const LaunchTasksMessage& message) {
 }
 
 void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<OfferID>& ids,
-                         const google::protobuf::RepeatedPtrField<Offer::Operation>& operations,
+                         const google::protobuf::RepeatedPtrField<Offer::Operation>& given,
                          const Filters& filters) {
   // The offers must exist, be this framework's, and be on one slave. Every
   // offer of this framework the call names is used up by it: on any error
@@ -302,6 +352,7 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
   std::vector<std::string> errors;
   Slave* s = nullptr;
   Resources offered;
+  std::string allocationRole;  // the offers' (MULTI_ROLE frameworks)
   for (const OfferID& id : ids) {
     if (!seen.insert(id.value()).second) {
       errors.push_back("offer " + id.value() + " appears twice");
@@ -328,15 +379,22 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
       s = offerSlave;
       offered += record->resources;
     }
+    const std::string& offerRole = offer.allocation_info().role();
+    if (offerIds.size() == 1) {
+      allocationRole = offerRole;
+    } else if (offerRole != allocationRole) {
+      errors.push_back("offers are allocated to more than one role ('" + allocationRole +
+                       "' and '" + offerRole + "')");
+    }
   }
   size_t taskCount = 0;
-  for (const Offer::Operation& operation : operations) taskCount += tasksOf(operation).size();
-  if (ids.empty() && !operations.empty()) errors.push_back("no offers given");
+  for (const Offer::Operation& operation : given) taskCount += tasksOf(operation).size();
+  if (ids.empty() && !given.empty()) errors.push_back("no offers given");
 
   if (!errors.empty()) {
     std::string offerError = join(errors);
     LOG(WARNING) << "Framework " << f.id.value() << ": ACCEPT refused: " << offerError;
-    for (const Offer::Operation& operation : operations) {
+    for (const Offer::Operation& operation : given) {
       for (const TaskInfo* task : tasksOf(operation)) {
         sendMasterUpdate(f, task->slave_id(), task->task_id(), TASK_LOST,
                          TaskStatus::REASON_INVALID_OFFERS,
@@ -351,7 +409,19 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
     return;
   }
   if (s == nullptr) return;  // no offers and no operations: nothing to do
-  if (taskCount == 0 && operations.empty()) metrics_.offersDeclined += offerIds.size();
+
+  // A MULTI_ROLE framework's operations use resources allocated to the
+  // offers' role: marked so where they do not say.
+  google::protobuf::RepeatedPtrField<Offer::Operation> allocated;
+  std::set<std::string> otherRoles;
+  const bool multiRole = roles::multiRole(f.info);
+  if (multiRole) {
+    allocated = given;
+    for (Offer::Operation& operation : allocated) allocate(&operation, allocationRole, &otherRoles);
+  }
+  const google::protobuf::RepeatedPtrField<Offer::Operation>& ops =
+      multiRole ? allocated : given;
+  if (taskCount == 0 && ops.empty()) metrics_.offersDeclined += offerIds.size();
 
   // Checked in order against what the offers hold, nothing applied yet.
   struct Checked {
@@ -367,8 +437,12 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
   Resources available = offered;
   Resources total = s->total;
   std::vector<std::string> problems;  // the call's: nothing is applied
+  for (const std::string& other : otherRoles) {
+    problems.push_back("resources allocated to role '" + other + "' in offers allocated to role '" +
+                       allocationRole + "'");
+  }
   std::vector<Step> steps;
-  steps.reserve(static_cast<size_t>(operations.size()));
+  steps.reserve(static_cast<size_t>(ops.size()));
   std::unordered_set<std::string> launched;  // task ids in this call
   std::unordered_set<std::string> newExecutors;
   size_t executorsOnSlave = s->executorCount;
@@ -399,8 +473,8 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
     }
   };
 
-  for (int i = 0; i < operations.size(); ++i) {
-    const Offer::Operation& operation = operations.Get(i);
+  for (int i = 0; i < ops.size(); ++i) {
+    const Offer::Operation& operation = ops.Get(i);
     const std::string name = operationName(operation, static_cast<size_t>(i));
     Step step{&operation, {}, {}, {}};
     if (operation.has_id()) {
@@ -495,7 +569,7 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
           break;
         }
         available = std::move(*next);
-        total = total - conversion->consumed + conversion->converted;
+        total = total - conversion->consumed.unallocated() + conversion->converted.unallocated();
         step.conversion = std::move(*conversion);
         break;
       }
@@ -509,7 +583,7 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
   if (!problems.empty()) {
     std::string message = "ACCEPT refused, nothing in it applied: " + join(problems);
     LOG(WARNING) << "Framework " << f.id.value() << ": " << message;
-    for (const Offer::Operation& operation : operations) {
+    for (const Offer::Operation& operation : ops) {
       for (const TaskInfo* task : tasksOf(operation)) {
         sendMasterUpdate(f, s->id, task->task_id(), TASK_ERROR,
                          TaskStatus::REASON_TASK_INVALID, message);
@@ -539,7 +613,8 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
     if (!step.conversion.consumed.empty() || !step.conversion.converted.empty()) {
       dispatch(allocator_.pid(), &AllocatorActor::updateAllocation, f.id, s->id,
                step.conversion.consumed, step.conversion.converted);
-      totalNow = totalNow - step.conversion.consumed + step.conversion.converted;
+      totalNow = totalNow - step.conversion.consumed.unallocated() +
+                 step.conversion.converted.unallocated();
       converted = true;
       checkpointSent = false;
       metrics_.operationsFinished++;

@@ -93,6 +93,11 @@ void Registry::setReregistered(Framework& framework, double now) {
   touch(framework);
 }
 
+void Registry::setInfo(Framework& framework, FrameworkInfo info) {
+  framework.info = std::move(info);
+  touch(framework);
+}
+
 void Registry::unregisterFramework(Framework& framework, double now) {
   CHECK(framework.tasks.empty() && framework.executorSlaves.empty() && framework.offers.empty())
       << "framework " << framework.id.value() << " unregistered while it holds something";

@@ -210,6 +210,9 @@ class Registry {
   void setPid(Framework& framework, const UPID& pid, bool http = false);
   void setActive(Framework& framework, bool active);
   void setReregistered(Framework& framework, double now);
+  // UPDATE_FRAMEWORK, or a re-registration that changed it: `info` (its id
+  // unchanged) from now on.
+  void setInfo(Framework& framework, FrameworkInfo info);
   // Ends the registration. REQUIRES: its tasks, executors and offers are
   // gone. It joins the completed frameworks.
   void unregisterFramework(Framework& framework, double now);

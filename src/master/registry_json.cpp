@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/roles.hpp"
 #include "common/secrets.hpp"
 #include "common/state_json.hpp"
 #include "master/registry.hpp"
@@ -181,7 +182,14 @@ Fragment Registry::frameworkFields(const Framework& f) const {
   if (f.json && caching_) return f.json;
   Object object = frameworkSummaryObject(f);
   object["user"] = f.info.user();
-  object["role"] = f.info.role();
+  // "role" for every framework (a MULTI_ROLE one's first role; ours), and
+  // "roles" as Apache Mesos shows a MULTI_ROLE framework's.
+  std::vector<std::string> roles = roles::ofFramework(f.info);
+  object["role"] = roles::multiRole(f.info) ? (roles.empty() ? std::string("*") : roles.front())
+                                            : f.info.role();
+  json::Array roleList;
+  for (const std::string& role : roles) roleList.push_back(role);
+  object["roles"] = std::move(roleList);
   if (f.info.has_principal()) object["principal"] = f.info.principal();
   object["checkpoint"] = f.info.checkpoint();
   object["failover_timeout"] = f.info.failover_timeout();
@@ -201,6 +209,11 @@ const Fragment& Registry::offerJson(const OfferRecord& record) const {
   Object offer;
   offer["id"] = record.offer.id().value();
   offer["framework_id"] = record.offer.framework_id().value();
+  if (record.offer.has_allocation_info()) {
+    Object allocation;
+    allocation["role"] = record.offer.allocation_info().role();
+    offer["allocation_info"] = std::move(allocation);
+  }
   offer["slave_id"] = record.offer.slave_id().value();
   offer["resources"] = json::fromResources(record.resources);
   record.json = text(json::stringify(offer));

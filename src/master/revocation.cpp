@@ -10,6 +10,7 @@
 
 #include <glog/logging.h>
 
+#include "common/roles.hpp"
 #include "master/master.hpp"
 
 namespace mesos::internal::master {
@@ -73,10 +74,17 @@ void Master::revoke(const allocator::Revocation& revocation) {
   // reservation is never offered to it), and what it takes from the victim
   // in all (the limit keeps the victim's role at or above its own
   // guarantee).
-  std::string role = "*";
-  if (Framework* beneficiary = framework(revocation.beneficiary.value())) {
+  std::string role = revocation.beneficiaryRole.empty() ? "*" : revocation.beneficiaryRole;
+  if (Framework* beneficiary = framework(revocation.beneficiary.value());
+      beneficiary != nullptr && revocation.beneficiaryRole.empty()) {
     role = beneficiary->info.role();
   }
+  // A MULTI_ROLE victim gives up only what it holds in the role whose
+  // share is taken.
+  const bool multiRole = roles::multiRole(f->info) && !revocation.role.empty();
+  auto inRole = [&](const Resources& resources) {
+    return !multiRole || resources.allocationRole() == revocation.role;
+  };
   auto usable = [&role](const Resources& resources) {
     Resources out = resources.role("*");
     if (role != "*") out += resources.role(role);
@@ -89,7 +97,8 @@ void Master::revoke(const allocator::Revocation& revocation) {
   std::vector<std::string> offers;
   for (const std::string& offerId : s->offers) {
     const OfferRecord* offer = registry_.offer(offerId);
-    if (offer->offer.framework_id().value() == frameworkId && !usable(offer->resources).empty()) {
+    if (offer->offer.framework_id().value() == frameworkId && inRole(offer->resources) &&
+        !usable(offer->resources).empty()) {
       offers.push_back(offerId);
     }
   }
@@ -106,7 +115,10 @@ void Master::revoke(const allocator::Revocation& revocation) {
   // on their way out: they count as freed and are not killed twice.
   std::vector<TaskRecord*> candidates;
   for (auto& [taskId, task] : f->tasks) {
-    if (task->slave != s || task->released || isTerminalState(task->task.state())) continue;
+    if (task->slave != s || task->released || isTerminalState(task->task.state()) ||
+        !inRole(task->resources)) {
+      continue;
+    }
     if (task->revoked) {
       freed += usable(task->resources);
       taken += task->resources;

@@ -224,10 +224,30 @@ std::map<std::string, Master::RoleView> Master::roleViews(
   for (const auto& [role, weight] : weights_) views[role];
   for (const auto& [role, config] : quotas_) views[role];
   const_cast<Registry&>(registry_).forEachFramework([&](const Framework& f) {
-    RoleView& view = views[f.info.role().empty() ? "*" : f.info.role()];
-    view.frameworks.push_back(f.id.value());
-    view.allocated += f.used + f.offered;
-    view.offered += f.offered;
+    if (!roles::multiRole(f.info)) {
+      RoleView& view = views[f.info.role().empty() ? "*" : f.info.role()];
+      view.frameworks.push_back(f.id.value());
+      view.allocated += f.used + f.offered;
+      view.offered += f.offered;
+      return;
+    }
+    // A MULTI_ROLE framework is in each of its roles, with what is
+    // allocated to that role (a role it left still shows what it holds
+    // there).
+    std::vector<std::string> named = roles::ofFramework(f.info);
+    Resources held = f.used + f.offered;
+    for (const Resource& resource : held) {
+      const std::string& role = resource.allocation_info().role();
+      if (!role.empty() && std::find(named.begin(), named.end(), role) == named.end()) {
+        named.push_back(role);
+      }
+    }
+    for (const std::string& role : named) {
+      RoleView& view = views[role];
+      view.frameworks.push_back(f.id.value());
+      view.allocated += held.allocatedOnlyTo(role).unallocated();
+      view.offered += f.offered.allocatedOnlyTo(role).unallocated();
+    }
   });
   const_cast<Registry&>(registry_).forEachSlave([&](const Slave& s) {
     for (const Resource& resource : s.total) {

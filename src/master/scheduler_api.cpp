@@ -67,6 +67,14 @@ std::optional<std::string> validate(const V1Call& call) {
       return need(call.has_accept_inverse_offers(), "accept_inverse_offers");
     case V1Call::DECLINE_INVERSE_OFFERS:
       return need(call.has_decline_inverse_offers(), "decline_inverse_offers");
+    case V1Call::UPDATE_FRAMEWORK: {
+      if (auto missing = need(call.has_update_framework(), "update_framework")) return missing;
+      const v1::FrameworkInfo& info = call.update_framework().framework_info();
+      if (!info.has_id() || info.id().value() != call.framework_id().value()) {
+        return "'framework_id' differs from 'update_framework.framework_info.id'";
+      }
+      return std::nullopt;
+    }
     case V1Call::TEARDOWN:
     case V1Call::REVIVE:
     case V1Call::SUPPRESS: return std::nullopt;
@@ -127,6 +135,27 @@ Future<Response> Master::schedulerCallEndpoint(const Request& request) {
                              "its scheduler's address");
     }
   }
+  if (call.type() == V1Call::UPDATE_FRAMEWORK) {
+    // Answered once applied, as Apache Mesos does: 200, or 400 with the
+    // reason (403 when an ACL refuses a role).
+    const auto& update = call.update_framework();
+    FrameworkInfo info = devolve<FrameworkInfo>(update.framework_info());
+    if (auto error = updateFramework(*f, std::move(info),
+                                     {update.suppressed_roles().begin(),
+                                      update.suppressed_roles().end()})) {
+      bool denied = error->rfind("Not authorized", 0) == 0;
+      return answer(denied ? 403 : 400,
+                    denied ? *error : "Failed to validate scheduler::Call: " + *error);
+    }
+    return Response::ok("", "text/plain");
+  }
+  if (call.type() == V1Call::SUPPRESS || call.type() == V1Call::REVIVE) {
+    const auto& roles =
+        call.type() == V1Call::SUPPRESS ? call.suppress().roles() : call.revive().roles();
+    if (auto unknown = unknownRoles(*f, {roles.begin(), roles.end()})) {
+      return answer(400, "Failed to validate scheduler::Call: " + *unknown);
+    }
+  }
   schedulerCall(f->pid, devolve<scheduler::Call>(call));
   return Response::accepted();
 }
@@ -143,6 +172,11 @@ Future<Response> Master::subscribe(const Request& request, const V1Call& call) {
   }
   FrameworkInfo info = devolve<FrameworkInfo>(call.subscribe().framework_info());
   if (auto error = validateFrameworkInfo(info)) {
+    return answer(400, "Failed to validate scheduler::Call: " + *error);
+  }
+  if (auto error = suppressedOutside(
+          info, {call.subscribe().suppressed_roles().begin(),
+                 call.subscribe().suppressed_roles().end()})) {
     return answer(400, "Failed to validate scheduler::Call: " + *error);
   }
   if (auto denied = authorizeFramework(info)) return answer(403, *denied);
@@ -163,15 +197,12 @@ Future<Response> Master::subscribe(const Request& request, const V1Call& call) {
                               : "Subscribing framework (")
             << info.name() << ") over HTTP: stream " << streamId << ", events through "
             << pid;
+  const auto& given = call.subscribe().suppressed_roles();
+  std::vector<std::string> suppressed(given.begin(), given.end());
   if (resubscribing) {
-    ReregisterFrameworkMessage message;
-    *message.mutable_framework() = info;
-    message.set_failover(true);
-    reregisterFramework(pid, message);
+    reregisterWith(pid, info, true, suppressed);
   } else {
-    RegisterFrameworkMessage message;
-    *message.mutable_framework() = info;
-    registerFramework(pid, message);
+    registerWith(pid, info, suppressed);
   }
   Response response{200, SchedulerStream::mediaType(*encoding), "", {}};
   response.headers.emplace_back("Mesos-Stream-Id", streamId);

@@ -287,6 +287,25 @@ Status MesosSchedulerDriver::suppressOffers() {
   });
 }
 
+Status MesosSchedulerDriver::reviveOffers(const std::vector<std::string>& roles) {
+  return dispatchIfRunning([&](const process::Pid<SchedulerProcess>& pid) {
+    process::dispatch(pid, &SchedulerProcess::reviveRoles, roles);
+  });
+}
+
+Status MesosSchedulerDriver::suppressOffers(const std::vector<std::string>& roles) {
+  return dispatchIfRunning([&](const process::Pid<SchedulerProcess>& pid) {
+    process::dispatch(pid, &SchedulerProcess::suppressRoles, roles);
+  });
+}
+
+Status MesosSchedulerDriver::updateFramework(const FrameworkInfo& frameworkInfo,
+                                             const std::vector<std::string>& suppressedRoles) {
+  return dispatchIfRunning([&](const process::Pid<SchedulerProcess>& pid) {
+    process::dispatch(pid, &SchedulerProcess::updateFramework, frameworkInfo, suppressedRoles);
+  });
+}
+
 Status MesosSchedulerDriver::acknowledgeStatusUpdate(const TaskStatus& status) {
   if (implicitAcknowledgements_) {
     LOG(ERROR) << "Ignoring acknowledgeStatusUpdate() for task " << status.task_id().value()

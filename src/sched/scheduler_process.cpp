@@ -687,6 +687,51 @@ void SchedulerProcess::suppressOffers() {
   send(master_, std::move(call));
 }
 
+void SchedulerProcess::reviveRoles(const std::vector<std::string>& roles) {
+  if (!connected_) {
+    VLOG(1) << "Dropping offer revival: the driver is not registered";
+    return;
+  }
+  ReviveOffersMessage message;
+  *message.mutable_framework_id() = framework_.id();
+  for (const std::string& role : roles) message.add_roles(role);
+  send(master_, std::move(message));
+}
+
+void SchedulerProcess::suppressRoles(const std::vector<std::string>& roles) {
+  if (!connected_) {
+    VLOG(1) << "Dropping offer suppression: the driver is not registered";
+    return;
+  }
+  scheduler::Call call;
+  *call.mutable_framework_id() = framework_.id();
+  call.set_type(scheduler::Call::SUPPRESS);
+  for (const std::string& role : roles) call.mutable_suppress()->add_roles(role);
+  send(master_, std::move(call));
+}
+
+void SchedulerProcess::updateFramework(const FrameworkInfo& info,
+                                       const std::vector<std::string>& suppressedRoles) {
+  // Kept whether or not it reaches the master now: the next
+  // (re-)registration carries it.
+  FrameworkID id = framework_.id();
+  framework_ = info;
+  if (!id.value().empty()) *framework_.mutable_id() = id;
+  if (!connected_) {
+    VLOG(1) << "Keeping the updated FrameworkInfo for the next registration: the driver is not "
+               "registered";
+    return;
+  }
+  scheduler::Call call;
+  *call.mutable_framework_id() = framework_.id();
+  call.set_type(scheduler::Call::UPDATE_FRAMEWORK);
+  *call.mutable_update_framework()->mutable_framework_info() = framework_;
+  for (const std::string& role : suppressedRoles) {
+    call.mutable_update_framework()->add_suppressed_roles(role);
+  }
+  send(master_, std::move(call));
+}
+
 void SchedulerProcess::acknowledgeStatusUpdate(const TaskStatus& status) {
   // Deliberately not checking `running`: acknowledgements asked for before
   // a stop still go out (the driver refuses those asked for after).

@@ -67,6 +67,9 @@ class SchedulerProcess : public process::Actor {
   void killTask(const TaskID& taskId);
   void reviveOffers();
   void suppressOffers();
+  void reviveRoles(const std::vector<std::string>& roles);
+  void suppressRoles(const std::vector<std::string>& roles);
+  void updateFramework(const FrameworkInfo& info, const std::vector<std::string>& suppressedRoles);
   void acknowledgeStatusUpdate(const TaskStatus& status);
   void sendFrameworkMessage(const ExecutorID& executorId, const SlaveID& slaveId,
                             const std::string& data);

@@ -105,7 +105,15 @@ json::Value frameworkModel(const Framework& framework, const std::string& isolat
   object["id"] = framework.id.value();
   object["name"] = framework.info.name();
   object["user"] = framework.info.user();
-  object["role"] = framework.info.role();
+  if (framework.info.roles_size() > 0) {
+    // A MULTI_ROLE framework (Apache Mesos shows its roles).
+    json::Array roles;
+    for (const std::string& role : framework.info.roles()) roles.push_back(role);
+    object["roles"] = std::move(roles);
+    object["role"] = framework.info.roles(0);
+  } else {
+    object["role"] = framework.info.role();
+  }
   object["hostname"] = framework.info.hostname();
   object["checkpoint"] = framework.info.checkpoint();
   object["failover_timeout"] = framework.info.failover_timeout();

@@ -9,6 +9,7 @@
 
 #include "allocator/config.hpp"
 #include "allocator/hierarchical.hpp"
+#include "support/allocator_fixture.hpp"
 
 namespace mesos::test {
 namespace {
@@ -59,16 +60,8 @@ class PoliciesTest : public ::testing::Test {
     return config.ok() ? *config : Config{};
   }
 
-  static FrameworkID framework(const std::string& id) {
-    FrameworkID f;
-    f.set_value(id);
-    return f;
-  }
-  static SlaveID slave(const std::string& id) {
-    SlaveID s;
-    s.set_value(id);
-    return s;
-  }
+  static FrameworkID framework(const std::string& id) { return frameworkId(id); }
+  static SlaveID slave(const std::string& id) { return slaveId(id); }
   static Resources resources(const std::string& text) { return Resources::parse(text).value(); }
 
   void addFramework(const std::string& id, const std::string& role = "*") {

@@ -7,73 +7,26 @@
 
 #include <map>
 
-#include "allocator/hierarchical.hpp"
+#include "support/allocator_fixture.hpp"
 
 namespace mesos::test {
 namespace {
 
-using allocator::HierarchicalAllocator;
 using allocator::Quota;
-using allocator::SlaveResources;
 
-class QuotaTest : public ::testing::Test {
+class QuotaTest : public AllocatorFixture {
  protected:
-  void SetUp() override {
-    allocator_ = std::make_unique<HierarchicalAllocator>();
-    allocator::Options options;
-    options.now = [this] { return now_; };
-    options.offer = [this](const FrameworkID& id, std::vector<SlaveResources> offers) {
-      for (auto& offer : offers) made_.push_back({id.value(), offer.slaveId.value(), offer.resources});
-    };
-    allocator_->initialize(options);
-  }
-
-  static FrameworkID framework(const std::string& id) {
-    FrameworkID f;
-    f.set_value(id);
-    return f;
-  }
-  static SlaveID slave(const std::string& id) {
-    SlaveID s;
-    s.set_value(id);
-    return s;
-  }
-  void addFramework(const std::string& id, const std::string& role) {
-    FrameworkInfo info;
-    info.set_user("u");
-    info.set_name(id);
-    info.set_role(role);
-    allocator_->addFramework(framework(id), info, {}, true);
-  }
-  void addSlave(const std::string& id, const std::string& total) {
-    SlaveInfo info;
-    info.set_hostname(id);
-    allocator_->addSlave(slave(id), info, Resources::parse(total).value(), {});
-  }
   void quota(const std::string& role, std::map<std::string, double> guarantees,
              std::map<std::string, double> limits) {
     allocator_->updateQuota(role, Quota{std::move(guarantees), std::move(limits)});
   }
 
-  struct Made {
-    std::string framework;
-    std::string slave;
-    Resources resources;
-  };
-  std::vector<Made> cycle() {
-    allocator_->allocate();
-    return std::exchange(made_, {});
-  }
   // What each framework was offered in one cycle, summed.
   std::map<std::string, Resources> offered() {
     std::map<std::string, Resources> sum;
     for (const Made& made : cycle()) sum[made.framework] += made.resources;
     return sum;
   }
-
-  allocator::TimePoint now_{};
-  std::vector<Made> made_;
-  std::unique_ptr<HierarchicalAllocator> allocator_;
 };
 
 TEST_F(QuotaTest, ARoleAtItsLimitIsOfferedNoMore) {

@@ -1,7 +1,7 @@
 // Framework capabilities as Apache Mesos 1.x clients declare them: every
 // value of Apache's enum registers, a value this master does not know is
-// ignored rather than fatal, and a MULTI_ROLE framework's one role is its
-// role (several are refused with the reason, for now).
+// ignored rather than fatal, a MULTI_ROLE framework's first role shows as
+// its role, and roles that cannot be honoured are refused with the reason.
 #include <string>
 #include <vector>
 
@@ -84,13 +84,20 @@ TEST_F(CapabilitiesTest, AMultiRoleFrameworkWithOneRoleHasThatRole) {
 
 TEST_F(CapabilitiesTest, RolesThatCannotBeHonouredAreRefusedWithTheReason) {
   start();
-  FrameworkInfo several = frameworkInfo("several");
-  several.clear_role();
-  several.add_capabilities()->set_type(Capability::MULTI_ROLE);
-  several.add_roles("a");
-  several.add_roles("b");
-  EXPECT_EQ(refusal(several),
-            "Subscribing to more than one role is not supported yet (FrameworkInfo.roles has 2)");
+  FrameworkInfo twice = frameworkInfo("twice");
+  twice.clear_role();
+  twice.add_capabilities()->set_type(Capability::MULTI_ROLE);
+  twice.add_roles("a");
+  twice.add_roles("b");
+  twice.add_roles("a");
+  EXPECT_EQ(refusal(twice), "FrameworkInfo.roles names role 'a' twice");
+
+  FrameworkInfo badRole = frameworkInfo("bad-role");
+  badRole.clear_role();
+  badRole.add_capabilities()->set_type(Capability::MULTI_ROLE);
+  badRole.add_roles("a");
+  badRole.add_roles("b/../c");
+  EXPECT_NE(refusal(badRole).find("'b/../c'"), std::string::npos) << refusal(badRole);
 
   FrameworkInfo undeclared = frameworkInfo("undeclared");
   undeclared.clear_role();

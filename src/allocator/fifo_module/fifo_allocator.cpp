@@ -76,13 +76,15 @@ class FifoAllocator : public Allocator {
     if (find(frameworkId.value()) != nullptr) return;
     Framework& framework = frameworks_.emplace_back();
     framework.id = frameworkId.value();
-    framework.role = info.role().empty() ? "*" : info.role();
+    // A MULTI_ROLE framework is offered for its first role only: the
+    // master marks the offers allocated to it.
+    framework.role = info.roles_size() > 0 ? info.roles(0) : info.role().empty() ? "*" : info.role();
     framework.active = active;
     // Its tasks' resources were taken out of the slaves' free resources when
     // the slaves were added; remember them as its allocation.
     for (const auto& [slaveId, resources] : used) {
       auto slave = slaves_.find(slaveId);
-      if (slave != slaves_.end()) slave->second.allocated[framework.id] += resources;
+      if (slave != slaves_.end()) slave->second.allocated[framework.id] += resources.unallocated();
     }
   }
 
@@ -111,8 +113,8 @@ class FifoAllocator : public Allocator {
     Slave& slave = slaves_[slaveId.value()];
     slave.free = total;
     for (const auto& [frameworkId, resources] : used) {
-      slave.free -= resources;
-      slave.allocated[frameworkId] += resources;
+      slave.free -= resources.unallocated();
+      slave.allocated[frameworkId] += resources.unallocated();
     }
   }
 
@@ -134,7 +136,9 @@ class FifoAllocator : public Allocator {
   }
 
   void updateAllocation(const FrameworkID& frameworkId, const SlaveID& slaveId,
-                        const Resources& from, const Resources& to) override {
+                        const Resources& allocatedFrom, const Resources& allocatedTo) override {
+    const Resources from = allocatedFrom.unallocated();
+    const Resources to = allocatedTo.unallocated();
     auto slave = slaves_.find(slaveId.value());
     if (slave == slaves_.end()) return;
     auto allocated = slave->second.allocated.find(frameworkId.value());
@@ -151,8 +155,9 @@ class FifoAllocator : public Allocator {
   }
 
   void recoverResources(const FrameworkID& frameworkId, const SlaveID& slaveId,
-                        const Resources& resources,
+                        const Resources& given,
                         const std::optional<Filters>& filters) override {
+    const Resources resources = given.unallocated();
     auto slave = slaves_.find(slaveId.value());
     if (slave == slaves_.end() || resources.empty()) return;
     auto allocated = slave->second.allocated.find(frameworkId.value());
