@@ -108,11 +108,14 @@ Result<Conversion> conversion(const Offer::Operation& operation) {
       if (operation.create().volumes_size() == 0) problem("CREATE names no volumes");
       for (const Resource& resource : operation.create().volumes()) {
         if (!valid(resource)) continue;
-        if (auto checked = checkVolume(resource); !checked) {
+        // Checked in canonical form: a RESERVATION_REFINEMENT framework
+        // names the role in `reservations` only.
+        Resources canonical(resource);
+        if (canonical.empty()) continue;
+        if (auto checked = checkVolume(*canonical.begin()); !checked) {
           problem("CREATE of " + checked.error().message);
           continue;
         }
-        Resources canonical(resource);
         for (const Resource& other : out.converted) {
           if (other.disk().persistence().id() == resource.disk().persistence().id() &&
               other.role() == canonical.begin()->role()) {

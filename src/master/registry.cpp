@@ -183,7 +183,8 @@ void Registry::setTotal(Slave& slave, const Resources& total) {
   clusterTotal_ -= slave.total;
   slave.total = total;
   clusterTotal_ += slave.total;
-  dropChunk(slave);
+  // Its resources and reservations are among the fields rendered once.
+  touch(slave);
 }
 
 void Registry::setPid(Slave& slave, const UPID& pid) {

@@ -63,7 +63,8 @@ const Fragment& Registry::taskJson(const TaskRecord& task) const {
 
 namespace {
 
-// A slave's /state fields that change only when it re-registers.
+// A slave's /state fields that change only when it re-registers or its
+// total changes (offer operations: Registry::setTotal).
 Object slaveFixedObject(const Slave& s) {
   Object object;
   object["id"] = s.id.value();

@@ -166,6 +166,36 @@ TEST(OperationConversionTest, ReserveCreateDestroyUnreserveComeBackToThePool) {
   EXPECT_TRUE(*back == pool) << back->toString();
 }
 
+// A framework with RESERVATION_REFINEMENT writes the volume's role in
+// `reservations` only, with no `role`.
+TEST(OperationConversionTest, AVolumeWrittenAsAReservationStackIsCreatedAndDestroyed) {
+  Resource disk = scalar("disk", 100);
+  *disk.add_reservations() = reservation(Resource::ReservationInfo::DYNAMIC, "eng", "ops");
+  Resource volume = disk;
+  volume.mutable_disk()->mutable_persistence()->set_id("v1");
+  volume.mutable_disk()->mutable_volume()->set_container_path("data");
+  volume.mutable_disk()->mutable_volume()->set_mode(Volume::RW);
+
+  // As sent, not through Resources (which would give it a role).
+  Offer::Operation creating;
+  creating.set_type(Offer::Operation::CREATE);
+  *creating.mutable_create()->add_volumes() = volume;
+  Offer::Operation destroying;
+  destroying.set_type(Offer::Operation::DESTROY);
+  *destroying.mutable_destroy()->add_volumes() = volume;
+
+  auto create = operations::conversion(creating);
+  ASSERT_TRUE(create) << create.error().message;
+  auto created = operations::apply(Resources(disk), *create);
+  ASSERT_TRUE(created) << created.error().message;
+  EXPECT_TRUE(operations::hasVolume(*created, "eng", "v1")) << created->toString();
+  auto destroy = operations::conversion(destroying);
+  ASSERT_TRUE(destroy) << destroy.error().message;
+  auto destroyed = operations::apply(*created, *destroy);
+  ASSERT_TRUE(destroyed) << destroyed.error().message;
+  EXPECT_TRUE(*destroyed == Resources(disk)) << destroyed->toString();
+}
+
 TEST(OperationConversionTest, BadVolumesAndShortPoolsSayWhy) {
   Resource unreserved = volumeOf(10, "v");
   unreserved.clear_role();

@@ -183,6 +183,36 @@ TEST_F(OperationsTest, ReserveAndLaunchOnTheReservationInOneAccept) {
   EXPECT_EQ(1, metrics["master/operations/finished"].number());
 }
 
+// /master/state shows a slave's reservations as they are after each
+// operation, not as they were when it was last rendered.
+TEST_F(OperationsTest, TheStateShowsReservationsAsSoonAsTheyChange) {
+  cluster();
+  auto slaveState = [&] {
+    json::Value slaves = get("/master/state")["slaves"];
+    return slaves.isArray() && slaves.array().size() == 1 ? slaves.array().at(0) : json::Value();
+  };
+  auto number = [](const json::Value& value) { return value.isNumber() ? value.number() : -1; };
+  json::Value before = slaveState();  // rendered (and kept) with nothing reserved
+  ASSERT_TRUE(before["reserved_resources"].isObject());
+  EXPECT_TRUE(before["reserved_resources"].object().empty());
+
+  accept(*s_, frameworkId_, lastOffer(*s_).id(),
+         {reserve(reserved("cpus:1;disk:100", "eng", "ops"))});
+  json::Value s = slaveState();
+  EXPECT_EQ(1, number(s["reserved_resources"]["eng"]["cpus"])) << json::stringify(s);
+  EXPECT_EQ(100, number(s["reserved_resources"]["eng"]["disk"])) << json::stringify(s);
+  EXPECT_EQ(3, number(s["unreserved_resources"]["cpus"])) << json::stringify(s);
+
+  advance(1s);
+  accept(*s_, frameworkId_, lastOffer(*s_).id(),
+         {unreserve(reserved("cpus:1;disk:100", "eng", "ops"))});
+  ASSERT_EQ(2u, a_->count<CheckpointResourcesMessage>());
+  s = slaveState();
+  EXPECT_TRUE(s["reserved_resources"].isObject() && s["reserved_resources"].object().empty())
+      << json::stringify(s);
+  EXPECT_EQ(4, number(s["unreserved_resources"]["cpus"])) << json::stringify(s);
+}
+
 TEST_F(OperationsTest, InvalidOperationsRefuseTheWholeAcceptNamingEveryProblem) {
   cluster();
   Offer offer = lastOffer(*s_);

@@ -7,7 +7,9 @@
 # framework on mesos-go's scheduler driver), go_executor (a custom executor
 # on mesos-go's executor driver), go_detector (mesos-go's ZooKeeper master
 # detector, following the leading master), go_v1_scheduler (a framework on
-# mesos-go's v1 HTTP scheduler client, api/v1/lib), go_auth_scheduler (a
+# mesos-go's v1 HTTP scheduler client, api/v1/lib), go_v1_volumes (one on
+# the same client that reserves, makes a persistent volume, runs tasks on
+# it, destroys and unreserves), go_auth_scheduler (a
 # framework that authenticates with CRAM-MD5 through mesos-go's SASL
 # authenticatee before it registers) and go_failover_scheduler (a framework
 # following the leader through ZooKeeper, for bench/failover_bench). Needs the Debian packages
@@ -70,8 +72,8 @@ CGO_ENABLED=0
 export GO111MODULE GOPATH GOCACHE GOFLAGS GOPROXY CGO_ENABLED
 
 cd "$here"
-for program in echo_client go_scheduler go_executor go_v1_scheduler go_auth_scheduler \
-               go_failover_scheduler; do
+for program in echo_client go_scheduler go_executor go_v1_scheduler go_v1_volumes \
+               go_auth_scheduler go_failover_scheduler; do
     "$go" build -o "$out/$program" "mesosinterop/$program"
     echo "build.sh: built $out/$program"
 done
