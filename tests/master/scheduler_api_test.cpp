@@ -12,6 +12,7 @@
 #include "support/master_fixture.hpp"
 #include "support/net.hpp"
 #include "support/raw_peer.hpp"
+#include "support/v1_scheduler.hpp"
 #include "v1/scheduler.pb.h"
 
 namespace mesos::test {
@@ -21,116 +22,11 @@ using namespace std::chrono_literals;
 using V1Call = v1::scheduler::Call;
 using V1Event = v1::scheduler::Event;
 
-constexpr const char* kProtobuf = "application/x-protobuf";
-constexpr const char* kJson = "application/json";
-
-std::string post(const std::string& body, const std::string& contentType,
-                 const std::string& extraHeaders = "") {
-  return "POST /api/v1/scheduler HTTP/1.1\r\nHost: test\r\nContent-Type: " + contentType +
-         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + extraHeaders + "\r\n" +
-         body;
-}
-
-std::string encode(const V1Call& call, const std::string& contentType) {
-  return contentType == kJson ? toJson(call) : call.SerializeAsString();
-}
-
-// A v1 scheduler's subscription: the connection that carries its events.
-class Subscription {
- public:
-  Subscription(const process::Address& master, const V1Call& subscribe,
-               const std::string& encoding = kProtobuf)
-      : peer_(master), encoding_(encoding) {
-    CHECK(peer_.connected());
-    CHECK(peer_.write(post(encode(subscribe, encoding), encoding, "Accept: " + encoding + "\r\n")));
-    auto head = peer_.readStreamHead();
-    if (!head) return;
-    status_ = head->status;
-    streamId_ = head->headers["mesos-stream-id"];
-    contentType_ = head->headers["content-type"];
-  }
-
-  int status() const { return status_; }
-  const std::string& streamId() const { return streamId_; }
-  const std::string& contentType() const { return contentType_; }
-
-  // The next event (its record's raw text in *raw); nullopt when the
-  // stream ends or nothing comes within the socket timeout.
-  std::optional<V1Event> next(std::string* raw = nullptr) {
-    for (;;) {
-      size_t newline = buffer_.find('\n');
-      if (newline != std::string::npos) {
-        size_t size = std::stoul(buffer_.substr(0, newline));
-        if (buffer_.size() >= newline + 1 + size) {
-          std::string record = buffer_.substr(newline + 1, size);
-          buffer_.erase(0, newline + 1 + size);
-          if (raw != nullptr) *raw = record;
-          V1Event event;
-          if (encoding_ == kJson) {
-            auto parsed = fromJson(record, &event);
-            EXPECT_TRUE(parsed) << parsed.error().message << ": " << record;
-          } else {
-            EXPECT_TRUE(event.ParseFromString(record));
-          }
-          return event;
-        }
-      }
-      auto chunk = peer_.readChunk();
-      if (!chunk || chunk->empty()) {
-        ended_ = true;
-        return std::nullopt;
-      }
-      buffer_ += *chunk;
-    }
-  }
-
-  // The next event that is not a HEARTBEAT, which must be of `type`.
-  V1Event expect(V1Event::Type type, std::string* raw = nullptr) {
-    for (;;) {
-      auto event = next(raw);
-      if (!event) {
-        ADD_FAILURE() << "the stream ended (or went quiet) before a "
-                      << V1Event::Type_Name(type);
-        return V1Event();
-      }
-      if (event->type() == V1Event::HEARTBEAT && type != V1Event::HEARTBEAT) continue;
-      EXPECT_EQ(V1Event::Type_Name(type), V1Event::Type_Name(event->type()))
-          << event->DebugString();
-      return *event;
-    }
-  }
-
-  // The next event of `type`, skipping the others (offers and rescinds
-  // that come and go with the allocator's timers).
-  V1Event await(V1Event::Type type) {
-    for (int skipped = 0; skipped < 100; ++skipped) {
-      auto event = next();
-      if (!event) break;
-      if (event->type() == type) return *event;
-    }
-    ADD_FAILURE() << "no " << V1Event::Type_Name(type) << " came";
-    return V1Event();
-  }
-
-  // True once the stream ended (the last chunk, or the connection closed).
-  bool ends() {
-    while (!ended_) {
-      if (!next()) return ended_;
-    }
-    return true;
-  }
-
-  void hangUp() { peer_.reset(); }
-
- private:
-  RawPeer peer_;
-  std::string encoding_;
-  int status_ = 0;
-  std::string streamId_;
-  std::string contentType_;
-  std::string buffer_;
-  bool ended_ = false;
-};
+using v1scheduler::encode;
+using v1scheduler::kJson;
+using v1scheduler::kProtobuf;
+using v1scheduler::post;
+using v1scheduler::Subscription;
 
 class SchedulerApiTest : public MasterFixture {
  protected:
@@ -157,12 +53,7 @@ class SchedulerApiTest : public MasterFixture {
 
   int send(const std::string& payload, const std::string& contentType,
            const std::string& extraHeaders, std::string* body = nullptr) {
-    RawPeer peer(runtime_->address());
-    EXPECT_TRUE(peer.write(post(payload, contentType, extraHeaders)));
-    auto response = peer.readResponse();
-    if (!response) return 0;
-    if (body != nullptr) *body = response->body;
-    return response->status;
+    return v1scheduler::send(runtime_->address(), payload, contentType, extraHeaders, body);
   }
 
   V1Call frameworkCall(V1Call::Type type, const v1::FrameworkID& id) {
