@@ -526,9 +526,8 @@ Response OperatorApi::teardown(const Request& request, const Call& call) {
   if (f->info.has_principal()) owner = f->info.principal();
   if (!m_.guard_->authorized(authorizer::Action::kTeardownFramework, request.principal, owner)) {
     LOG(WARNING) << "Refusing to tear down framework " << id << " (TEARDOWN call) for "
-                 << (request.principal ? "principal '" + *request.principal + "'"
-                                       : std::string("no principal"))
-                 << " from " << request.peer << " (ACL teardown_frameworks)";
+                 << authorizer::describe(request.principal) << " from " << request.peer
+                 << " (ACL teardown_frameworks)";
     return authentication::EndpointGuard::forbidden("Not authorized to tear down framework " +
                                                     id + " (ACL teardown_frameworks)");
   }
@@ -551,10 +550,8 @@ Future<Response> OperatorApi::markAgentGone(const Request& request, const Call& 
   if (!m_.guard_->authorized(authorizer::Action::kMarkAgentGone, request.principal,
                              std::nullopt)) {
     LOG(WARNING) << "Refusing to mark agent " << call.mark_agent_gone().agent_id().value()
-                 << " gone for "
-                 << (request.principal ? "principal '" + *request.principal + "'"
-                                       : std::string("no principal"))
-                 << " from " << request.peer << " (ACL mark_agents_gone)";
+                 << " gone for " << authorizer::describe(request.principal) << " from "
+                 << request.peer << " (ACL mark_agents_gone)";
     return authentication::EndpointGuard::forbidden(
         "Not authorized to mark agents gone (ACL mark_agents_gone)");
   }
@@ -649,9 +646,8 @@ Future<Response> OperatorApi::changeAgent(const Request& request, const Call& ca
   for (const auto& [action, acl] : acls) {
     if (!m_.guard_->authorized(action, request.principal, std::nullopt)) {
       LOG(WARNING) << "Refusing " << name << " of agent " << agent->value() << " for "
-                   << (request.principal ? "principal '" + *request.principal + "'"
-                                         : std::string("no principal"))
-                   << " from " << request.peer << " (ACL " << acl << ")";
+                   << authorizer::describe(request.principal) << " from " << request.peer
+                   << " (ACL " << acl << ")";
       return authentication::EndpointGuard::forbidden("Not authorized to " + name + " (ACL " +
                                                       acl + ")");
     }
