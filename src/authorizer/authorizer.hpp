@@ -38,6 +38,12 @@ class Authorizer {
                             const std::string& object) const = 0;
 };
 
+// How refusals and logs name `principal`: "principal 'p'", or "no
+// principal" for a request that did not authenticate.
+inline std::string describe(const std::optional<std::string>& principal) {
+  return principal ? "principal '" + *principal + "'" : std::string("no principal");
+}
+
 // The authorizer named `name` ("local", the only one), deciding with
 // `acls`. Fails naming the known ones for an unknown name.
 Result<std::shared_ptr<const Authorizer>> createAuthorizer(const std::string& name,

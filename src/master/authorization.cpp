@@ -13,6 +13,7 @@ namespace mesos::internal::master {
 
 using authentication::Realm;
 using authorizer::Action;
+using authorizer::describe;
 using process::Future;
 using process::http::Request;
 using process::http::Response;
@@ -22,10 +23,6 @@ namespace {
 std::optional<std::string> principalOf(const FrameworkInfo& info) {
   if (info.has_principal()) return info.principal();
   return std::nullopt;
-}
-
-std::string describe(const std::optional<std::string>& principal) {
-  return principal ? "principal '" + *principal + "'" : std::string("no principal");
 }
 
 Response answer(int status, const std::string& message) {

@@ -622,6 +622,14 @@ class Master : public process::Actor {
   process::Future<process::http::Response> updateQuota(std::vector<quota::QuotaConfig> configs,
                                                        bool force, bool old,
                                                        const std::optional<std::string>& principal);
+  // Apache's best effort once a role's new quota is stored: while the role
+  // (its descendants included) holds more than its limits, counting its
+  // outstanding offers, those offers are rescinded, by id, and their
+  // resources go back to the allocator, which offers them again within the
+  // limits. Tasks are never killed; reservations count as long as they
+  // exist. Offers the allocator made before it had the new limits, still on
+  // their way, are not caught.
+  void rescindOffersAboveLimits(const std::string& role);
   process::Future<process::http::Response> removeQuota(const std::string& role,
                                                        const std::string& path,
                                                        const std::optional<std::string>& principal);

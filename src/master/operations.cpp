@@ -130,7 +130,7 @@ Result<void> Master::checkOperation(const std::optional<std::string>& principal,
   auto authorized = [&](authorizer::Action action, const std::string& object) {
     return !guard_->authorizing() || guard_->authorized(action, principal, object);
   };
-  auto who = principal ? "principal '" + *principal + "'" : std::string("no principal");
+  const std::string who = authorizer::describe(principal);
   switch (operation.type()) {
     case Offer::Operation::RESERVE:
       for (const Resource& given : operation.reserve().resources()) {

@@ -4,7 +4,9 @@
 // Accept picks; SUBSCRIBE opens an event stream fanned out off this actor
 // (operator_events.hpp, operator_stream.hpp). What a principal sees is
 // filtered by the view_* ACLs as /state is (authorization.cpp).
+#include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,6 +15,7 @@
 #include <glog/logging.h>
 
 #include "common/json.hpp"
+#include "common/operations.hpp"
 #include "common/protobuf_json.hpp"
 #include "common/state_json.hpp"
 #include "common/v1.hpp"
@@ -70,6 +73,22 @@ v1::Task completedTask(const CompletedTask& completed, const std::string& framew
   return task;
 }
 
+// The roles an operation's resources are reserved for, before and after it
+// (for a RESERVE: the role it reserves for); nullopt when it is not a
+// conversion this master knows.
+std::optional<std::set<std::string>> rolesOf(const Operation& operation) {
+  auto conversion = operations::conversion(operation.info());
+  if (!conversion) return std::nullopt;
+  std::set<std::string> roles;
+  for (const Resources* resources : {&conversion->consumed, &conversion->converted}) {
+    for (const Resource& resource : *resources) {
+      if (resource.has_role() && resource.role() != "*") roles.insert(resource.role());
+      for (const auto& reservation : resource.reservations()) roles.insert(reservation.role());
+    }
+  }
+  return roles;
+}
+
 }  // namespace
 
 // The calls, served on the master's actor. A friend of Master.
@@ -86,6 +105,9 @@ class OperatorApi {
   V1Response::GetFrameworks frameworks(const OperatorViewer& viewer) const;
   V1Response::GetExecutors executors(const OperatorViewer& viewer) const;
   V1Response::GetTasks tasks(const OperatorViewer& viewer) const;
+  // Operations the principal may see: view_roles on every role of their
+  // resources (Apache's rule), by framework and id.
+  V1Response::GetOperations operations(const std::optional<std::string>& principal) const;
   V1Response::GetRoles roles(const std::optional<std::string>& principal) const;
   // GET_WEIGHTS, UPDATE_WEIGHTS, GET_QUOTA, UPDATE_QUOTA (roles.cpp).
   Future<Response> roleSettings(const Request& request, const Call& call,
@@ -206,6 +228,10 @@ Future<Response> OperatorApi::call(const Request& request, const Call& call,
     case Call::GET_TASKS:
       response.set_type(V1Response::GET_TASKS);
       *response.mutable_get_tasks() = tasks(OperatorViewer(m_.guard_, request.principal));
+      return encoded(response, encoding);
+    case Call::GET_OPERATIONS:
+      response.set_type(V1Response::GET_OPERATIONS);
+      *response.mutable_get_operations() = operations(request.principal);
       return encoded(response, encoding);
     case Call::GET_ROLES:
       response.set_type(V1Response::GET_ROLES);
@@ -386,6 +412,32 @@ V1Response::GetTasks OperatorApi::tasks(const OperatorViewer& viewer) const {
   return tasks;
 }
 
+V1Response::GetOperations OperatorApi::operations(
+    const std::optional<std::string>& principal) const {
+  std::map<std::pair<std::string, std::string>, const Operation*> kept;
+  auto collect = [&](const Framework& f) {
+    for (const auto& [id, operation] : f.operations) kept[{f.id.value(), id}] = &operation;
+  };
+  m_.registry_.forEachFramework(collect);
+  for (const std::string& id : m_.registry_.unregisteredFrameworkIds()) {
+    if (const Framework* f = m_.registry_.unregisteredFramework(id)) collect(*f);
+  }
+  V1Response::GetOperations out;
+  for (const auto& [key, operation] : kept) {
+    if (m_.guard_->authorizing()) {
+      // Apache shows an operation whose resources it cannot tell to nobody.
+      auto roles = rolesOf(*operation);
+      if (!roles || !std::all_of(roles->begin(), roles->end(), [&](const std::string& role) {
+            return m_.guard_->authorized(authorizer::Action::kViewRole, principal, role);
+          })) {
+        continue;
+      }
+    }
+    *out.add_operations() = evolve<v1::Operation>(*operation);
+  }
+  return out;
+}
+
 V1Response::GetRoles OperatorApi::roles(const std::optional<std::string>& principal) const {
   V1Response::GetRoles out;
   for (const auto& [name, role] : m_.roleViews(principal)) {
@@ -474,9 +526,8 @@ Response OperatorApi::teardown(const Request& request, const Call& call) {
   if (f->info.has_principal()) owner = f->info.principal();
   if (!m_.guard_->authorized(authorizer::Action::kTeardownFramework, request.principal, owner)) {
     LOG(WARNING) << "Refusing to tear down framework " << id << " (TEARDOWN call) for "
-                 << (request.principal ? "principal '" + *request.principal + "'"
-                                       : std::string("no principal"))
-                 << " from " << request.peer << " (ACL teardown_frameworks)";
+                 << authorizer::describe(request.principal) << " from " << request.peer
+                 << " (ACL teardown_frameworks)";
     return authentication::EndpointGuard::forbidden("Not authorized to tear down framework " +
                                                     id + " (ACL teardown_frameworks)");
   }
@@ -499,10 +550,8 @@ Future<Response> OperatorApi::markAgentGone(const Request& request, const Call& 
   if (!m_.guard_->authorized(authorizer::Action::kMarkAgentGone, request.principal,
                              std::nullopt)) {
     LOG(WARNING) << "Refusing to mark agent " << call.mark_agent_gone().agent_id().value()
-                 << " gone for "
-                 << (request.principal ? "principal '" + *request.principal + "'"
-                                       : std::string("no principal"))
-                 << " from " << request.peer << " (ACL mark_agents_gone)";
+                 << " gone for " << authorizer::describe(request.principal) << " from "
+                 << request.peer << " (ACL mark_agents_gone)";
     return authentication::EndpointGuard::forbidden(
         "Not authorized to mark agents gone (ACL mark_agents_gone)");
   }
@@ -597,9 +646,8 @@ Future<Response> OperatorApi::changeAgent(const Request& request, const Call& ca
   for (const auto& [action, acl] : acls) {
     if (!m_.guard_->authorized(action, request.principal, std::nullopt)) {
       LOG(WARNING) << "Refusing " << name << " of agent " << agent->value() << " for "
-                   << (request.principal ? "principal '" + *request.principal + "'"
-                                         : std::string("no principal"))
-                   << " from " << request.peer << " (ACL " << acl << ")";
+                   << authorizer::describe(request.principal) << " from " << request.peer
+                   << " (ACL " << acl << ")";
       return authentication::EndpointGuard::forbidden("Not authorized to " + name + " (ACL " +
                                                       acl + ")");
     }

@@ -17,18 +17,11 @@
 namespace mesos::internal::master {
 
 using allocator::AllocatorActor;
+using authorizer::describe;
 using media::answer;
 using process::Future;
 using process::http::Request;
 using process::http::Response;
-
-namespace {
-
-std::string describe(const std::optional<std::string>& principal) {
-  return principal ? "principal '" + *principal + "'" : std::string("no principal");
-}
-
-}  // namespace
 
 Future<Response> Master::operate(const std::optional<std::string>& principal,
                                  const std::string& slaveId, const Offer::Operation& operation) {

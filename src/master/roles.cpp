@@ -329,6 +329,7 @@ Future<Response> Master::storeSettings(registry::Settings next) {
         // Made the master's, and the allocator's: only what changed.
         std::map<std::string, quota::QuotaConfig> quotas;
         for (const quota::QuotaConfig& config : next.quotas()) quotas[config.role()] = config;
+        std::vector<std::string> changedQuota;
         std::set<std::string> roles;
         for (const auto& [role, config] : quotas_) roles.insert(role);
         for (const auto& [role, config] : quotas) roles.insert(role);
@@ -342,8 +343,12 @@ Future<Response> Master::storeSettings(registry::Settings next) {
           process::dispatch(allocator_.pid(), &allocator::AllocatorActor::updateQuota, role,
                             after == quotas.end() ? allocator::Quota{}
                                                   : toAllocator(after->second));
+          if (after != quotas.end()) changedQuota.push_back(role);
         }
         quotas_ = std::move(quotas);
+        // After the allocator's updateQuota: what the rescinds give back
+        // is offered again within the new limits.
+        for (const std::string& role : changedQuota) rescindOffersAboveLimits(role);
         std::vector<WeightInfo> changed;
         for (const WeightInfo& info : next.weights()) {
           auto before = weights_.find(info.role());
@@ -356,6 +361,43 @@ Future<Response> Master::storeSettings(registry::Settings next) {
         promise->set(Response::ok("", "text/plain"));
       });
   return promise->future();
+}
+
+void Master::rescindOffersAboveLimits(const std::string& role) {
+  auto quota = quotas_.find(role);
+  if (quota == quotas_.end() || quota->second.limits().empty()) return;
+  const Scalars limits = scalars(quota->second.limits());
+  Scalars held = consumedQuota(role, roleViews(std::nullopt, false));
+  if (within(held, limits, true)) return;
+  auto inSubtree = [&role](const std::string& name) {
+    return name == role || name.starts_with(role + "/");
+  };
+  std::vector<std::string> offers;
+  registry_.forEachFramework([&](const Framework& f) {
+    const std::vector<std::string> roles = frameworkRoles(f.info);
+    for (const std::string& id : f.offers) {
+      const OfferRecord* record = registry_.offer(id);
+      if (record == nullptr) continue;
+      bool subtree = record->offer.has_allocation_info()
+                         ? inSubtree(record->offer.allocation_info().role())
+                         : std::any_of(roles.begin(), roles.end(), inSubtree);
+      if (subtree) offers.push_back(id);
+    }
+  });
+  std::sort(offers.begin(), offers.end());
+  for (const std::string& id : offers) {
+    if (within(held, limits, true)) break;
+    const OfferRecord* record = registry_.offer(id);
+    // Its reservations count as long as they exist: only the unreserved
+    // part is freed.
+    Scalars freed;
+    addScalars(freed, record->resources.role("*"));
+    for (const auto& [name, value] : freed) held[name] -= value;
+    LOG(INFO) << "Rescinding offer " << id << " (" << record->resources.toString()
+              << "): role '" << role << "' holds more than its new quota limits "
+              << describe(limits);
+    rescindOffer(id, true);
+  }
 }
 
 Future<Response> Master::updateQuota(std::vector<quota::QuotaConfig> configs, bool force,
@@ -382,8 +424,11 @@ Future<Response> Master::updateQuota(std::vector<quota::QuotaConfig> configs, bo
       next[config.role()] = config;
     }
   }
-  // A limit below what the role consumes now needs `force`.
+  // A limit below what the role consumes now needs `force`. Its outstanding
+  // offers do not count (Apache's rule): they are rescinded once the limit
+  // is stored (rescindOffersAboveLimits()).
   auto views = roleViews(std::nullopt, false);
+  for (auto& [name, view] : views) view.allocated -= view.offered;
   if (!old) {
     for (const quota::QuotaConfig& config : configs) {
       Scalars limits = scalars(config.limits());

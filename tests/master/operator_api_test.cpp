@@ -1,7 +1,8 @@
 // The v1 operator API (POST /api/v1) over real TCP against a real master,
 // with stand-in slaves and schedulers (MasterFixture): every call in both
 // encodings, the event stream, its fan-out to many subscribers, a subscriber
-// that does not read, the view_* ACLs, and bad input.
+// that does not read, the view_* ACLs, bad input, and the operations of a
+// real v1 framework.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -14,6 +15,8 @@
 #include "support/master_fixture.hpp"
 #include "support/net.hpp"
 #include "support/raw_peer.hpp"
+#include "support/record_stream.hpp"
+#include "support/v1_scheduler.hpp"
 #include "v1/master.pb.h"
 
 namespace mesos::test {
@@ -77,59 +80,14 @@ class Subscriber {
 
   // The next event; nullopt when the stream ends or nothing comes within
   // the socket timeout.
-  std::optional<Event> next() {
-    for (;;) {
-      size_t newline = buffer_.find('\n');
-      if (newline != std::string::npos) {
-        size_t size = std::stoul(buffer_.substr(0, newline));
-        if (buffer_.size() >= newline + 1 + size) {
-          std::string record = buffer_.substr(newline + 1, size);
-          buffer_.erase(0, newline + 1 + size);
-          Event event;
-          if (encoding_ == kJson) {
-            auto parsed = fromJson(record, &event);
-            EXPECT_TRUE(parsed) << parsed.error().message << ": " << record;
-          } else {
-            EXPECT_TRUE(event.ParseFromString(record));
-          }
-          return event;
-        }
-      }
-      auto chunk = peer_.readChunk();
-      if (!chunk || chunk->empty()) return std::nullopt;
-      buffer_ += *chunk;
-    }
-  }
+  std::optional<Event> next() { return events_.next(); }
 
   // The events of the next HTTP chunk (none when the stream ends or nothing
   // comes within the socket timeout); call with no event left unread.
-  std::vector<Event> chunk() {
-    EXPECT_TRUE(buffer_.empty());
-    auto chunk = peer_.readChunk();
-    if (!chunk || chunk->empty()) return {};
-    buffer_ = *chunk;
-    std::vector<Event> events;
-    while (!buffer_.empty()) {
-      auto event = next();
-      if (!event) break;
-      events.push_back(*event);
-    }
-    return events;
-  }
+  std::vector<Event> chunk() { return events_.chunk(); }
 
   // The next event that is not a HEARTBEAT, which must be of `type`.
-  Event expect(Event::Type type) {
-    for (;;) {
-      auto event = next();
-      if (!event) {
-        ADD_FAILURE() << "the stream ended (or went quiet) before a " << Event::Type_Name(type);
-        return Event();
-      }
-      if (event->type() == Event::HEARTBEAT && type != Event::HEARTBEAT) continue;
-      EXPECT_EQ(Event::Type_Name(type), Event::Type_Name(event->type())) << event->DebugString();
-      return *event;
-    }
-  }
+  Event expect(Event::Type type) { return events_.expect(type); }
 
   RawPeer& peer() { return peer_; }
 
@@ -137,11 +95,18 @@ class Subscriber {
   RawPeer peer_;
   std::string encoding_;
   std::string contentType_;
-  std::string buffer_;
+  RecordStream<Event> events_{peer_, encoding_ == kJson};
 };
 
 class OperatorApiTest : public MasterFixture {
  protected:
+  // Calls need the credentials of kCredentials, and `acls` decide.
+  void secure(const std::string& acls) {
+    flags_.security.authenticate_http_readwrite = true;
+    flags_.security.http_credentials = kCredentials;
+    flags_.security.acls = acls;
+  }
+
   // POSTs `body` to /api/v1 and reads the answer.
   HttpResponse post(const std::string& body, const std::string& contentType,
                     const std::string& accept, const std::string& principal = "",
@@ -183,6 +148,51 @@ class OperatorApiTest : public MasterFixture {
     const Offer& offer = offers.back().offers(0);
     *task.mutable_slave_id() = offer.slave_id();
     launch(scheduler, id, {offer.id()}, {task});
+  }
+
+  // SUBSCRIBE of a v1 framework of `role` with principal "ops".
+  static v1::scheduler::Call v1Subscribe(const std::string& role) {
+    v1::scheduler::Call call;
+    call.set_type(v1::scheduler::Call::SUBSCRIBE);
+    FrameworkInfo info = frameworkInfo("reserving-" + role, role);
+    info.set_principal("ops");
+    *call.mutable_subscribe()->mutable_framework_info() = evolve<v1::FrameworkInfo>(info);
+    return call;
+  }
+
+  struct Reserved {
+    v1::FrameworkID frameworkId;
+    v1::OperationStatus status;  // OPERATION_FINISHED
+  };
+
+  // `framework` (just subscribed) reserves one cpu of its first offer for
+  // `role` in an operation with id "reserve-<role>".
+  Reserved reserveOneCpu(v1scheduler::Subscription& framework, const std::string& role) {
+    using V1Event = v1::scheduler::Event;
+    Reserved reserved;
+    EXPECT_EQ(framework.status(), 200);
+    reserved.frameworkId = framework.expect(V1Event::SUBSCRIBED).subscribed().framework_id();
+    const v1::Offer offer = framework.expect(V1Event::OFFERS).offers().offers(0);
+    v1::scheduler::Call accept;
+    accept.set_type(v1::scheduler::Call::ACCEPT);
+    *accept.mutable_framework_id() = reserved.frameworkId;
+    *accept.mutable_accept()->add_offer_ids() = offer.id();
+    v1::Offer::Operation* reserve = accept.mutable_accept()->add_operations();
+    reserve->set_type(v1::Offer::Operation::RESERVE);
+    reserve->mutable_id()->set_value("reserve-" + role);
+    Resource cpu = *Resources::parse("cpus:1").value().begin();
+    cpu.clear_role();  // the stack form, as a v1 framework sends it
+    Resource::ReservationInfo* reservation = cpu.add_reservations();
+    reservation->set_type(Resource::ReservationInfo::DYNAMIC);
+    reservation->set_role(role);
+    reservation->set_principal("ops");
+    *reserve->mutable_reserve()->add_resources() = evolve<v1::Resource>(cpu);
+    EXPECT_EQ(framework.call(accept), 202);
+    runtime_->settle();
+    reserved.status =
+        framework.await(V1Event::UPDATE_OPERATION_STATUS).update_operation_status().status();
+    EXPECT_EQ(reserved.status.state(), v1::OPERATION_FINISHED);
+    return reserved;
   }
 
   static TaskInfo executorTask(const std::string& id) {
@@ -516,9 +526,7 @@ TEST_F(OperatorApiTest, TooManySubscribersCloseTheOldest) {
 // view_frameworks and view_tasks decide which events and state a principal
 // sees; view_flags guards GET_FLAGS; teardown_frameworks guards TEARDOWN.
 TEST_F(OperatorApiTest, AclsFilterTheStreamAndTheCalls) {
-  flags_.security.authenticate_http_readwrite = true;
-  flags_.security.http_credentials = kCredentials;
-  flags_.security.acls = R"({
+  secure(R"({
       "view_frameworks": [{"principals": {"values": ["ops"]}, "users": {"type": "ANY"}},
                           {"principals": {"values": ["alice"]}, "users": {"values": ["alice"]}},
                           {"principals": {"type": "ANY"}, "users": {"type": "NONE"}}],
@@ -531,7 +539,7 @@ TEST_F(OperatorApiTest, AclsFilterTheStreamAndTheCalls) {
                                "framework_principals": {"type": "ANY"}},
                               {"principals": {"type": "ANY"},
                                "framework_principals": {"type": "NONE"}}],
-      "run_tasks": [{"principals": {"type": "ANY"}, "users": {"type": "ANY"}}]})";
+      "run_tasks": [{"principals": {"type": "ANY"}, "users": {"type": "ANY"}}]})");
   start();
   // Without credentials: 401.
   EXPECT_EQ(post(encode(callOf(Call::GET_HEALTH), kJson), kJson, kJson).status, 401);
@@ -783,6 +791,82 @@ TEST_F(OperatorApiTest, AStandbyAnswersAboutItselfOnly) {
     HttpResponse answer = post(encode(callOf(type), kJson), kJson, kJson);
     EXPECT_EQ(answer.status, 503) << Call::Type_Name(type) << ": " << answer.body;
   }
+}
+
+// GET_OPERATIONS lists a v1 framework's RESERVE that carried an id, in both
+// encodings, with its status, until the framework acknowledges the status.
+TEST_F(OperatorApiTest, GetOperationsListsAReserveUntilItIsAcknowledged) {
+  start();
+  SlaveID slaveId = registerSlave(slave("slave"), "cpus:4;mem:1024");
+  HttpResponse none = post(encode(callOf(Call::GET_OPERATIONS), kJson), kJson, kJson);
+  EXPECT_EQ(none.status, 200);
+  EXPECT_EQ(none.body, R"({"type":"GET_OPERATIONS","get_operations":{}})");
+
+  v1scheduler::Subscription framework(runtime_->address(), v1Subscribe("eng"), kJson);
+  Reserved reserved = reserveOneCpu(framework, "eng");
+  for (const std::string encoding : {kJson, kProtobuf}) {
+    SCOPED_TRACE(encoding);
+    V1Response response =
+        make(callOf(Call::GET_OPERATIONS), encoding, V1Response::GET_OPERATIONS);
+    ASSERT_EQ(response.get_operations().operations_size(), 1);
+    const v1::Operation& operation = response.get_operations().operations(0);
+    EXPECT_EQ(operation.framework_id().value(), reserved.frameworkId.value());
+    EXPECT_EQ(operation.agent_id().value(), slaveId.value());
+    EXPECT_EQ(operation.info().type(), v1::Offer::Operation::RESERVE);
+    EXPECT_EQ(operation.info().id().value(), "reserve-eng");
+    ASSERT_EQ(operation.info().reserve().resources_size(), 1);
+    ASSERT_EQ(operation.info().reserve().resources(0).reservations_size(), 1);
+    EXPECT_EQ(operation.info().reserve().resources(0).reservations(0).role(), "eng");
+    EXPECT_EQ(operation.latest_status().state(), v1::OPERATION_FINISHED);
+    EXPECT_EQ(operation.latest_status().uuid().value(), reserved.status.uuid().value());
+    EXPECT_EQ(operation.latest_status().agent_id().value(), slaveId.value());
+    ASSERT_EQ(operation.statuses_size(), 1);
+    EXPECT_EQ(operation.statuses(0).state(), v1::OPERATION_FINISHED);
+    EXPECT_FALSE(operation.uuid().value().empty());
+  }
+
+  v1::scheduler::Call ack;
+  ack.set_type(v1::scheduler::Call::ACKNOWLEDGE_OPERATION_STATUS);
+  *ack.mutable_framework_id() = reserved.frameworkId;
+  ack.mutable_acknowledge_operation_status()->mutable_operation_id()->set_value("reserve-eng");
+  ack.mutable_acknowledge_operation_status()->set_uuid(reserved.status.uuid().value());
+  ASSERT_EQ(framework.call(ack), 202);
+  runtime_->settle();
+  EXPECT_EQ(make(callOf(Call::GET_OPERATIONS), kProtobuf, V1Response::GET_OPERATIONS)
+                .get_operations()
+                .operations_size(),
+            0);
+}
+
+// With --acls, a principal sees an operation only if view_roles lets it
+// see the role its resources are reserved for (Apache's filter).
+TEST_F(OperatorApiTest, GetOperationsShowsWhatViewRolesAllows) {
+  secure(R"({
+      "view_roles": [{"principals": {"values": ["ops"]}, "roles": {"type": "ANY"}},
+                     {"principals": {"values": ["alice"]}, "roles": {"values": ["dev"]}},
+                     {"principals": {"type": "ANY"}, "roles": {"type": "NONE"}}]})");
+  start();
+  registerSlave(slave("slave"), "cpus:4;mem:1024");
+  v1scheduler::Subscription eng(runtime_->address(), v1Subscribe("eng"), kJson);
+  reserveOneCpu(eng, "eng");
+  // The rest of the agent goes to dev's framework (eng's refuses it 5 s).
+  v1scheduler::Subscription dev(runtime_->address(), v1Subscribe("dev"), kProtobuf);
+  reserveOneCpu(dev, "dev");
+
+  auto listed = [&](const std::string& principal, const std::string& encoding) {
+    std::vector<std::string> ids;
+    V1Response response =
+        make(callOf(Call::GET_OPERATIONS), encoding, V1Response::GET_OPERATIONS, principal);
+    for (const v1::Operation& operation : response.get_operations().operations()) {
+      ids.push_back(operation.info().id().value());
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  };
+  EXPECT_EQ(listed("ops", kJson), (std::vector<std::string>{"reserve-dev", "reserve-eng"}));
+  EXPECT_EQ(listed("ops", kProtobuf), (std::vector<std::string>{"reserve-dev", "reserve-eng"}));
+  EXPECT_EQ(listed("alice", kJson), std::vector<std::string>{"reserve-dev"});
+  EXPECT_EQ(post(encode(callOf(Call::GET_OPERATIONS), kJson), kJson, kJson).status, 401);
 }
 
 }  // namespace

@@ -183,7 +183,7 @@ TEST_F(QuotaEndpointsTest, LimitsHoldInOffersAndRolesShowsThem) {
                           {"role": "capped", "limits": {"cpus": {"value": 3}}}]}})")
                      .status);
   Peer& s = scheduler("s");
-  registerFramework(s, frameworkInfo("s", "capped"));
+  FrameworkID frameworkId = registerFramework(s, frameworkInfo("s", "capped"));
   advance(flags_.allocation_interval);
   EXPECT_DOUBLE_EQ(3, offeredCpus(s));
 
@@ -195,11 +195,84 @@ TEST_F(QuotaEndpointsTest, LimitsHoldInOffersAndRolesShowsThem) {
   ASSERT_TRUE(capped["frameworks"].isArray());
   EXPECT_EQ(1u, capped["frameworks"].array().size());
 
-  // A limit below what the role holds needs force.
+  // A limit below what the role's tasks hold needs force (its offers do
+  // not count: they would be rescinded).
+  std::optional<Offer> withCpus;
+  for (const auto& message : s.received<ResourceOffersMessage>()) {
+    for (const Offer& offer : message.offers()) {
+      if (Resources(offer.resources()).scalar("cpus") >= 2) withCpus = offer;
+    }
+  }
+  ASSERT_TRUE(withCpus.has_value());
+  launch(s, frameworkId, {withCpus->id()},
+         {commandTask("t", withCpus->slave_id(), "cpus:2;mem:128")});
   HttpResponse below = call(R"({"type": "UPDATE_QUOTA", "update_quota": {"quota_configs": [
                                {"role": "capped", "limits": {"cpus": {"value": 1}}}]}})");
   EXPECT_EQ(400, below.status);
-  EXPECT_NE(std::string::npos, below.body.find("is already consuming")) << below.body;
+  EXPECT_NE(std::string::npos, below.body.find("is already consuming 'cpus:2; mem:128'"))
+      << below.body;
+}
+
+// A limit lowered below what a role holds with its outstanding offers
+// rescinds the offers of the role and of its sub-roles (not another
+// role's), and what they held is offered again within the limit.
+TEST_F(QuotaEndpointsTest, LoweringALimitRescindsTheRolesOffers) {
+  start();
+  // One agent each, in turn: the framework with the lowest share gets the
+  // agent that comes.
+  Peer& eng = scheduler("eng");
+  registerFramework(eng, frameworkInfo("eng", "eng"));
+  registerSlave(slave("a"), "cpus:4;mem:4096");
+  Peer& web = scheduler("web");
+  registerFramework(web, frameworkInfo("web", "eng/web"));
+  registerSlave(slave("b"), "cpus:4;mem:4096");
+  Peer& other = scheduler("other");
+  registerFramework(other, frameworkInfo("other", "other"));
+  registerSlave(slave("c"), "cpus:4;mem:4096");
+  advance(flags_.allocation_interval);
+  for (Peer* framework : {&eng, &web, &other}) {
+    ASSERT_DOUBLE_EQ(4, offeredCpus(*framework)) << framework->id();
+  }
+  const std::string engOffer = eng.received<ResourceOffersMessage>()[0].offers(0).id().value();
+  const std::string webOffer = web.received<ResourceOffersMessage>()[0].offers(0).id().value();
+
+  // Without force: offers do not count as consumption.
+  ASSERT_EQ(200, call(R"({"type": "UPDATE_QUOTA", "update_quota": {"quota_configs": [
+                          {"role": "eng", "limits": {"cpus": {"value": 1}}}]}})")
+                     .status);
+  auto rescinded = [](Peer& framework) {
+    std::vector<std::string> ids;
+    for (const auto& message : framework.received<RescindResourceOfferMessage>()) {
+      ids.push_back(message.offer_id().value());
+    }
+    return ids;
+  };
+  EXPECT_EQ(std::vector<std::string>{engOffer}, rescinded(eng));
+  EXPECT_EQ(std::vector<std::string>{webOffer}, rescinded(web));
+  EXPECT_TRUE(rescinded(other).empty());
+  EXPECT_EQ(0, num(role("eng")["offered"]["cpus"]));
+
+  // Offered again: one cpu in all to eng and its sub-role.
+  advance(flags_.allocation_interval);
+  EXPECT_DOUBLE_EQ(9, offeredCpus(eng) + offeredCpus(web));
+  EXPECT_EQ(1, num(role("eng")["quota"]["consumed"]["cpus"]));
+}
+
+// POST /quota (the old way) sets a limit too: the role's offers above it
+// are rescinded.
+TEST_F(QuotaEndpointsTest, QuotaSetTheOldWayRescindsOffersAboveIt) {
+  start();
+  Peer& s = scheduler("s");
+  registerFramework(s, frameworkInfo("s", "capped"));
+  registerSlave(slave("a"), "cpus:4;mem:4096");
+  advance(flags_.allocation_interval);
+  ASSERT_DOUBLE_EQ(4, offeredCpus(s));
+  ASSERT_EQ(200, request("POST", "/quota", R"({"role": "capped", "guarantee": [
+                             {"name": "cpus", "type": "SCALAR", "scalar": {"value": 2}}]})")
+                     .status);
+  EXPECT_EQ(1u, s.received<RescindResourceOfferMessage>().size());
+  advance(flags_.allocation_interval);
+  EXPECT_DOUBLE_EQ(6, offeredCpus(s));
 }
 
 TEST_F(QuotaEndpointsTest, WeightsAreSetShownAndChecked) {

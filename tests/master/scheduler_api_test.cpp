@@ -19,6 +19,8 @@ namespace mesos::test {
 namespace {
 
 using namespace std::chrono_literals;
+using v1scheduler::encode;
+using v1scheduler::post;
 
 class SchedulerApiTest : public V1SchedulerFixture {};
 
