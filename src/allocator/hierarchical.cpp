@@ -400,12 +400,14 @@ void HierarchicalAllocator::recoverResources(const FrameworkID& frameworkId,
   const std::string& id = frameworkId.value();
   if (clients_.find(id) == clients_.end()) return;
   auto slave = slaveIndex_.find(slaveId.value());
-  // The clients given something back here, with what they got back.
+  // The clients given something back here, with what they got back: kept
+  // only for a refusal (the usual decline and task end need none).
+  const bool refusing = filters && filters->refuse_seconds() > 0;
   std::vector<std::pair<Seq, Resources>> parts;
   if (!resources.empty()) {
     byClient(id, resources, [&](Seq seq, const Resources& part) {
       if (slave != slaveIndex_.end()) take(seq, slave->second, slaves_[slave->second], part);
-      parts.emplace_back(seq, part);
+      if (refusing) parts.emplace_back(seq, part);
     });
   }
   if (!filters) return;
