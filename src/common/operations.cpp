@@ -158,6 +158,10 @@ Result<Resources> apply(const Resources& pool, const Conversion& conversion) {
   return pool - conversion.consumed + conversion.converted;
 }
 
+Resources convertTotal(const Resources& total, const Conversion& conversion) {
+  return total - conversion.consumed.unallocated() + conversion.converted.unallocated();
+}
+
 Resource stripped(const Resource& resource) {
   Resource out = withoutVolume(resource);
   while (Resources::isDynamicallyReserved(out)) out = Resources::popReservation(out);

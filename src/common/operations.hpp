@@ -32,6 +32,10 @@ Result<Conversion> conversion(const Offer::Operation& operation);
 // lacks.
 Result<Resources> apply(const Resources& pool, const Conversion& conversion);
 
+// A slave's total after `conversion` of resources it holds (their
+// allocation roles do not matter: a total has none).
+Resources convertTotal(const Resources& total, const Conversion& conversion);
+
 // A resource's form without what operations made of it: its dynamic
 // reservations popped and its volume removed; what the slave was started
 // with.

@@ -84,8 +84,7 @@ process::Future<Response> Master::drainAgent(const SlaveID& slaveId,
                   << s->tasks.size() << " tasks";
         registry_.setDrain(*s, true, drain, now());
         dispatch(allocator_.pid(), &AllocatorActor::deactivateSlave, s->id);
-        std::vector<std::string> offers(s->offers.begin(), s->offers.end());
-        for (const std::string& offerId : offers) rescindOffer(offerId, true);
+        offers_.rescindOn(*s);
         DrainSlaveMessage message;
         *message.mutable_config() = drain.config();
         send(s->pid, std::move(message));
@@ -114,8 +113,7 @@ process::Future<Response> Master::deactivateAgent(const SlaveID& slaveId) {
                     << "nothing on it (its " << s->tasks.size() << " tasks keep running)";
           registry_.setDrain(*s, true, s->drain, s->drainStart);
           dispatch(allocator_.pid(), &AllocatorActor::deactivateSlave, s->id);
-          std::vector<std::string> offers(s->offers.begin(), s->offers.end());
-          for (const std::string& offerId : offers) rescindOffer(offerId, true);
+          offers_.rescindOn(*s);
         }
         return Response::ok("", "text/plain");
       });

@@ -294,8 +294,7 @@ void Master::failoverFramework(Framework& f, const UPID& newPid) {
     f.failoverTimer.reset();
   }
   // Offers made to the old scheduler are void (the new one never saw them).
-  std::vector<std::string> offers(f.offers.begin(), f.offers.end());
-  for (const std::string& offerId : offers) recoverOffer(offerId);
+  offers_.recoverOf(f);
   if (!f.active) {
     registry_.setActive(f, true);
     dispatch(allocator_.pid(), &AllocatorActor::activateFramework, f.id);
@@ -316,8 +315,7 @@ void Master::deactivateFramework(const UPID& from, const DeactivateFrameworkMess
   registry_.setActive(*f, false);
   operatorEvents_.frameworkUpdated(*f);
   dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f->id);
-  std::vector<std::string> offers(f->offers.begin(), f->offers.end());
-  for (const std::string& offerId : offers) rescindOffer(offerId, true);
+  offers_.rescindOf(*f);
 }
 
 void Master::disconnectFramework(Framework& f) {
@@ -326,8 +324,7 @@ void Master::disconnectFramework(Framework& f) {
     operatorEvents_.frameworkUpdated(f);
     dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f.id);
     // Nobody is listening for rescinds.
-    std::vector<std::string> offers(f.offers.begin(), f.offers.end());
-    for (const std::string& offerId : offers) recoverOffer(offerId);
+    offers_.recoverOf(f);
   }
   process::Duration timeout = flags_.framework_failover_timeout;
   if (f.info.has_failover_timeout()) {
@@ -353,8 +350,7 @@ void Master::removeFramework(Framework& f) {
   closeSchedulerStream(f.pid);
   dispatch(allocator_.pid(), &AllocatorActor::deactivateFramework, f.id);
   // The scheduler unregistered or is gone: nothing more is sent to it.
-  std::vector<std::string> offers(f.offers.begin(), f.offers.end());
-  for (const std::string& offerId : offers) recoverOffer(offerId);
+  offers_.recoverOf(f);
 
   shutDownOnSlaves(f, "Framework removed");
   dispatch(allocator_.pid(), &AllocatorActor::removeFramework, f.id);
@@ -388,7 +384,7 @@ void Master::shutDownOnSlaves(Framework& f, const std::string& why) {
     send(s->pid, std::move(shutdown));
   }
   for (TaskRecord* task : tasks) {
-    // Tasks that ended already keep their state (updateTask() ignores
+    // Tasks that ended already keep their state (TaskLifecycle::update() ignores
     // this for them).
     TaskStatus killed = task->latest;
     killed.set_state(TASK_KILLED);
@@ -397,8 +393,8 @@ void Master::shutDownOnSlaves(Framework& f, const std::string& why) {
     killed.set_message(why);
     killed.set_timestamp(now());
     killed.clear_uuid();
-    updateTask(*task, killed);
-    removeTask(*task);
+    tasks_.update(*task, killed);
+    tasks_.remove(*task);
   }
   for (const std::string& slaveId : slaveIds) {
     Slave* s = slave(slaveId);
@@ -407,7 +403,7 @@ void Master::shutDownOnSlaves(Framework& f, const std::string& why) {
     if (executors == s->executors.end()) continue;
     std::vector<ExecutorID> ids;
     for (const auto& [executorId, info] : executors->second) ids.push_back(info.executor_id());
-    for (const ExecutorID& executorId : ids) removeExecutor(*s, id, executorId);
+    for (const ExecutorID& executorId : ids) tasks_.removeExecutor(*s, id, executorId);
   }
   // A draining slave may have nothing left now (draining.cpp).
   for (const std::string& slaveId : slaveIds) {
@@ -497,20 +493,17 @@ std::optional<std::string> Master::updateFramework(Framework& f, FrameworkInfo i
     }
   }
   if (auto denied = authorizeFramework(info)) return *denied;
-  // Offers of roles it leaves are void.
-  std::vector<std::string> offers;
-  for (const std::string& offerId : f.offers) {
-    const OfferRecord* record = registry_.offer(offerId);
-    const std::string& role = record->offer.allocation_info().role();
-    if (multiRole && std::find(roles.begin(), roles.end(), role) == roles.end()) {
-      offers.push_back(offerId);
-    }
-  }
   LOG(INFO) << "Updating framework " << f.id.value() << " (" << info.name() << ") with "
             << roles.size() << " role(s), " << suppressed.size() << " suppressed";
   registry_.setInfo(f, std::move(info));
   dispatch(allocator_.pid(), &AllocatorActor::updateFramework, f.id, f.info, suppressed);
-  for (const std::string& offerId : offers) rescindOffer(offerId, true);
+  // Offers of roles it leaves are void.
+  if (multiRole) {
+    offers_.rescindOf(f, [&roles](const OfferRecord& record) {
+      const std::string& role = record.offer.allocation_info().role();
+      return std::find(roles.begin(), roles.end(), role) == roles.end();
+    });
+  }
   operatorEvents_.frameworkUpdated(f);
   return std::nullopt;
 }

@@ -17,6 +17,7 @@
 
 #include "common/roles.hpp"
 #include "master/master.hpp"
+#include "master/task_lifecycle.hpp"
 
 namespace mesos::internal::master {
 
@@ -43,9 +44,9 @@ bool isLongTask(const Labels& labels) {
   return false;
 }
 
-Result<void> Master::checkLongTaskShare(const Slave& s, const TaskInfo& task,
-                                        const Resources& alsoLong) const {
-  if (flags_.long_task_share >= 1 || !isLongTask(task.labels())) return {};
+Result<void> TaskLifecycle::checkLongTaskShare(const Slave& s, const TaskInfo& task,
+                                               const Resources& alsoLong) const {
+  if (m_.flags_.long_task_share >= 1 || !isLongTask(task.labels())) return {};
   Resources resources(task.resources());
   for (const Resource& resource : resources) {
     if (resource.type() != Value::SCALAR) continue;
@@ -54,8 +55,8 @@ Result<void> Master::checkLongTaskShare(const Slave& s, const TaskInfo& task,
     // Validation already refused resources the slave does not have.
     if (total <= 0) continue;
     double after = s.longUsed.scalar(name) + alsoLong.scalar(name) + resources.scalar(name);
-    if (after > flags_.long_task_share * total + kEpsilon) {
-      return Error{"long tasks may hold at most " + percent(flags_.long_task_share) +
+    if (after > m_.flags_.long_task_share * total + kEpsilon) {
+      return Error{"long tasks may hold at most " + percent(m_.flags_.long_task_share) +
                    " of slave " + s.id.value() + "'s " + name + "; this task would bring them to " +
                    percent(after / total)};
     }
@@ -63,27 +64,27 @@ Result<void> Master::checkLongTaskShare(const Slave& s, const TaskInfo& task,
   return {};
 }
 
-void Master::trackTask(Slave& s, TaskRecord& task) {
+void TaskLifecycle::track(Slave& s, TaskRecord& task) {
   task.isLong = isLongTask(task.task.labels());
   if (task.isLong) {
     s.longUsed += task.resources;
     task.countedLong = true;
     return;
   }
-  if (!flags_.short_task_max_duration) return;
+  if (!m_.flags_.short_task_max_duration) return;
   SlaveID slaveId = s.id;
   FrameworkID frameworkId = task.task.framework_id();
   std::string taskId = task.task.task_id().value();
   uint64_t launchOrder = task.launchOrder;
-  task.expiry = delay(*flags_.short_task_max_duration,
-                      [this, slaveId, frameworkId, taskId, launchOrder] {
-                        shortTaskExpired(slaveId, frameworkId, taskId, launchOrder);
-                      });
+  task.expiry = m_.delay(*m_.flags_.short_task_max_duration,
+                         [this, slaveId, frameworkId, taskId, launchOrder] {
+                           shortTaskExpired(slaveId, frameworkId, taskId, launchOrder);
+                         });
 }
 
-void Master::untrackTask(TaskRecord& task) {
+void TaskLifecycle::untrack(TaskRecord& task) {
   if (task.expiry) {
-    cancel(*task.expiry);
+    m_.cancel(*task.expiry);
     task.expiry.reset();
   }
   if (task.countedLong) {
@@ -92,11 +93,11 @@ void Master::untrackTask(TaskRecord& task) {
   }
 }
 
-void Master::shortTaskExpired(const SlaveID& slaveId, const FrameworkID& frameworkId,
-                              const std::string& taskId, uint64_t launchOrder) {
+void TaskLifecycle::shortTaskExpired(const SlaveID& slaveId, const FrameworkID& frameworkId,
+                                     const std::string& taskId, uint64_t launchOrder) {
   // Found under its framework id even when the framework has not
   // re-registered since a master failover.
-  TaskRecord* found = registry_.task(frameworkId.value(), taskId);
+  TaskRecord* found = m_.registry_.task(frameworkId.value(), taskId);
   if (found == nullptr || found->slave->id.value() != slaveId.value() ||
       found->launchOrder != launchOrder) {
     return;
@@ -113,27 +114,28 @@ void Master::shortTaskExpired(const SlaveID& slaveId, const FrameworkID& framewo
   LOG(INFO) << "Task " << taskId << " of framework " << frameworkId.value() << " on slave "
             << slaveId.value() << " is not long and still " << TaskState_Name(task.task.state())
             << " after --short_task_max_duration="
-            << flags::formatDuration(*flags_.short_task_max_duration) << "; revoking it";
-  metrics_.shortTasksExpired++;
+            << flags::formatDuration(*m_.flags_.short_task_max_duration) << "; revoking it";
+  m_.metrics_.shortTasksExpired++;
   revokeTask(task, "the short-task duration limit");
   std::vector<std::pair<std::string, uint64_t>> revoked{{taskId, launchOrder}};
-  delay(flags_.revocation_grace_period,
-        [this, frameworkId, revoked] { revocationGraceExpired(frameworkId, revoked); });
+  m_.delay(m_.flags_.revocation_grace_period,
+           [this, frameworkId, revoked] { revocationGraceExpired(frameworkId, revoked); });
 }
 
 // Whether taking `resources` from the framework would leave its role
 // holding less than its guarantee (what the role's frameworks use and are
 // offered, as the allocator counts it). Rare (one expiry), so a pass over
 // the frameworks will do.
-bool Master::protectedByGuarantee(const FrameworkID& frameworkId, const Resources& resources) {
-  Framework* f = framework(frameworkId.value());
+bool TaskLifecycle::protectedByGuarantee(const FrameworkID& frameworkId,
+                                         const Resources& resources) const {
+  Framework* f = m_.framework(frameworkId.value());
   if (f == nullptr) return false;  // its role is unknown until it re-registers
   // A MULTI_ROLE framework: its first role (--guarantees predate it).
   const std::string role = roles::ofFramework(f->info).empty() ? "*" : roles::ofFramework(f->info)[0];
-  auto guarantee = config_.guarantees.find(role);
-  if (guarantee == config_.guarantees.end()) return false;
+  auto guarantee = m_.config_.guarantees.find(role);
+  if (guarantee == m_.config_.guarantees.end()) return false;
   Resources held;
-  registry_.forEachFramework([&](const Framework& other) {
+  m_.registry_.forEachFramework([&](const Framework& other) {
     std::vector<std::string> roles = roles::ofFramework(other.info);
     if (!roles.empty() && roles[0] == role) held += (other.used + other.offered).unallocated();
   });

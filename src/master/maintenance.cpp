@@ -175,7 +175,6 @@ void Master::applyMaintenance(const registry::Maintenance& next) {
   schedule_ = next.schedules_size() > 0 ? next.schedules(0) : maintenance::Schedule();
   lastState_.reset();
   if (changed.empty()) return;
-  std::vector<std::string> offers;
   std::vector<Slave*> down;
   std::set<std::string> agents;
   for (const std::string& key : changed) {
@@ -183,11 +182,10 @@ void Master::applyMaintenance(const registry::Maintenance& next) {
     bool isDown = it != machines_.end() && it->second.info.mode() == MachineInfo::DOWN;
     registry_.forEachSlaveOn(key, [&](Slave& s) {
       agents.insert(s.id.value());
-      offers.insert(offers.end(), s.offers.begin(), s.offers.end());
+      offers_.rescindOn(s);
       if (isDown) down.push_back(&s);
     });
   }
-  for (const std::string& offerId : offers) rescindOffer(offerId, true);
   // As Apache's allocator does, the frameworks' filters on those agents'
   // inverse offers go: they are asked again at once.
   for (auto it = inverseOfferRefused_.begin(); it != inverseOfferRefused_.end();) {

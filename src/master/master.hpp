@@ -11,7 +11,7 @@
 // state is owned by the Registry (registry.hpp), which states its
 // invariants; the master changes it only through the registry's operations.
 // The implementation is split by subject: frameworks.cpp, slaves.cpp,
-// offers.cpp, tasks.cpp, revocation.cpp, long_tasks.cpp, http*.cpp,
+// offer_book.cpp, task_lifecycle.cpp, tasks.cpp, revocation.cpp, long_tasks.cpp, http*.cpp,
 // metrics.cpp.
 #pragma once
 
@@ -31,14 +31,17 @@
 #include "authentication/http/endpoint_guard.hpp"
 #include "authentication/authentication.hpp"
 #include "common/json.hpp"
+#include "common/operations.hpp"
 #include "mesos/resources.hpp"
 #include "common/task_states.hpp"
 #include "master/flags.hpp"
 #include "master/metrics.hpp"
 #include "master/metrics_actor.hpp"
+#include "master/offer_book.hpp"
 #include "master/operator_events.hpp"
 #include "master/registrar/registrar.hpp"
 #include "master/registry.hpp"
+#include "master/task_lifecycle.hpp"
 #include "maintenance.pb.h"
 #include "quota.pb.h"
 #include "messages.pb.h"
@@ -59,11 +62,6 @@ class SchedulerStream;
 
 using process::UPID;
 
-// long_tasks.cpp: a task is long when its TaskInfo.labels hold a label with
-// this key and the value "true" (docs/allocation.md, "Long tasks").
-inline constexpr char kLongTaskLabel[] = "long";
-bool isLongTask(const Labels& labels);
-
 class Master : public process::Actor {
  public:
   // `allocator` is the policy the master's allocator actor runs.
@@ -74,10 +72,12 @@ class Master : public process::Actor {
   ~Master() override;
 
   // From the allocator actor: offer these resources to the framework.
-  void offer(const FrameworkID& frameworkId, std::vector<allocator::SlaveResources> resources);
+  void offer(const FrameworkID& frameworkId, std::vector<allocator::SlaveResources> resources) {
+    offers_.make(frameworkId, std::move(resources));
+  }
   // From the allocator actor: free resources for a framework below its
   // guarantee (revocation.cpp).
-  void revoke(const allocator::Revocation& revocation);
+  void revoke(const allocator::Revocation& revocation) { tasks_.revoke(revocation); }
 
   const MasterInfo& info() const { return info_; }
   // What a master that lost its leadership does once it has stopped acting
@@ -314,10 +314,18 @@ class Master : public process::Actor {
   void deactivateSlave(Slave& slave);
   void activateSlave(Slave& slave);
   Slave* slaveFrom(const UPID& from, const SlaveID& id, const char* what);
+
+  // slave_totals.cpp: the only changes of a slave's total, with their
+  // invariants.
   // A (re-)registering slave's total with the reservations and volumes it
   // checkpointed; ignored, with a warning, when they do not fit it.
   void withCheckpointed(Slave& slave,
                         const google::protobuf::RepeatedPtrField<Resource>& checkpointed);
+  // RESERVE, UNRESERVE, CREATE or DESTROY applied to the slave's total.
+  void convert(Slave& slave, const operations::Conversion& conversion);
+  // Tells the slave what to checkpoint of its total (its dynamic
+  // reservations and volumes).
+  void checkpointOn(Slave& slave);
 
   // operations.cpp: an ACCEPT's operations (a LaunchTasksMessage is an
   // ACCEPT with one LAUNCH), checked as a whole, then applied in order.
@@ -336,9 +344,6 @@ class Master : public process::Actor {
                               const std::vector<std::string>* roles, bool refinement,
                               const Slave& slave, const Offer::Operation& operation,
                               const Resources& total) const;
-  // The slave's total is now `total`: kept, and the slave told what to
-  // checkpoint (its dynamic reservations and volumes).
-  void convertOnSlave(Slave& slave, const Resources& total);
   // An operation's status to its framework, if it carried an id; kept for
   // acknowledgement and reconciliation unless it is an error.
   void sendOperationStatus(Framework& framework, const Offer::Operation& operation,
@@ -352,17 +357,10 @@ class Master : public process::Actor {
   void reconcileOperations(Framework& framework,
                            const scheduler::Call::ReconcileOperations& reconcile);
 
-  // offers.cpp
-  // Takes an outstanding offer back: tells its framework (RescindResource-
-  // OfferMessage) and, with `recover`, returns its resources to the
-  // allocator.
-  void rescindOffer(const std::string& offerId, bool recover);
-  // Returns an offer's resources to the allocator, unfiltered, and forgets
-  // it, without telling the framework (it declined, answered with an
-  // invalid launch, or is gone).
-  void recoverOffer(const std::string& offerId);
-  void removeOffer(const std::string& offerId);
-  void offerTimedOut(const std::string& offerId);
+  // offer_book.cpp: the outstanding offers, and the only way resources go
+  // back to the allocator.
+  friend class OfferBook;
+  OfferBook offers_{*this};
 
   // tasks.cpp
   void killTask(const UPID& from, const KillTaskMessage& message);
@@ -375,17 +373,10 @@ class Master : public process::Actor {
   void frameworkToExecutor(const UPID& from, const FrameworkToExecutorMessage& message);
   void executorToFramework(const UPID& from, const ExecutorToFrameworkMessage& message);
   void exitedExecutor(const UPID& from, const ExitedExecutorMessage& message);
-  // A task launched now: the registry's addTask(), with its executor if it
-  // is new, and the long-task tracking.
-  TaskRecord& addTask(Framework& framework, Slave& slave, const TaskInfo& task);
-  // Records the task's latest status (Registry::updateTask()). When it
-  // becomes terminal now, its resources go back to the allocator, unless
-  // `recover` is false (its slave is being removed).
-  void updateTask(TaskRecord& task, const TaskStatus& status, bool recover = true);
-  // Forgets the task (Registry::removeTask()), after undoing trackTask().
-  void removeTask(TaskRecord& task);
-  void removeExecutor(Slave& slave, const FrameworkID& frameworkId,
-                      const ExecutorID& executorId);
+  // task_lifecycle.cpp, long_tasks.cpp, revocation.cpp: tasks from launch
+  // to removal.
+  friend class TaskLifecycle;
+  TaskLifecycle tasks_{*this};
   // Sends a status update generated by the master itself (TASK_LOST,
   // TASK_ERROR...) to the framework.
   void sendMasterUpdate(Framework& framework, const SlaveID& slaveId, const TaskID& taskId,
@@ -863,38 +854,6 @@ class Master : public process::Actor {
   // Says in the log when the cluster's size changes whether it can meet the
   // guarantees.
   void resizeCluster();
-
-  // revocation.cpp
-  // Kills one task for a revocation (KillTaskMessage to its slave).
-  void revokeTask(TaskRecord& task, const std::string& beneficiary);
-  // After --revocation_grace_period: shuts down the executors of the revoked
-  // tasks (framework id, task id, launch order) that are still not terminal.
-  void revocationGraceExpired(const FrameworkID& frameworkId,
-                              const std::vector<std::pair<std::string, uint64_t>>& tasks);
-  uint64_t nextLaunchOrder_ = 0;  // TaskRecord::launchOrder of the next task added
-
-  // long_tasks.cpp: long-task slots (the paper's section 4.3).
-  // Whether a framework's role would drop below its guarantee without
-  // `resources` (short-task expiry never takes those).
-  bool protectedByGuarantee(const FrameworkID& frameworkId, const Resources& resources);
-  // Fails, with the message for TASK_ERROR, when launching `task` (long) on
-  // `slave` would take the slave's long tasks past --long_task_share of its
-  // total of some scalar, counting `alsoLong` (long tasks of the same call,
-  // not added yet). Succeeds for a task that is not long. O(resources).
-  Result<void> checkLongTaskShare(const Slave& slave, const TaskInfo& task,
-                                  const Resources& alsoLong = Resources()) const;
-  // A task whose resources the master now counts on `slave` (launched, or
-  // reported by a re-registering slave while not terminal): adds a long task
-  // to Slave::longUsed, starts a short task's --short_task_max_duration
-  // timer.
-  void trackTask(Slave& slave, TaskRecord& task);
-  // The task's resources are released (terminal, or its slave removed):
-  // undoes trackTask(). Safe to call more than once.
-  void untrackTask(TaskRecord& task);
-  // The --short_task_max_duration timer of the task (slave, framework, task
-  // id, launch order) fired: revokes it if it still runs.
-  void shortTaskExpired(const SlaveID& slaveId, const FrameworkID& frameworkId,
-                        const std::string& taskId, uint64_t launchOrder);
 };
 
 }  // namespace mesos::internal::master

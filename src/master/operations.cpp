@@ -9,9 +9,9 @@
 //  - RESERVE, UNRESERVE, CREATE and DESTROY convert resources the offers
 //    hold, in order, so that a later operation of the call sees the result
 //    (a LAUNCH after a CREATE may use the volume); the slave's total changes
-//    by the same conversion, the allocator hears of it (updateAllocation)
-//    before the leftovers come back to it, and the slave hears of it
-//    (CheckpointResourcesMessage) before any task that may use it;
+//    by the same conversion (slave_totals.cpp), the allocator hears of it
+//    (updateAllocation) before the leftovers come back to it, and the slave
+//    hears of it (CheckpointResourcesMessage) before any task that may use it;
 //  - every offer the call names that was this framework's is used up by it.
 #include <glog/logging.h>
 
@@ -239,15 +239,6 @@ Result<void> Master::checkOperation(const std::optional<std::string>& principal,
   return Error{join(distinct)};
 }
 
-void Master::convertOnSlave(Slave& slave, const Resources& total) {
-  registry_.setTotal(slave, total);
-  CheckpointResourcesMessage checkpoint;
-  for (const Resource& resource : operations::checkpointable(total)) {
-    *checkpoint.add_resources() = resource;
-  }
-  send(slave.pid, std::move(checkpoint));
-}
-
 void Master::sendOperationStatus(Framework& f, const Offer::Operation& operation,
                                  const SlaveID& slaveId, OperationState state,
                                  const std::string& message) {
@@ -358,7 +349,7 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
       errors.push_back("offer " + id.value() + " appears twice");
       continue;
     }
-    const OfferRecord* record = registry_.offer(id.value());
+    const OfferRecord* record = offers_.find(id.value());
     if (record == nullptr) {
       errors.push_back("offer " + id.value() + " is no longer valid");
       continue;
@@ -405,7 +396,7 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
       sendOperationStatus(f, operation, s != nullptr ? s->id : SlaveID(), OPERATION_ERROR,
                           "Invalid offers: " + offerError);
     }
-    for (const std::string& offerId : offerIds) recoverOffer(offerId);
+    for (const std::string& offerId : offerIds) offers_.recover(offerId);
     return;
   }
   if (s == nullptr) return;  // no offers and no operations: nothing to do
@@ -454,14 +445,9 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
       hasCapability(f.info, FrameworkInfo::Capability::RESERVATION_REFINEMENT);
 
   auto checkTask = [&](const TaskInfo& task) -> Result<Resources> {
-    if (auto allowed = authorizeTask(f, task); !allowed) return allowed.error();
     TaskContext context{f, *s, available, launched, newExecutors, executorsOnSlave,
                         flags_.max_executors_per_slave};
-    auto used = validateTask(task, context);
-    if (used) {
-      if (auto share = checkLongTaskShare(*s, task, longPending); !share) return share.error();
-    }
-    return used;
+    return tasks_.check(f, task, context, longPending);
   };
   auto take = [&](const TaskInfo& task, const Resources& used) {
     available -= used;
@@ -569,7 +555,7 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
           break;
         }
         available = std::move(*next);
-        total = total - conversion->consumed.unallocated() + conversion->converted.unallocated();
+        total = operations::convertTotal(total, *conversion);
         step.conversion = std::move(*conversion);
         break;
       }
@@ -593,14 +579,12 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
       if (tasksOf(operation).empty()) metrics_.operationsError++;
       sendOperationStatus(f, operation, s->id, OPERATION_ERROR, message);
     }
-    for (const std::string& offerId : offerIds) recoverOffer(offerId);
+    for (const std::string& offerId : offerIds) offers_.recover(offerId);
     return;
   }
 
   // Applied, in order.
-  bool converted = false;       // the slave's total changed
-  bool checkpointSent = false;  // ... and the slave was told
-  Resources totalNow = s->total;
+  bool unsent = false;  // the slave's total changed since the slave was last told
   auto refuse = [&](const TaskInfo& task, const std::string& why, TaskStatus::Reason reason) {
     LOG(WARNING) << "Framework " << f.id.value() << ": task '" << task.task_id().value()
                  << "' is invalid: " << why;
@@ -613,10 +597,8 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
     if (!step.conversion.consumed.empty() || !step.conversion.converted.empty()) {
       dispatch(allocator_.pid(), &AllocatorActor::updateAllocation, f.id, s->id,
                step.conversion.consumed, step.conversion.converted);
-      totalNow = totalNow - step.conversion.consumed.unallocated() +
-                 step.conversion.converted.unallocated();
-      converted = true;
-      checkpointSent = false;
+      convert(*s, step.conversion);
+      unsent = true;
       metrics_.operationsFinished++;
       LOG(INFO) << "Framework " << f.id.value() << " applied "
                 << Offer::Operation::Type_Name(operation.type()) << " on slave "
@@ -625,9 +607,9 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
       sendOperationStatus(f, operation, s->id, OPERATION_FINISHED, "");
       continue;
     }
-    if (converted && !checkpointSent && !step.tasks.empty()) {
-      convertOnSlave(*s, totalNow);  // before the tasks that may use it
-      checkpointSent = true;
+    if (unsent && !step.tasks.empty()) {
+      checkpointOn(*s);  // before the tasks that may use it
+      unsent = false;
     }
     if (operation.type() == Offer::Operation::LAUNCH) {
       for (Checked& checked : step.tasks) {
@@ -639,7 +621,7 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
                               : TaskStatus::REASON_TASK_INVALID);
           continue;
         }
-        addTask(f, *s, task);
+        tasks_.add(f, *s, task);
         RunTaskMessage run;
         run.mutable_framework()->CopyFrom(f.info);
         run.set_pid(f.pid.toString());
@@ -667,21 +649,20 @@ void Master::applyOffers(Framework& f, const google::protobuf::RepeatedPtrField<
       for (const TaskInfo& task : group.task_group().tasks()) {
         TaskInfo asRun = task;
         *asRun.mutable_executor() = run.executor();
-        addTask(f, *s, asRun);
+        tasks_.add(f, *s, asRun);
         *run.mutable_task_group()->add_tasks() = task;
         metrics_.tasksLaunched++;
       }
       send(s->pid, std::move(run));
     }
   }
-  if (converted && !checkpointSent) convertOnSlave(*s, totalNow);
+  if (unsent) checkpointOn(*s);
 
-  for (const std::string& offerId : offerIds) removeOffer(offerId);
+  for (const std::string& offerId : offerIds) offers_.use(offerId);
   // Standing filters (Filters.offer_filters) reach the allocator even when
   // nothing is left over.
   if (!available.empty() || filters.has_offer_filters()) {
-    dispatch(allocator_.pid(), &AllocatorActor::recoverResources, f.id, s->id, available,
-             std::optional<Filters>(filters));
+    offers_.giveBack(f.id, s->id, available, filters);
   }
 }
 

@@ -344,7 +344,7 @@ V1Response::GetFrameworks OperatorApi::frameworks(const OperatorViewer& viewer) 
     V1Response::GetFrameworks::Framework* out = frameworks.add_frameworks();
     *out = v1Framework(f);
     for (const std::string& offerId : f.offers) {
-      if (OfferRecord* offer = m_.registry_.offer(offerId)) {
+      if (const OfferRecord* offer = m_.offers_.find(offerId)) {
         *out->add_offers() = evolve<v1::Offer>(offer->offer);
       }
     }

@@ -43,8 +43,7 @@ Future<Response> Master::operate(const std::optional<std::string>& principal,
                            s->total.toString() + ")");
   }
   // What is offered is taken back first, so that it can be converted.
-  std::vector<std::string> offers(s->offers.begin(), s->offers.end());
-  for (const std::string& offerId : offers) rescindOffer(offerId, true);
+  offers_.rescindOn(*s);
   SlaveID id = s->id;
   return process::dispatch(allocator_.pid(), &AllocatorActor::updateAvailable, id,
                            conversion->consumed, conversion->converted)
@@ -60,7 +59,8 @@ Future<Response> Master::operate(const std::optional<std::string>& principal,
                   << describe(principal) << ": " << conversion.consumed.toString() << " -> "
                   << conversion.converted.toString();
         metrics_.operationsFinished++;
-        convertOnSlave(*s, s->total - conversion.consumed + conversion.converted);
+        convert(*s, conversion);
+        checkpointOn(*s);
         return Response{202, "text/plain", "", {}};
       });
 }

@@ -12,6 +12,7 @@
 
 #include "common/roles.hpp"
 #include "master/master.hpp"
+#include "master/task_lifecycle.hpp"
 
 namespace mesos::internal::master {
 
@@ -53,11 +54,11 @@ bool helps(const Resources& freed, const Resources& more, const Resources& amoun
 
 }  // namespace
 
-void Master::revoke(const allocator::Revocation& revocation) {
+void TaskLifecycle::revoke(const allocator::Revocation& revocation) {
   const std::string& frameworkId = revocation.frameworkId.value();
   const std::string& slaveId = revocation.slaveId.value();
-  Framework* f = framework(frameworkId);
-  Slave* s = slave(slaveId);
+  Framework* f = m_.framework(frameworkId);
+  Slave* s = m_.slave(slaveId);
   if (f == nullptr || s == nullptr) {
     LOG(INFO) << "Ignoring revocation of " << revocation.amount.toString() << " from framework "
               << frameworkId << " on slave " << slaveId << ": the "
@@ -75,7 +76,7 @@ void Master::revoke(const allocator::Revocation& revocation) {
   // in all (the limit keeps the victim's role at or above its own
   // guarantee).
   std::string role = revocation.beneficiaryRole.empty() ? "*" : revocation.beneficiaryRole;
-  if (Framework* beneficiary = framework(revocation.beneficiary.value());
+  if (Framework* beneficiary = m_.framework(revocation.beneficiary.value());
       beneficiary != nullptr && revocation.beneficiaryRole.empty()) {
     role = beneficiary->info.role();
   }
@@ -96,19 +97,19 @@ void Master::revoke(const allocator::Revocation& revocation) {
   // Outstanding offers first: they cost the framework no work.
   std::vector<std::string> offers;
   for (const std::string& offerId : s->offers) {
-    const OfferRecord* offer = registry_.offer(offerId);
+    const OfferRecord* offer = m_.offers_.find(offerId);
     if (offer->offer.framework_id().value() == frameworkId && inRole(offer->resources) &&
         !usable(offer->resources).empty()) {
       offers.push_back(offerId);
     }
   }
   for (const std::string& offerId : offers) {
-    const Resources resources = registry_.offer(offerId)->resources;
+    const Resources resources = m_.offers_.find(offerId)->resources;
     freed += usable(resources);
     taken += resources;
     LOG(INFO) << "Rescinding offer " << offerId << " (" << resources.toString()
               << ") of framework " << frameworkId << " for the revocation";
-    rescindOffer(offerId, true);
+    m_.offers_.rescind(offerId);
   }
 
   // Then tasks, youngest first. Tasks revoked earlier and not yet ended are
@@ -149,12 +150,12 @@ void Master::revoke(const allocator::Revocation& revocation) {
   if (revoked.empty()) return;
 
   FrameworkID id = f->id;
-  delay(flags_.revocation_grace_period,
-        [this, id, revoked] { revocationGraceExpired(id, revoked); });
+  m_.delay(m_.flags_.revocation_grace_period,
+           [this, id, revoked] { revocationGraceExpired(id, revoked); });
 }
 
-void Master::revokeTask(TaskRecord& task, const std::string& beneficiary) {
-  Slave* s = slave(task.task.slave_id().value());
+void TaskLifecycle::revokeTask(TaskRecord& task, const std::string& beneficiary) {
+  Slave* s = m_.slave(task.task.slave_id().value());
   if (s == nullptr) return;
   task.revoked = true;
   LOG(INFO) << "Revoking task " << task.task.task_id().value() << " of framework "
@@ -163,14 +164,14 @@ void Master::revokeTask(TaskRecord& task, const std::string& beneficiary) {
   KillTaskMessage kill;
   kill.mutable_framework_id()->CopyFrom(task.task.framework_id());
   kill.mutable_task_id()->CopyFrom(task.task.task_id());
-  send(s->pid, std::move(kill));
-  metrics_.tasksRevoked++;
+  m_.send(s->pid, std::move(kill));
+  m_.metrics_.tasksRevoked++;
 }
 
-void Master::revocationGraceExpired(const FrameworkID& frameworkId,
-                                    const std::vector<std::pair<std::string, uint64_t>>& tasks) {
+void TaskLifecycle::revocationGraceExpired(
+    const FrameworkID& frameworkId, const std::vector<std::pair<std::string, uint64_t>>& tasks) {
   // A framework that is gone had its executors shut down with it.
-  Framework* f = framework(frameworkId.value());
+  Framework* f = m_.framework(frameworkId.value());
   if (f == nullptr) return;
   std::unordered_set<std::string> shutDown;  // slave id + executor id
   for (const auto& [taskId, launchOrder] : tasks) {
@@ -179,7 +180,7 @@ void Master::revocationGraceExpired(const FrameworkID& frameworkId,
     if (it == f->tasks.end() || it->second->launchOrder != launchOrder) continue;
     TaskRecord& task = *it->second;
     if (task.released || isTerminalState(task.task.state())) continue;
-    Slave* s = slave(task.task.slave_id().value());
+    Slave* s = m_.slave(task.task.slave_id().value());
     if (s == nullptr) continue;
     // A command task runs in an executor named after the task.
     ExecutorID executorId;
@@ -196,8 +197,8 @@ void Master::revocationGraceExpired(const FrameworkID& frameworkId,
     ShutdownExecutorMessage shutdown;
     shutdown.mutable_framework_id()->CopyFrom(frameworkId);
     shutdown.mutable_executor_id()->CopyFrom(executorId);
-    send(s->pid, std::move(shutdown));
-    metrics_.revocationExecutorShutdowns++;
+    m_.send(s->pid, std::move(shutdown));
+    m_.metrics_.revocationExecutorShutdowns++;
   }
 }
 

@@ -376,7 +376,7 @@ void Master::rescindOffersAboveLimits(const std::string& role) {
   registry_.forEachFramework([&](const Framework& f) {
     const std::vector<std::string> roles = frameworkRoles(f.info);
     for (const std::string& id : f.offers) {
-      const OfferRecord* record = registry_.offer(id);
+      const OfferRecord* record = offers_.find(id);
       if (record == nullptr) continue;
       bool subtree = record->offer.has_allocation_info()
                          ? inSubtree(record->offer.allocation_info().role())
@@ -387,7 +387,7 @@ void Master::rescindOffersAboveLimits(const std::string& role) {
   std::sort(offers.begin(), offers.end());
   for (const std::string& id : offers) {
     if (within(held, limits, true)) break;
-    const OfferRecord* record = registry_.offer(id);
+    const OfferRecord* record = offers_.find(id);
     // Its reservations count as long as they exist: only the unreserved
     // part is freed.
     Scalars freed;
@@ -396,7 +396,7 @@ void Master::rescindOffersAboveLimits(const std::string& role) {
     LOG(INFO) << "Rescinding offer " << id << " (" << record->resources.toString()
               << "): role '" << role << "' holds more than its new quota limits "
               << describe(limits);
-    rescindOffer(id, true);
+    offers_.rescind(id);
   }
 }
 

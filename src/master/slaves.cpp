@@ -275,7 +275,7 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     if (!s->active) activateSlave(*s);
     // It may have missed a CheckpointResourcesMessage while disconnected.
     if (!(operations::checkpointable(s->total) == Resources(message.checkpointed_resources()))) {
-      convertOnSlave(*s, s->total);
+      checkpointOn(*s);
     }
     killOrphans(*s, message);
     answerDeferred(*s);
@@ -342,23 +342,6 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
       });
 }
 
-void Master::withCheckpointed(Slave& s,
-                              const google::protobuf::RepeatedPtrField<Resource>& checkpointed) {
-  if (checkpointed.empty()) return;
-  if (auto valid = Resources::validate(checkpointed); !valid) {
-    LOG(WARNING) << "Slave " << s.id.value() << " checkpointed invalid resources; ignoring them: "
-                 << valid.error().message;
-    return;
-  }
-  auto total = operations::applyCheckpointed(s.total, Resources(checkpointed));
-  if (!total) {
-    LOG(WARNING) << "Slave " << s.id.value() << ": ignoring its checkpointed resources: "
-                 << total.error().message;
-    return;
-  }
-  registry_.setTotal(s, *total);
-}
-
 Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
                             const std::unordered_set<std::string>& shutDown) {
   SlaveID id = message.slave().id();  // the SlaveInfo is moved into the registry
@@ -388,10 +371,8 @@ Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
         it->second.byId.erase(task.task_id().value());
       }
     }
-    TaskRecord* adopted = registry_.adoptTask(*s, std::move(task), nextLaunchOrder_++);
+    TaskRecord* adopted = tasks_.adopt(*s, std::move(task));
     if (adopted == nullptr) continue;
-    operatorEvents_.taskAdded(*adopted);
-    if (!adopted->released) trackTask(*s, *adopted);
     if (!deferredByTask_.empty()) answerDeferred(*adopted);
   }
   s->shutDownFrameworks = shutDown;
@@ -529,8 +510,7 @@ void Master::removeSlave(Slave& s, Removal removal, const std::string& reason) {
   }
 
   // Its offers are void; the resources leave with the slave.
-  std::vector<std::string> offers(s.offers.begin(), s.offers.end());
-  for (const std::string& offerId : offers) rescindOffer(offerId, false);
+  offers_.dropOn(s);
 
   const std::string message = (unreachable ? "Slave unreachable: " : "Slave removed: ") + reason;
   std::vector<TaskRecord*> tasks(s.tasks.begin(), s.tasks.end());
@@ -559,10 +539,10 @@ void Master::removeSlave(Slave& s, Removal removal, const std::string& reason) {
       status.set_timestamp(since);
       status.clear_uuid();
       // The allocator drops the slave's resources itself.
-      updateTask(*task, status, false);
+      tasks_.update(*task, status, false);
       registry_.release(*task);
     }
-    removeTask(*task);
+    tasks_.remove(*task);
   }
   std::vector<std::pair<std::string, std::string>> executors;  // framework id, executor id
   for (const auto& [frameworkId, byId] : s.executors) {
@@ -602,8 +582,7 @@ void Master::deactivateSlave(Slave& s) {
                << "until then, or until it misses " << flags_.max_slave_ping_timeouts
                << " pings)";
   dispatch(allocator_.pid(), &AllocatorActor::deactivateSlave, s.id);
-  std::vector<std::string> offers(s.offers.begin(), s.offers.end());
-  for (const std::string& offerId : offers) rescindOffer(offerId, true);
+  offers_.rescindOn(s);
 }
 
 void Master::activateSlave(Slave& s) {

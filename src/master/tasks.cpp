@@ -25,45 +25,6 @@ const CompletedTask* endedTask(const Framework& f, const std::string& id) {
 using allocator::AllocatorActor;
 using process::dispatch;
 
-TaskRecord& Master::addTask(Framework& f, Slave& s, const TaskInfo& info) {
-  if (info.has_executor()) registry_.addExecutor(s, f.id, info.executor());
-  TaskRecord& task = registry_.addTask(f, s, info, nextLaunchOrder_++);
-  trackTask(s, task);
-  operatorEvents_.taskAdded(task);
-  return task;
-}
-
-void Master::updateTask(TaskRecord& task, const TaskStatus& status, bool recover) {
-  if (isTerminalState(task.task.state())) {
-    // Terminal states are final: a later status (a retried update, the
-    // master's own TASK_KILLED or TASK_LOST for a framework or slave that
-    // goes away) does not rewrite what the framework was told.
-    VLOG(1) << "Task " << task.task.task_id().value() << " is "
-            << TaskState_Name(task.task.state()) << " already; keeping that over "
-            << TaskState_Name(status.state());
-    return;
-  }
-  bool wasReleased = task.released;
-  TaskState before = task.task.state();
-  bool terminal = registry_.updateTask(task, status);
-  operatorEvents_.taskUpdated(task, before);
-  if (!terminal || wasReleased) return;
-  untrackTask(task);
-  if (recover) {
-    dispatch(allocator_.pid(), &AllocatorActor::recoverResources, task.task.framework_id(),
-             task.task.slave_id(), task.resources, std::optional<Filters>());
-  }
-}
-
-void Master::removeTask(TaskRecord& task) {
-  untrackTask(task);
-  if (!task.released) {
-    dispatch(allocator_.pid(), &AllocatorActor::recoverResources, task.task.framework_id(),
-             task.task.slave_id(), task.resources, std::optional<Filters>());
-  }
-  registry_.removeTask(task);
-}
-
 void Master::sendMasterUpdate(Framework& f, const SlaveID& slaveId, const TaskID& taskId,
                               TaskState state, TaskStatus::Reason reason,
                               const std::string& message,
@@ -141,7 +102,7 @@ void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) 
     return;
   }
   if (task != f->tasks.end()) {
-    updateTask(*task->second, update.status());
+    tasks_.update(*task->second, update.status());
     if (update.has_uuid()) {
       task->second->task.set_status_update_state(update.status().state());
       task->second->task.set_status_update_uuid(update.uuid());
@@ -158,7 +119,7 @@ void Master::statusUpdate(const UPID& from, const StatusUpdateMessage& message) 
   }
   // A terminal update needing no acknowledgement ends the task now.
   if (task != f->tasks.end() && isTerminalState(update.status().state()) && !update.has_uuid()) {
-    removeTask(*task->second);
+    tasks_.remove(*task->second);
     if (Slave* s = slave(update.slave_id().value())) checkDrained(*s);
   }
 }
@@ -179,7 +140,7 @@ void Master::statusUpdateAcknowledgement(const UPID& from,
   const Task& record = task->second->task;
   if (record.has_status_update_uuid() && record.status_update_uuid() == message.uuid() &&
       isTerminalState(record.status_update_state())) {
-    removeTask(*task->second);
+    tasks_.remove(*task->second);
     checkDrained(*s);
   }
 }
@@ -333,22 +294,13 @@ void Master::executorToFramework(const UPID& from, const ExecutorToFrameworkMess
   send(f->pid, message);
 }
 
-void Master::removeExecutor(Slave& s, const FrameworkID& frameworkId,
-                            const ExecutorID& executorId) {
-  Resources resources = registry_.removeExecutor(s, frameworkId.value(), executorId.value());
-  if (!resources.empty()) {
-    dispatch(allocator_.pid(), &AllocatorActor::recoverResources, frameworkId, s.id, resources,
-             std::optional<Filters>());
-  }
-}
-
 void Master::exitedExecutor(const UPID& from, const ExitedExecutorMessage& message) {
   Slave* s = slaveFrom(from, message.slave_id(), "ExitedExecutorMessage");
   if (s == nullptr) return;
   LOG(INFO) << "Executor " << message.executor_id().value() << " of framework "
             << message.framework_id().value() << " on slave " << s->id.value()
             << " exited with status " << message.status();
-  removeExecutor(*s, message.framework_id(), message.executor_id());
+  tasks_.removeExecutor(*s, message.framework_id(), message.executor_id());
   if (Framework* f = framework(message.framework_id().value())) send(f->pid, message);
 }
 

@@ -294,6 +294,72 @@ TEST_F(MasterLifecycleTest, TaskMetricsMatchTheUpdatesTheFrameworkReceived) {
   EXPECT_EQ(2, metrics["master/invalid_tasks"].integer());
 }
 
+// However an offer, a task or an ACCEPT's unused part ends, what it held goes
+// back to the allocator once (src/master/offer_book.hpp): the framework is
+// always offered or using exactly the slave's resources, never more (given
+// back twice) nor less (never given back).
+TEST_F(MasterLifecycleTest, ResourcesGoBackOnceHoweverTheirOfferEnds) {
+  flags_.offer_timeout = std::chrono::seconds(10);
+  TearDown();
+  start();
+  Peer& s = scheduler("scheduler(1)");
+  FrameworkID frameworkId = registerFramework(s);
+  auto owned = ownSlave("slave(1)");
+  SlaveID slaveId = registerSlave(*owned.get(), "cpus:2;mem:1024");
+  auto held = [&] {  // the framework's cpus, offered and used
+    json::Value state = get("/state");
+    const json::Value& framework = state["frameworks"].array().at(0);
+    return framework["offered_resources"]["cpus"].number() +
+           framework["used_resources"]["cpus"].number();
+  };
+  auto latest = [&] { return offersFor(s, slaveId).back().id(); };
+  ASSERT_EQ(1u, offersFor(s, slaveId).size());
+  EXPECT_DOUBLE_EQ(2, held());
+
+  // Timed out: rescinded, and offered again whole.
+  advance(11s);
+  advance(flags_.allocation_interval);
+  ASSERT_EQ(1u, s.count<RescindResourceOfferMessage>());
+  ASSERT_EQ(2u, offersFor(s, slaveId).size());
+  EXPECT_DOUBLE_EQ(2, held());
+
+  // Declined without a filter.
+  launch(s, frameworkId, {latest()}, {}, 0);
+  advance(flags_.allocation_interval);
+  ASSERT_EQ(3u, offersFor(s, slaveId).size());
+  EXPECT_DOUBLE_EQ(2, held());
+
+  // Refused as a whole (it also names an offer that does not exist).
+  OfferID unknown;
+  unknown.set_value("no-such-offer");
+  launch(s, frameworkId, {latest(), unknown}, {commandTask("t0", slaveId)}, 0);
+  advance(flags_.allocation_interval);
+  ASSERT_EQ(4u, offersFor(s, slaveId).size());
+  EXPECT_DOUBLE_EQ(2, held());
+
+  // Half taken by a task: the other half comes back at once...
+  launch(s, frameworkId, {latest()}, {commandTask("t1", slaveId)}, 0);
+  advance(flags_.allocation_interval);
+  ASSERT_EQ(5u, offersFor(s, slaveId).size());
+  EXPECT_DOUBLE_EQ(1, Resources(offersFor(s, slaveId).back().resources()).scalar("cpus"));
+  EXPECT_DOUBLE_EQ(2, held());
+  // ...and the task's half when it ends.
+  send(*owned.get(), update(frameworkId, slaveId, "t1", TASK_FINISHED, *owned.get()));
+  advance(flags_.allocation_interval);
+  ASSERT_EQ(6u, offersFor(s, slaveId).size());
+  EXPECT_DOUBLE_EQ(2, held());
+
+  // The slave's connection breaks: its offers are rescinded; back, it is
+  // offered whole again.
+  owned.reset();
+  runtime_->settle();
+  EXPECT_DOUBLE_EQ(0, held());
+  auto back = ownSlave("slave(1)");
+  reregisterSlave(*back.get(), slaveId, "cpus:2;mem:1024");
+  advance(flags_.allocation_interval);
+  EXPECT_DOUBLE_EQ(2, held());
+}
+
 TEST_F(MasterLifecycleTest, RefusedLaunchGivesBackEveryOfferItNames) {
   Peer& s = scheduler("scheduler(1)");
   Peer& other = scheduler("scheduler(2)");
