@@ -297,7 +297,8 @@ TEST_F(MasterLifecycleTest, TaskMetricsMatchTheUpdatesTheFrameworkReceived) {
 // However an offer, a task or an ACCEPT's unused part ends, what it held goes
 // back to the allocator once (src/master/offer_book.hpp): the framework is
 // always offered or using exactly the slave's resources, never more (given
-// back twice) nor less (never given back).
+// back twice: the allocator would take it from what the running task holds)
+// nor less (never given back).
 TEST_F(MasterLifecycleTest, ResourcesGoBackOnceHoweverTheirOfferEnds) {
   flags_.offer_timeout = std::chrono::seconds(10);
   TearDown();
@@ -312,21 +313,30 @@ TEST_F(MasterLifecycleTest, ResourcesGoBackOnceHoweverTheirOfferEnds) {
     return framework["offered_resources"]["cpus"].number() +
            framework["used_resources"]["cpus"].number();
   };
+  auto offers = [&] { return offersFor(s, slaveId).size(); };
   auto latest = [&] { return offersFor(s, slaveId).back().id(); };
-  ASSERT_EQ(1u, offersFor(s, slaveId).size());
+  ASSERT_EQ(1u, offers());
   EXPECT_DOUBLE_EQ(2, held());
 
-  // Timed out: rescinded, and offered again whole.
+  // Half taken by a task, which runs through what follows: the other half
+  // comes back at once.
+  launch(s, frameworkId, {latest()}, {commandTask("t1", slaveId)}, 0);
+  advance(flags_.allocation_interval);
+  ASSERT_EQ(2u, offers());
+  EXPECT_DOUBLE_EQ(1, Resources(offersFor(s, slaveId).back().resources()).scalar("cpus"));
+  EXPECT_DOUBLE_EQ(2, held());
+
+  // Timed out: rescinded, and offered again.
   advance(11s);
   advance(flags_.allocation_interval);
   ASSERT_EQ(1u, s.count<RescindResourceOfferMessage>());
-  ASSERT_EQ(2u, offersFor(s, slaveId).size());
+  ASSERT_EQ(3u, offers());
   EXPECT_DOUBLE_EQ(2, held());
 
   // Declined without a filter.
   launch(s, frameworkId, {latest()}, {}, 0);
   advance(flags_.allocation_interval);
-  ASSERT_EQ(3u, offersFor(s, slaveId).size());
+  ASSERT_EQ(4u, offers());
   EXPECT_DOUBLE_EQ(2, held());
 
   // Refused as a whole (it also names an offer that does not exist).
@@ -334,19 +344,13 @@ TEST_F(MasterLifecycleTest, ResourcesGoBackOnceHoweverTheirOfferEnds) {
   unknown.set_value("no-such-offer");
   launch(s, frameworkId, {latest(), unknown}, {commandTask("t0", slaveId)}, 0);
   advance(flags_.allocation_interval);
-  ASSERT_EQ(4u, offersFor(s, slaveId).size());
+  ASSERT_EQ(5u, offers());
   EXPECT_DOUBLE_EQ(2, held());
 
-  // Half taken by a task: the other half comes back at once...
-  launch(s, frameworkId, {latest()}, {commandTask("t1", slaveId)}, 0);
-  advance(flags_.allocation_interval);
-  ASSERT_EQ(5u, offersFor(s, slaveId).size());
-  EXPECT_DOUBLE_EQ(1, Resources(offersFor(s, slaveId).back().resources()).scalar("cpus"));
-  EXPECT_DOUBLE_EQ(2, held());
-  // ...and the task's half when it ends.
+  // The task ends: its half is offered too.
   send(*owned.get(), update(frameworkId, slaveId, "t1", TASK_FINISHED, *owned.get()));
   advance(flags_.allocation_interval);
-  ASSERT_EQ(6u, offersFor(s, slaveId).size());
+  ASSERT_EQ(6u, offers());
   EXPECT_DOUBLE_EQ(2, held());
 
   // The slave's connection breaks: its offers are rescinded; back, it is
