@@ -80,7 +80,6 @@ using mesos::SlaveInfo;
 using mesos::allocator::Config;
 using mesos::allocator::HierarchicalAllocator;
 using mesos::allocator::Options;
-using mesos::allocator::Policy;
 using mesos::allocator::SlaveResources;
 using mesos::allocator::TimePoint;
 
@@ -112,8 +111,8 @@ class Cluster {
  public:
   // Framework i has role roles[i % roles.size()]; with `multiRole`, it is a
   // MULTI_ROLE framework of that role and the next one in `roles`.
-  Cluster(Policy policy, Config config, size_t frameworks, const std::vector<std::string>& roles,
-          bool multiRole = false)
+  Cluster(const std::string& policy, Config config, size_t frameworks,
+          const std::vector<std::string>& roles, bool multiRole = false)
       : allocator_(policy, std::move(config)) {
     Options options;
     options.now = [this] { return now_; };
@@ -241,7 +240,7 @@ void runReserved(size_t slaves, size_t frameworks, const Resources& resources) {
     kinds.push_back(resources +
                     Resources::parse("cpus(" + role + "):4;mem(" + role + "):16384").value());
   }
-  Cluster cluster(Policy::kDrf, Config{}, frameworks, {"*", "r0", "r1", "r2", "r3"});
+  Cluster cluster("drf", Config{}, frameworks, {"*", "r0", "r1", "r2", "r3"});
   cluster.addSlaves(slaves, kinds);
   auto [seconds, offers] = cluster.cycle();
   CHECK_GE(offers, slaves) << "the first cycle should offer every slave";
@@ -260,7 +259,7 @@ void runQuota(size_t slaves, size_t frameworks, const Resources& resources) {
     kinds.push_back(resources +
                     Resources::parse("cpus(" + role + "):4;mem(" + role + "):16384").value());
   }
-  Cluster cluster(Policy::kDrf, Config{}, frameworks, {"*", "r0", "r1", "r2", "r3"});
+  Cluster cluster("drf", Config{}, frameworks, {"*", "r0", "r1", "r2", "r3"});
   double cpus = resources.scalar("cpus") * static_cast<double>(slaves);
   double mem = resources.scalar("mem") * static_cast<double>(slaves);
   using Quota = mesos::allocator::Quota;
@@ -284,7 +283,7 @@ void runMultiRole(size_t slaves, size_t frameworks, const Resources& resources) 
     kinds.push_back(resources +
                     Resources::parse("cpus(" + role + "):4;mem(" + role + "):16384").value());
   }
-  Cluster cluster(Policy::kDrf, Config{}, frameworks, {"r0", "r1", "r2", "r3"}, true);
+  Cluster cluster("drf", Config{}, frameworks, {"r0", "r1", "r2", "r3"}, true);
   cluster.addSlaves(slaves, kinds);
   auto [seconds, offers] = cluster.cycle();
   CHECK_GE(offers, slaves) << "the first cycle should offer every slave";
@@ -300,7 +299,7 @@ void runMultiRole(size_t slaves, size_t frameworks, const Resources& resources) 
 void runCombo(size_t slaves, size_t frameworks, const Resources& resources) {
   std::string name = combo(slaves, frameworks);
   if (scenario("plain") || scenario("filtered")) {
-    Cluster cluster(Policy::kDrf, Config{}, frameworks, {"*"});
+    Cluster cluster("drf", Config{}, frameworks, {"*"});
     cluster.addSlaves(slaves, resources);
     auto [seconds, offers] = cluster.cycle();
     CHECK_EQ(slaves, offers) << "the first cycle should offer every slave";
@@ -320,7 +319,7 @@ void runCombo(size_t slaves, size_t frameworks, const Resources& resources) {
     }
   }
   if (scenario("suppressed")) {
-    Cluster cluster(Policy::kDrf, Config{}, frameworks, {"*"});
+    Cluster cluster("drf", Config{}, frameworks, {"*"});
     for (size_t i = 0; i < frameworks; i += 2) cluster.suppress(i);
     cluster.addSlaves(slaves, resources);
     cluster.cycle();
@@ -336,8 +335,8 @@ void runCombo(size_t slaves, size_t frameworks, const Resources& resources) {
 // The plain cycle under another policy, the frameworks spread over four
 // roles r0..r3 (priorities 0..3 for the priority policy, weights 1..4 for
 // the lottery).
-void runPolicy(Policy policy, const std::string& label, size_t slaves, size_t frameworks,
-               const Resources& resources) {
+void runPolicy(const std::string& policy, const std::string& label, size_t slaves,
+               size_t frameworks, const Resources& resources) {
   Config config;
   for (int r = 0; r < 4; r++) {
     std::string role = "r" + std::to_string(r);
@@ -418,11 +417,11 @@ int main(int argc, char** argv) {
 
   size_t big = FLAGS_quick ? 10000 : 50000;
   {
-    Cluster cluster(Policy::kDrf, Config{}, 200, {"*"});
+    Cluster cluster("drf", Config{}, 200, {"*"});
     print("add_slaves_ms_" + std::to_string(big), cluster.addSlaves(big, *resources) * 1e3, "ms");
   }
-  runPolicy(Policy::kLottery, "lottery", big, 200, *resources);
-  runPolicy(Policy::kPriority, "priority", big, 200, *resources);
+  runPolicy("lottery", "lottery", big, 200, *resources);
+  runPolicy("priority", "priority", big, 200, *resources);
   if (!scenario("reserved")) runReserved(big, 200, *resources);
   return 0;
 }
