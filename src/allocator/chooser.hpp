@@ -44,7 +44,7 @@ class Predicate {
  public:
   template <typename F>
     requires(!std::is_same_v<std::remove_cvref_t<F>, Predicate>)
-  Predicate(F&& f)  // NOLINT: implicit, as a callable parameter
+  Predicate(F&& f)  // implicit: a lambda goes where a Predicate is expected
       : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
         call_([](void* object, Arg arg) -> bool {
           return (*static_cast<std::remove_reference_t<F>*>(object))(std::forward<Arg>(arg));
