@@ -27,6 +27,11 @@
 //                                the unreserved cpus and memory, r1 limited
 //                                to a twentieth, r2 both; offers are cut
 //                                to limits and headroom (--scenarios=quota)
+//   cycle_ms_multirole_SxF,      the reserved cluster with MULTI_ROLE
+//   offers_per_s_multirole_SxF   frameworks: framework i subscribed to roles
+//                                r<i % 4> and r<(i + 1) % 4> (FrameworkInfo
+//                                .roles), one allocator client per role, so
+//                                twice as many clients (--scenarios=multirole)
 // Each cycle figure is the median of --cycles cycles; the time spent giving
 // offers back (recoverResources) is not counted. docs/benchmarks.md records
 // the figures.
@@ -61,7 +66,7 @@ DEFINE_bool(cpu_time, false,
             "programs run).");
 DEFINE_string(scenarios, "plain,filtered,suppressed",
               "Comma-separated scenarios of each combination to run: plain, filtered, "
-              "suppressed, reserved, quota (to profile one at a time).");
+              "suppressed, reserved, quota, multirole (to profile one at a time).");
 DEFINE_string(slave_resources, "cpus:16;mem:65536;disk:100000", "Each slave's resources.");
 
 namespace {
@@ -75,7 +80,6 @@ using mesos::SlaveInfo;
 using mesos::allocator::Config;
 using mesos::allocator::HierarchicalAllocator;
 using mesos::allocator::Options;
-using mesos::allocator::Policy;
 using mesos::allocator::SlaveResources;
 using mesos::allocator::TimePoint;
 
@@ -105,8 +109,10 @@ double clockSeconds() {
 // that have not been given back.
 class Cluster {
  public:
-  // Framework i has role roles[i % roles.size()].
-  Cluster(Policy policy, Config config, size_t frameworks, const std::vector<std::string>& roles)
+  // Framework i has role roles[i % roles.size()]; with `multiRole`, it is a
+  // MULTI_ROLE framework of that role and the next one in `roles`.
+  Cluster(const std::string& policy, Config config, size_t frameworks,
+          const std::vector<std::string>& roles, bool multiRole = false)
       : allocator_(policy, std::move(config)) {
     Options options;
     options.now = [this] { return now_; };
@@ -121,7 +127,13 @@ class Cluster {
       FrameworkInfo info;
       info.set_user("bench");
       info.set_name(frameworkIds_[i].value());
-      info.set_role(roles[i % roles.size()]);
+      if (multiRole) {
+        info.add_capabilities()->set_type(FrameworkInfo::Capability::MULTI_ROLE);
+        info.add_roles(roles[i % roles.size()]);
+        info.add_roles(roles[(i + 1) % roles.size()]);
+      } else {
+        info.set_role(roles[i % roles.size()]);
+      }
       allocator_.addFramework(frameworkIds_[i], info, {}, true);
     }
   }
@@ -228,7 +240,7 @@ void runReserved(size_t slaves, size_t frameworks, const Resources& resources) {
     kinds.push_back(resources +
                     Resources::parse("cpus(" + role + "):4;mem(" + role + "):16384").value());
   }
-  Cluster cluster(Policy::kDrf, Config{}, frameworks, {"*", "r0", "r1", "r2", "r3"});
+  Cluster cluster("drf", Config{}, frameworks, {"*", "r0", "r1", "r2", "r3"});
   cluster.addSlaves(slaves, kinds);
   auto [seconds, offers] = cluster.cycle();
   CHECK_GE(offers, slaves) << "the first cycle should offer every slave";
@@ -247,7 +259,7 @@ void runQuota(size_t slaves, size_t frameworks, const Resources& resources) {
     kinds.push_back(resources +
                     Resources::parse("cpus(" + role + "):4;mem(" + role + "):16384").value());
   }
-  Cluster cluster(Policy::kDrf, Config{}, frameworks, {"*", "r0", "r1", "r2", "r3"});
+  Cluster cluster("drf", Config{}, frameworks, {"*", "r0", "r1", "r2", "r3"});
   double cpus = resources.scalar("cpus") * static_cast<double>(slaves);
   double mem = resources.scalar("mem") * static_cast<double>(slaves);
   using Quota = mesos::allocator::Quota;
@@ -262,12 +274,32 @@ void runQuota(size_t slaves, size_t frameworks, const Resources& resources) {
   print("offers_per_s_quota_" + combo(slaves, frameworks), quota.offersPerSecond, "offers/s");
 }
 
+// The reserved cluster of runReserved() with MULTI_ROLE frameworks, each of
+// two of the roles r0..r3: each role of a framework is offered on its own.
+void runMultiRole(size_t slaves, size_t frameworks, const Resources& resources) {
+  std::vector<Resources> kinds;
+  for (int r = 0; r < 4; r++) {
+    std::string role = "r" + std::to_string(r);
+    kinds.push_back(resources +
+                    Resources::parse("cpus(" + role + "):4;mem(" + role + "):16384").value());
+  }
+  Cluster cluster("drf", Config{}, frameworks, {"r0", "r1", "r2", "r3"}, true);
+  cluster.addSlaves(slaves, kinds);
+  auto [seconds, offers] = cluster.cycle();
+  CHECK_GE(offers, slaves) << "the first cycle should offer every slave";
+  (void)seconds;
+  Figure multi = measure(cluster, [&] { cluster.recoverAll(); });
+  print("cycle_ms_multirole_" + combo(slaves, frameworks), multi.ms, "ms");
+  print("offers_per_s_multirole_" + combo(slaves, frameworks), multi.offersPerSecond,
+        "offers/s");
+}
+
 // Plain, filtered and suppressed cycles for one combination (DRF, role "*"),
 // and the reserved one when asked for.
 void runCombo(size_t slaves, size_t frameworks, const Resources& resources) {
   std::string name = combo(slaves, frameworks);
   if (scenario("plain") || scenario("filtered")) {
-    Cluster cluster(Policy::kDrf, Config{}, frameworks, {"*"});
+    Cluster cluster("drf", Config{}, frameworks, {"*"});
     cluster.addSlaves(slaves, resources);
     auto [seconds, offers] = cluster.cycle();
     CHECK_EQ(slaves, offers) << "the first cycle should offer every slave";
@@ -287,7 +319,7 @@ void runCombo(size_t slaves, size_t frameworks, const Resources& resources) {
     }
   }
   if (scenario("suppressed")) {
-    Cluster cluster(Policy::kDrf, Config{}, frameworks, {"*"});
+    Cluster cluster("drf", Config{}, frameworks, {"*"});
     for (size_t i = 0; i < frameworks; i += 2) cluster.suppress(i);
     cluster.addSlaves(slaves, resources);
     cluster.cycle();
@@ -297,13 +329,14 @@ void runCombo(size_t slaves, size_t frameworks, const Resources& resources) {
   }
   if (scenario("reserved")) runReserved(slaves, frameworks, resources);
   if (scenario("quota")) runQuota(slaves, frameworks, resources);
+  if (scenario("multirole")) runMultiRole(slaves, frameworks, resources);
 }
 
 // The plain cycle under another policy, the frameworks spread over four
 // roles r0..r3 (priorities 0..3 for the priority policy, weights 1..4 for
 // the lottery).
-void runPolicy(Policy policy, const std::string& label, size_t slaves, size_t frameworks,
-               const Resources& resources) {
+void runPolicy(const std::string& policy, const std::string& label, size_t slaves,
+               size_t frameworks, const Resources& resources) {
   Config config;
   for (int r = 0; r < 4; r++) {
     std::string role = "r" + std::to_string(r);
@@ -384,11 +417,11 @@ int main(int argc, char** argv) {
 
   size_t big = FLAGS_quick ? 10000 : 50000;
   {
-    Cluster cluster(Policy::kDrf, Config{}, 200, {"*"});
+    Cluster cluster("drf", Config{}, 200, {"*"});
     print("add_slaves_ms_" + std::to_string(big), cluster.addSlaves(big, *resources) * 1e3, "ms");
   }
-  runPolicy(Policy::kLottery, "lottery", big, 200, *resources);
-  runPolicy(Policy::kPriority, "priority", big, 200, *resources);
+  runPolicy("lottery", "lottery", big, 200, *resources);
+  runPolicy("priority", "priority", big, 200, *resources);
   if (!scenario("reserved")) runReserved(big, 200, *resources);
   return 0;
 }

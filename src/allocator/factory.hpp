@@ -1,5 +1,6 @@
-// Choosing the master's allocator: --allocator=drf|priority|lottery, or the
-// path of a module (a shared library; see docs/allocation-modules.md).
+// Choosing the master's allocator: --allocator=drf|priority|lottery (the
+// built-in policies, by the names in policies.cpp), or the path of a module
+// (a shared library; see docs/allocation-modules.md).
 #pragma once
 
 #include <memory>

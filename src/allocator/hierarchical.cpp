@@ -7,6 +7,7 @@
 
 #include <glog/logging.h>
 
+#include "allocator/drf/shares.hpp"
 #include "common/roles.hpp"
 
 namespace mesos::allocator {
@@ -92,11 +93,13 @@ bool allocatable(const Resources& resources) {
   return resources.scalar("cpus") >= kMinCpus || resources.scalar("mem") >= kMinMemMb;
 }
 
-HierarchicalAllocator::HierarchicalAllocator(Policy policy, Config config)
-    : policy_(policy),
-      config_(std::move(config)),
-      sorter_(policy == Policy::kPriority),
-      lottery_(config_.seed) {}
+HierarchicalAllocator::HierarchicalAllocator(const std::string& policy, Config config)
+    : config_(std::move(config)) {
+  ChooserFactory make = findPolicy(policy);
+  CHECK(make != nullptr) << "unknown allocation policy '" << policy << "'";
+  chooser_ = make(Chooser::Context{sorter_, config_});
+  chooserWantsAllocations_ = chooser_->wantsAllocations();
+}
 
 void HierarchicalAllocator::initialize(const Options& options) { options_ = options; }
 
@@ -584,7 +587,8 @@ bool HierarchicalAllocator::eligible(Framework& framework, uint32_t index, const
 
 // The framework `slave` goes to among those for which `ok(seq)` holds,
 // looking only at roles for which `roleOk(role)` holds: the one a
-// revocation freed it for, else the policy's choice.
+// revocation freed it for, else the policy's choice (one virtual call; the
+// chooser calls `ok` and `roleOk` through a function pointer).
 template <typename Ok, typename RoleOk>
 std::optional<HierarchicalAllocator::Seq> HierarchicalAllocator::choose(Slave& slave, Ok&& ok,
                                                                         RoleOk&& roleOk) {
@@ -597,10 +601,7 @@ std::optional<HierarchicalAllocator::Seq> HierarchicalAllocator::choose(Slave& s
     }
     if (!current) slave.promisedTo.reset();
   }
-  if (policy_ == Policy::kLottery) {
-    if (auto drawn = lottery_.draw(ok)) return drawn;
-  }
-  return sorter_.pick(roleOk, ok);
+  return chooser_->choose(roleOk, ok);
 }
 
 void HierarchicalAllocator::give(Seq seq, uint32_t index, Slave& slave,
@@ -755,38 +756,9 @@ void HierarchicalAllocator::send(Offers& offers) {
   }
 }
 
-void HierarchicalAllocator::drawTickets() {
-  if (policy_ != Policy::kLottery) return;
-  std::vector<std::pair<Seq, double>> tickets;
-  for (const auto& [role, members] : roleMembers_) {
-    if (members.empty()) continue;
-    double roleTickets = 0;
-    if (config_.lotteryTickets == "guarantees") {
-      auto guarantee = config_.guarantees.find(role);
-      if (guarantee != config_.guarantees.end()) {
-        // The guarantee's dominant share of the cluster.
-        std::vector<double> g = vector(guarantee->second);
-        const std::vector<double>& total = sorter_.total();
-        for (size_t i = 0; i < g.size() && i < total.size(); i++) {
-          if (total[i] > 0) roleTickets = std::max(roleTickets, g[i] / total[i]);
-        }
-      }
-    } else {
-      auto weight = config_.weights.find(role);
-      roleTickets = weight == config_.weights.end() ? 1.0 : weight->second;
-    }
-    for (Seq seq : members) {
-      const Framework& framework = frameworks_[seq];
-      if (!framework.active || framework.suppressed || !framework.subscribed) continue;
-      tickets.emplace_back(seq, roleTickets / members.size());
-    }
-  }
-  lottery_.reset(std::move(tickets));
-}
-
 void HierarchicalAllocator::allocate() {
   now_ = options_.now();
-  drawTickets();
+  chooser_->beginCycle();
   Offers offers;
   std::vector<std::pair<uint32_t, uint32_t>> candidates;
   candidates.swap(withFree_);
@@ -802,7 +774,7 @@ void HierarchicalAllocator::allocate() {
 
 void HierarchicalAllocator::allocate(const std::vector<SlaveID>& slaveIds) {
   now_ = options_.now();
-  drawTickets();
+  chooser_->beginCycle();
   Offers offers;
   for (const SlaveID& slaveId : slaveIds) {
     auto it = slaveIndex_.find(slaveId.value());
@@ -911,11 +883,7 @@ std::vector<double> HierarchicalAllocator::fairShareDeficit(const std::string& r
   double fair = fairShare(role);
   const std::vector<double>& total = sorter_.total();
   const std::vector<double>& held = sorter_.roleAllocation(role);
-  double dominant = 0;
-  for (size_t i = 0; i < held.size() && i < total.size(); i++) {
-    if (total[i] > 0) dominant = std::max(dominant, held[i] / total[i]);
-  }
-  if (dominant + kEpsilon >= fair) return {};
+  if (dominantShare(held, total) + kEpsilon >= fair) return {};
   std::vector<double> deficit(total.size(), 0.0);
   for (size_t i = 0; i < total.size(); i++) {
     deficit[i] = std::max(0.0, fair * total[i] - (i < held.size() ? held[i] : 0.0));
@@ -951,11 +919,7 @@ void HierarchicalAllocator::revokeFor(Framework& beneficiary, Seq beneficiarySeq
       double share = fairShare(role);
       const std::vector<double>& total = sorter_.total();
       const std::vector<double>& held = sorter_.roleAllocation(role);
-      double dominant = 0;
-      for (size_t i = 0; i < held.size() && i < total.size(); i++) {
-        if (total[i] > 0) dominant = std::max(dominant, held[i] / total[i]);
-      }
-      if (dominant <= share + kEpsilon) continue;
+      if (dominantShare(held, total) <= share + kEpsilon) continue;
       for (size_t i = 0; i < surplus.size() && i < total.size(); i++) {
         surplus[i] = std::min(surplus[i], std::max(0.0, held[i] - share * total[i]));
       }
@@ -1090,6 +1054,7 @@ void HierarchicalAllocator::account(Seq seq, const Resources& resources, double 
   } else {
     sorter_.unallocated(seq, resources);
   }
+  if (chooserWantsAllocations_) chooser_->allocated(seq, resources, sign);
   auto framework = frameworks_.find(seq);
   if (framework != frameworks_.end() && framework->second.added) {
     countAllocated(framework->second, resources, sign);

@@ -2,13 +2,17 @@
 // lottery). It keeps every slave's free resources and every framework's
 // allocation (offered or used), and offers each slave's free resources,
 // whole, to one framework that is active, not suppressed and not filtering
-// that slave:
+// that slave, the one the policy's Chooser (chooser.hpp) picks:
 //   drf       the first in weighted DRF order: roles by weighted dominant
-//             share, then the role's frameworks by dominant share;
-//   priority  the same, but roles of higher --priorities first;
+//             share, then the role's frameworks by dominant share
+//             (drf/chooser.hpp);
+//   priority  the same, but roles of higher --priorities first
+//             (priority/chooser.hpp);
 //   lottery   a random framework, with probability proportional to its
 //             tickets (its role's weight or guarantee, split among the
-//             role's frameworks).
+//             role's frameworks; lottery/chooser.hpp).
+// Everything else here (filters, reservations, multi-role, quota,
+// revocation) is the same for every policy.
 // A slave is offered only when at least --min_offer_size is free on it.
 //
 // Reservations: resources of a role other than "*" (the slave's
@@ -42,7 +46,8 @@
 // any quota none of these steps is taken.
 //
 // Cost: a cycle visits only slaves with free resources, and per slave asks
-// the sorter once (or draws once); the sorter keeps its order incrementally.
+// the chooser once (one virtual call: the sorter's order, or a draw); the
+// sorter keeps its order incrementally.
 // A slave with reservations is asked about once per framework it goes to.
 // Nothing scans every slave except a full cycle.
 #pragma once
@@ -58,17 +63,18 @@
 #include <utility>
 #include <vector>
 
+#include "allocator/chooser.hpp"
 #include "allocator/drf/sorter.hpp"
-#include "allocator/lottery/lottery.hpp"
 #include "mesos/allocator.hpp"
 
 namespace mesos::allocator {
 
-enum class Policy { kDrf, kPriority, kLottery };
-
 class HierarchicalAllocator : public Allocator {
  public:
-  explicit HierarchicalAllocator(Policy policy = Policy::kDrf, Config config = {});
+  // `policy` names a built-in policy (findPolicy(): "drf", "priority",
+  // "lottery"); an unknown name is a programming error (CHECK): the
+  // factory (factory.hpp) checks --allocator first.
+  explicit HierarchicalAllocator(const std::string& policy = "drf", Config config = {});
 
   void initialize(const Options& options) override;
   void addFramework(const FrameworkID& frameworkId, const FrameworkInfo& info,
@@ -203,7 +209,6 @@ class HierarchicalAllocator : public Allocator {
   void forget(Framework& framework, Seq seq, Slave& slave);
   void take(Seq seq, uint32_t index, Slave& slave, const Resources& resources);
   void markFree(uint32_t index);
-  void drawTickets();
   void send(Offers& offers);
   std::vector<double> vector(const Resources& resources);
   Resources resources(const std::vector<double>& scalars) const;
@@ -242,11 +247,11 @@ class HierarchicalAllocator : public Allocator {
   double fairShare(const std::string& role) const;
   std::vector<double> fairShareDeficit(const std::string& role);
 
-  Policy policy_;
   Config config_;
   Options options_;
   DrfSorter sorter_;
-  Lottery lottery_;
+  std::unique_ptr<Chooser> chooser_;  // reads sorter_ and config_
+  bool chooserWantsAllocations_ = false;
 
   TimePoint now_{};  // options_.now() at the start of the current allocation
   Seq nextSeq_ = 0;

@@ -7,7 +7,10 @@
 #include <cmath>
 #include <map>
 
+#include "allocator/chooser.hpp"
 #include "allocator/config.hpp"
+#include "allocator/drf/shares.hpp"
+#include "allocator/factory.hpp"
 #include "allocator/hierarchical.hpp"
 #include "support/allocator_fixture.hpp"
 
@@ -17,7 +20,6 @@ namespace {
 using namespace std::chrono_literals;
 using allocator::Config;
 using allocator::HierarchicalAllocator;
-using allocator::Policy;
 using allocator::Revocation;
 using allocator::SlaveResources;
 
@@ -41,7 +43,7 @@ allocator::ConfigFlags flags(const std::map<std::string, std::string>& given) {
 class PoliciesTest : public ::testing::Test {
  protected:
   // Creates the allocator under test.
-  void start(Policy policy, Config config = {}) {
+  void start(const std::string& policy, Config config = {}) {
     allocator_ = std::make_unique<HierarchicalAllocator>(policy, std::move(config));
     allocator::Options options;
     options.now = [this] { return now_; };
@@ -133,7 +135,7 @@ class PoliciesTest : public ::testing::Test {
 // The default policy with one role: whole slaves, DRF, filters, churn.
 class DrfTest : public PoliciesTest {
  protected:
-  void SetUp() override { start(Policy::kDrf); }
+  void SetUp() override { start("drf"); }
 };
 
 TEST_F(DrfTest, OffersAWholeSlaveToOneFramework) {
@@ -265,7 +267,7 @@ TEST_F(DrfTest, TinyLeftoversAreNotOffered) {
 }
 
 TEST_F(PoliciesTest, WeightedDrfAmongRoles) {
-  start(Policy::kDrf, parse({{"weights", "a=2,b=1"}}));
+  start("drf", parse({{"weights", "a=2,b=1"}}));
   addFramework("fa", "a");
   addFramework("fb", "b");
   for (int i = 0; i < 6; i++) addSlave("s" + std::to_string(i), "cpus:1;mem:1024");
@@ -281,7 +283,7 @@ TEST_F(PoliciesTest, DrfAmongFrameworksWithinARole) {
   // Role a weighs 3, so it gets 3 slaves of 4; inside it, its two
   // frameworks split by their own dominant shares (2 and 1, ties by the
   // order they were added).
-  start(Policy::kDrf, parse({{"weights", "a=3"}}));
+  start("drf", parse({{"weights", "a=3"}}));
   addFramework("a1", "a");
   addFramework("a2", "a");
   addFramework("b1", "b");
@@ -293,7 +295,7 @@ TEST_F(PoliciesTest, DrfAmongFrameworksWithinARole) {
 }
 
 TEST_F(PoliciesTest, StrictPriorityOffersEverythingToTheHigherRoleFirst) {
-  start(Policy::kPriority, parse({{"priorities", "hi=10,lo=1"}}));
+  start("priority", parse({{"priorities", "hi=10,lo=1"}}));
   addFramework("lo1", "lo");
   addFramework("hi1", "hi");
   addFramework("hi2", "hi");
@@ -312,7 +314,7 @@ TEST_F(PoliciesTest, StrictPriorityOffersEverythingToTheHigherRoleFirst) {
 }
 
 TEST_F(PoliciesTest, PriorityTiesAreBrokenByDrf) {
-  start(Policy::kPriority, parse({{"priorities", "x=5,y=5"}}));
+  start("priority", parse({{"priorities", "x=5,y=5"}}));
   addFramework("fx", "x");
   addFramework("fy", "y");
   for (int i = 0; i < 4; i++) addSlave("s" + std::to_string(i), "cpus:1;mem:1024");
@@ -322,7 +324,7 @@ TEST_F(PoliciesTest, PriorityTiesAreBrokenByDrf) {
 }
 
 TEST_F(PoliciesTest, DrfIgnoresPriorities) {
-  start(Policy::kDrf, parse({{"priorities", "hi=10,lo=1"}}));
+  start("drf", parse({{"priorities", "hi=10,lo=1"}}));
   addFramework("hi1", "hi");
   addFramework("lo1", "lo");
   for (int i = 0; i < 4; i++) addSlave("s" + std::to_string(i), "cpus:1;mem:1024");
@@ -335,7 +337,7 @@ TEST_F(PoliciesTest, DrfIgnoresPriorities) {
 // wins about t_i / sum(t) of them.
 TEST_F(PoliciesTest, LotteryOffersInProportionToTickets) {
   for (uint64_t seed : {1u, 2u, 3u}) {
-    start(Policy::kLottery, parse({{"weights", "a=3,b=1"}, {"seed", std::to_string(seed)}}));
+    start("lottery", parse({{"weights", "a=3,b=1"}, {"seed", std::to_string(seed)}}));
     addFramework("fa", "a");
     addFramework("fb", "b");
     addSlave("s", "cpus:1;mem:1024");
@@ -347,7 +349,7 @@ TEST_F(PoliciesTest, LotteryOffersInProportionToTickets) {
 }
 
 TEST_F(PoliciesTest, LotteryTicketsAreSplitAmongARolesFrameworks) {
-  start(Policy::kLottery, parse({{"weights", "a=2,b=1"}, {"seed", std::to_string(7)}}));
+  start("lottery", parse({{"weights", "a=2,b=1"}, {"seed", std::to_string(7)}}));
   addFramework("a1", "a");
   addFramework("a2", "a");
   addFramework("b1", "b");
@@ -361,7 +363,7 @@ TEST_F(PoliciesTest, LotteryTicketsAreSplitAmongARolesFrameworks) {
 }
 
 TEST_F(PoliciesTest, LotteryWithGuaranteeTickets) {
-  start(Policy::kLottery, parse({{"guarantees", "a:cpus:3,b:cpus:1"},
+  start("lottery", parse({{"guarantees", "a:cpus:3,b:cpus:1"},
                                  {"seed", "11"},
                                  {"lottery_tickets", "guarantees"}}));
   addFramework("fa", "a");
@@ -376,7 +378,7 @@ TEST_F(PoliciesTest, LotteryWithGuaranteeTickets) {
 }
 
 TEST_F(PoliciesTest, LotteryHonoursFiltersAndSuppression) {
-  start(Policy::kLottery, parse({{"weights", "a=100"}, {"seed", std::to_string(5)}}));
+  start("lottery", parse({{"weights", "a=100"}, {"seed", std::to_string(5)}}));
   addFramework("fa", "a");
   addFramework("fb", "b");
   addSlave("s", "cpus:1;mem:1024");
@@ -400,7 +402,7 @@ TEST_F(PoliciesTest, LotteryHonoursFiltersAndSuppression) {
 }
 
 TEST_F(PoliciesTest, RefusalFiltersExpireOnTime) {
-  start(Policy::kDrf);
+  start("drf");
   addFramework("f");
   addSlave("s", "cpus:2;mem:1024");
   allocator_->allocate();
@@ -417,7 +419,7 @@ TEST_F(PoliciesTest, RefusalFiltersExpireOnTime) {
 }
 
 TEST_F(PoliciesTest, StandingFilterOnlyTheseSlaves) {
-  start(Policy::kDrf);
+  start("drf");
   addFramework("f");
   addSlave("s1", "cpus:1;mem:1024");
   addSlave("s2", "cpus:1;mem:1024");
@@ -449,7 +451,7 @@ TEST_F(PoliciesTest, StandingFilterOnlyTheseSlaves) {
 }
 
 TEST_F(PoliciesTest, StandingFilterAtLeastThisMuchFree) {
-  start(Policy::kDrf);
+  start("drf");
   addFramework("big");
   addFramework("small");
   standingMinFree("big", "cpus:4");
@@ -466,7 +468,7 @@ TEST_F(PoliciesTest, StandingFilterAtLeastThisMuchFree) {
 }
 
 TEST_F(PoliciesTest, MinimumOfferSizeHoldsBackSmallLeftovers) {
-  start(Policy::kDrf, parse({{"min_offer_size", "cpus:2"}}));
+  start("drf", parse({{"min_offer_size", "cpus:2"}}));
   addFramework("f");
   addSlave("s", "cpus:4;mem:4096");
   addSlave("tiny", "cpus:1;mem:512");  // smaller than the minimum: offered when all free
@@ -493,7 +495,7 @@ TEST_F(PoliciesTest, MinimumOfferSizeHoldsBackSmallLeftovers) {
 // frees up; with a minimum offer size the slave waits until it is wholly
 // free, and equal shares take turns, so the framework of big tasks gets it.
 TEST_F(PoliciesTest, MinimumOfferSizeLetsLargeTasksIn) {
-  start(Policy::kDrf, parse({{"min_offer_size", "cpus:4"}}));
+  start("drf", parse({{"min_offer_size", "cpus:4"}}));
   addFramework("small");
   addFramework("big");
   addSlave("s", "cpus:4;mem:4096");
@@ -518,7 +520,7 @@ TEST_F(PoliciesTest, MinimumOfferSizeLetsLargeTasksIn) {
 }
 
 TEST_F(PoliciesTest, UsedResourcesOfAFrameworkAddedLaterCount) {
-  start(Policy::kDrf);
+  start("drf");
   // A slave re-registers with f1's tasks before f1 re-registers.
   addSlave("s1", "cpus:4;mem:1024", {{"f1", resources("cpus:3;mem:512")}});
   addFramework("f1");
@@ -532,7 +534,7 @@ TEST_F(PoliciesTest, UsedResourcesOfAFrameworkAddedLaterCount) {
 }
 
 TEST_F(PoliciesTest, SlotsOfRemovedSlavesCarryNothingOver) {
-  start(Policy::kDrf);
+  start("drf");
   addFramework("f");
   addSlave("s1", "cpus:1;mem:1024");
   allocator_->allocate();
@@ -555,7 +557,7 @@ class RevocationTest : public PoliciesTest {
  protected:
   // Role a is guaranteed 2 cpus; b holds a whole 4-cpu slave.
   void SetUp() override {
-    start(Policy::kDrf, parse({{"guarantees", "a:cpus:2"}, {"revocation_timeout", "10"}}));
+    start("drf", parse({{"guarantees", "a:cpus:2"}, {"revocation_timeout", "10"}}));
     addFramework("b1", "b");
     addSlave("s", "cpus:4;mem:4096");
     allocator_->allocate();
@@ -592,7 +594,7 @@ TEST_F(RevocationTest, AfterTheTimeoutResourcesAreRevokedFromAboveGuarantee) {
 
 TEST_F(RevocationTest, NeverFromARoleAtOrBelowItsGuarantee) {
   // b is guaranteed everything it holds: nothing can be taken from it.
-  start(Policy::kDrf, parse({{"guarantees", "a:cpus:2,b:cpus:4"}, {"revocation_timeout", "10"}}));
+  start("drf", parse({{"guarantees", "a:cpus:2,b:cpus:4"}, {"revocation_timeout", "10"}}));
   addFramework("b1", "b");
   addSlave("s", "cpus:4;mem:4096");
   allocator_->allocate();
@@ -606,7 +608,7 @@ TEST_F(RevocationTest, NeverFromARoleAtOrBelowItsGuarantee) {
 }
 
 TEST_F(RevocationTest, OnlyTheSurplusAboveAGuaranteeIsTaken) {
-  start(Policy::kDrf, parse({{"guarantees", "a:cpus:3,b:cpus:3"}, {"revocation_timeout", "10"}}));
+  start("drf", parse({{"guarantees", "a:cpus:3,b:cpus:3"}, {"revocation_timeout", "10"}}));
   addFramework("b1", "b");
   addSlave("s", "cpus:4;mem:4096");
   allocator_->allocate();
@@ -659,7 +661,7 @@ TEST_F(RevocationTest, AnOfferStopsTheClock) {
 // Optionally, a framework below its role's fair share gets resources revoked
 // too: from roles above their fair share, never below it, one slave a time.
 TEST_F(PoliciesTest, RevocationBelowTheFairShare) {
-  start(Policy::kDrf, parse({{"weights", "a=1,b=3"},
+  start("drf", parse({{"weights", "a=1,b=3"},
                              {"revocation_timeout", "10"},
                              {"revoke_below_fair_share", "true"}}));
   addFramework("b1", "b");
@@ -679,7 +681,7 @@ TEST_F(PoliciesTest, RevocationBelowTheFairShare) {
 }
 
 TEST_F(PoliciesTest, NoFairShareRevocationUnlessAskedFor) {
-  start(Policy::kDrf, parse({{"weights", "a=1,b=3"}, {"revocation_timeout", "10"}}));
+  start("drf", parse({{"weights", "a=1,b=3"}, {"revocation_timeout", "10"}}));
   addFramework("b1", "b");
   addSlave("s1", "cpus:2;mem:2048");
   allocator_->allocate();
@@ -695,7 +697,7 @@ TEST_F(PoliciesTest, NoFairShareRevocationUnlessAskedFor) {
 TEST_F(PoliciesTest, AFairShareRevocationNeverTakesARoleBelowItsFairShare) {
   // Equal weights: b holds exactly its half of the cluster; a refuses the
   // other half and waits in vain: nothing may be taken from b.
-  start(Policy::kDrf, parse({{"revocation_timeout", "10"}, {"revoke_below_fair_share", "true"}}));
+  start("drf", parse({{"revocation_timeout", "10"}, {"revoke_below_fair_share", "true"}}));
   addFramework("b1", "b");
   addSlave("s1", "cpus:2;mem:2048");
   allocator_->allocate();
@@ -738,7 +740,7 @@ class ReservationsTest : public PoliciesTest {
 };
 
 TEST_F(ReservationsTest, TheReservationGoesToItsRoleInTheSameCycle) {
-  start(Policy::kDrf);
+  start("drf");
   // Equal shares: role "*" comes before "prod" in DRF order.
   addFramework("any", "*");
   addFramework("prod", "prod");
@@ -755,7 +757,7 @@ TEST_F(ReservationsTest, TheReservationGoesToItsRoleInTheSameCycle) {
 }
 
 TEST_F(ReservationsTest, AFrameworkOfTheRoleGetsItsReservationAndTheUnreserved) {
-  start(Policy::kDrf);
+  start("drf");
   addFramework("prod", "prod");
   addSlave("s", "cpus:2;cpus(prod):1;mem:1024");
   auto made = offered();
@@ -781,14 +783,14 @@ TEST_F(ReservationsTest, AFrameworkOfTheRoleGetsItsReservationAndTheUnreserved) 
 }
 
 TEST_F(ReservationsTest, EveryRoleGetsItsOwnReservation) {
-  for (Policy policy : {Policy::kDrf, Policy::kPriority, Policy::kLottery}) {
+  for (const char* policy : {"drf", "priority", "lottery"}) {
     start(policy, parse({{"seed", "3"}, {"priorities", "a=2,b=1"}}));
     addFramework("any", "*");
     addFramework("fa", "a");
     addFramework("fb", "b");
     addSlave("s", "cpus:1;cpus(a):2;cpus(b):4;mem:1024;mem(b):512");
     auto made = offered();
-    SCOPED_TRACE(static_cast<int>(policy));
+    SCOPED_TRACE(policy);
     EXPECT_FALSE(reservedIn(made["any"])) << made["any"].toString();
     EXPECT_TRUE(made["fa"].contains(resources("cpus(a):2"))) << made["fa"].toString();
     EXPECT_TRUE(made["fb"].contains(resources("cpus(b):4;mem(b):512"))) << made["fb"].toString();
@@ -801,7 +803,7 @@ TEST_F(ReservationsTest, EveryRoleGetsItsOwnReservation) {
 }
 
 TEST_F(ReservationsTest, RefusalsJudgeWhatTheFrameworkWouldBeOffered) {
-  start(Policy::kDrf);
+  start("drf");
   addFramework("any", "*");
   addFramework("prod", "prod");
   addSlave("s", "cpus:2;cpus(prod):1;mem:1024");
@@ -822,7 +824,7 @@ TEST_F(ReservationsTest, RefusalsJudgeWhatTheFrameworkWouldBeOffered) {
 }
 
 TEST_F(ReservationsTest, StandingFiltersJudgeWhatTheFrameworkWouldBeOffered) {
-  start(Policy::kDrf);
+  start("drf");
   addFramework("any", "*");
   standingMinFree("any", "cpus:3");
   // 3 cpus are free, but only 2 of them could be offered to "any".
@@ -835,7 +837,7 @@ TEST_F(ReservationsTest, StandingFiltersJudgeWhatTheFrameworkWouldBeOffered) {
 }
 
 TEST_F(ReservationsTest, MinimumOfferSizeIsCappedAtWhatTheRoleCouldGet) {
-  start(Policy::kDrf, parse({{"min_offer_size", "cpus:3"}}));
+  start("drf", parse({{"min_offer_size", "cpus:3"}}));
   addFramework("any", "*");
   addFramework("prod", "prod");
   addSlave("s", "cpus:2;cpus(prod):1;mem:1024");
@@ -856,7 +858,7 @@ TEST_F(ReservationsTest, MinimumOfferSizeIsCappedAtWhatTheRoleCouldGet) {
 }
 
 TEST_F(ReservationsTest, RevocationTakesNothingTheBeneficiaryCouldNotBeOffered) {
-  start(Policy::kDrf, parse({{"guarantees", "a:cpus:3"}, {"revocation_timeout", "10"}}));
+  start("drf", parse({{"guarantees", "a:cpus:3"}, {"revocation_timeout", "10"}}));
   addFramework("b1", "b");
   addSlave("reserved", "cpus(b):4;mem(b):4096");
   addSlave("plain", "cpus:2;mem:2048");
@@ -914,6 +916,32 @@ TEST(AllocatorConfigTest, RejectsBadInputNamingTheFlag) {
     EXPECT_NE(std::string::npos, config.error().message.find(c.expected))
         << config.error().message;
   }
+}
+
+// The built-in policies are found by their --allocator name in one table
+// (src/allocator/policies.cpp), which also names them in the factory's
+// error.
+TEST(AllocationPolicyRegistryTest, BuiltInPoliciesAreFoundByName) {
+  for (const char* name : {"drf", "priority", "lottery"}) {
+    EXPECT_NE(nullptr, allocator::findPolicy(name)) << name;
+  }
+  EXPECT_EQ(nullptr, allocator::findPolicy("fifo"));
+  EXPECT_EQ(nullptr, allocator::findPolicy("DRF"));
+  EXPECT_EQ("drf, priority, lottery", allocator::policyNames());
+  auto made = allocator::create("fair", {});
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ("--allocator: unknown allocator 'fair' (expected drf, priority, lottery or the path "
+            "of a module .so)",
+            made.error().message);
+}
+
+TEST(DominantShareTest, TheLargestFractionOfAResourceTheClusterHas) {
+  EXPECT_DOUBLE_EQ(0.5, allocator::dominantShare({2, 1024}, {4, 8192}));
+  EXPECT_DOUBLE_EQ(0.25, allocator::dominantShare({1, 1024}, {4, 8192}));
+  // A resource the cluster lacks, and entries past either end, count for
+  // nothing.
+  EXPECT_DOUBLE_EQ(0.25, allocator::dominantShare({1, 5, 7}, {4, 0}));
+  EXPECT_DOUBLE_EQ(0.0, allocator::dominantShare({}, {4}));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <glog/logging.h>
 
+#include "allocator/drf/shares.hpp"
+
 namespace mesos::allocator {
 
 uint32_t ScalarNames::index(const std::string& name) {
@@ -31,13 +33,11 @@ bool DrfSorter::RoleKey::operator<(const RoleKey& that) const {
   return role->name < that.role->name;
 }
 
-double DrfSorter::dominant(const std::vector<double>& allocation) const {
-  double share = 0.0;
-  size_t n = std::min(allocation.size(), total_.size());
-  for (size_t i = 0; i < n; i++) {
-    if (total_[i] > 0.0) share = std::max(share, allocation[i] / total_[i]);
-  }
-  return share;
+void DrfSorter::orderByPriority() {
+  if (priorities_) return;
+  priorities_ = true;
+  // The keys in roleOrder_ change: refresh() rebuilds it.
+  stale_ = true;
 }
 
 DrfSorter::RoleKey DrfSorter::key(Role& role) const {
@@ -63,7 +63,7 @@ void DrfSorter::setWeight(const std::string& name, double weight) {
   if (!stale_) roleOrder_.erase(key(role));
   role.weight = weight;
   if (!stale_) {
-    role.share = dominant(role.allocation) / role.weight;
+    role.share = dominantShare(role.allocation, total_) / role.weight;
     roleOrder_.insert(key(role));
   }
 }
@@ -74,6 +74,7 @@ void DrfSorter::addClient(Client client, const std::string& roleName) {
   auto [it, inserted] = clients_.emplace(client, Entry{&role->second, {}, 0.0, 0, true});
   if (!inserted) return;
   role->second.order.insert({0.0, 0, client});
+  role->second.clients++;
 }
 
 void DrfSorter::removeClient(Client client) {
@@ -82,13 +83,14 @@ void DrfSorter::removeClient(Client client) {
   Entry& entry = it->second;
   Role& role = *entry.role;
   role.order.erase({entry.share, entry.last, client});
+  role.clients--;
   // Its allocation leaves the role's.
   if (!stale_) roleOrder_.erase(key(role));
   for (size_t i = 0; i < entry.allocation.size() && i < role.allocation.size(); i++) {
     role.allocation[i] = std::max(0.0, role.allocation[i] - entry.allocation[i]);
   }
   if (!stale_) {
-    role.share = dominant(role.allocation) / role.weight;
+    role.share = dominantShare(role.allocation, total_) / role.weight;
     roleOrder_.insert(key(role));
   }
   clients_.erase(it);
@@ -121,9 +123,9 @@ void DrfSorter::update(Client client, const Resources& resources, double sign) {
   if (entry.wanting) role.order.erase({entry.share, entry.last, client});
   roleOrder_.erase(key(role));
   if (sign > 0) entry.last = role.last = ++allocations_;
-  entry.share = dominant(entry.allocation);
+  entry.share = dominantShare(entry.allocation, total_);
   if (entry.wanting) role.order.insert({entry.share, entry.last, client});
-  role.share = dominant(role.allocation) / role.weight;
+  role.share = dominantShare(role.allocation, total_) / role.weight;
   roleOrder_.insert(key(role));
 }
 
@@ -149,10 +151,10 @@ void DrfSorter::refresh() {
   if (!stale_) return;
   for (auto& [name, role] : roles_) {
     role.order.clear();
-    role.share = dominant(role.allocation) / role.weight;
+    role.share = dominantShare(role.allocation, total_) / role.weight;
   }
   for (auto& [client, entry] : clients_) {
-    entry.share = dominant(entry.allocation);
+    entry.share = dominantShare(entry.allocation, total_);
     if (entry.wanting) entry.role->order.insert({entry.share, entry.last, client});
   }
   roleOrder_.clear();
@@ -195,6 +197,21 @@ double DrfSorter::roleShare(const std::string& role) {
   refresh();
   auto it = roles_.find(role);
   return it == roles_.end() ? 0.0 : it->second.share;
+}
+
+std::vector<DrfSorter::RoleClients> DrfSorter::roster() const {
+  std::vector<RoleClients> roster;
+  std::unordered_map<const Role*, size_t> at;
+  for (const auto& [name, role] : roles_) {
+    if (role.clients == 0) continue;
+    at[&role] = roster.size();
+    roster.push_back({&role.name, role.clients, {}});
+  }
+  for (const auto& [client, entry] : clients_) {
+    if (entry.wanting) roster[at.at(entry.role)].wanting.push_back(client);
+  }
+  for (RoleClients& role : roster) std::sort(role.wanting.begin(), role.wanting.end());
+  return roster;
 }
 
 const std::vector<double>& DrfSorter::roleAllocation(const std::string& role) {

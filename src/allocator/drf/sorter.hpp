@@ -5,8 +5,9 @@
 // role's weight), then the frameworks of a role by their own dominant share.
 // Lowest share first; ties go to the one offered least recently (then by
 // role name, or the order clients were added), so that equal shares take
-// turns. With priorities on (the strict priority policy), a role of higher
-// priority comes before every role of lower priority, whatever the shares.
+// turns. Ordered by priority (orderByPriority(), the strict priority
+// policy), a role of higher priority comes before every role of lower
+// priority, whatever the shares. Dominant shares are drf/shares.hpp's.
 //
 // Shares are kept in ordered sets and updated as allocations change, in
 // O(log n); a change of the cluster's total marks them all stale, to be
@@ -45,7 +46,11 @@ class DrfSorter {
  public:
   using Client = uint64_t;  // the allocator's framework number
 
-  explicit DrfSorter(bool priorities = false) : priorities_(priorities) {}
+  DrfSorter() = default;
+
+  // From now on roles of higher priority come first (then the shares, as
+  // without); the order is rebuilt at the next question.
+  void orderByPriority();
 
   // Roles must be added before their clients; adding one again updates
   // nothing.
@@ -93,6 +98,18 @@ class DrfSorter {
   const std::vector<double>& total() const { return total_; }
   ScalarNames& names() { return names_; }
 
+  // The roles that have clients, each with its number of clients and those
+  // of its clients that want offers, by number (the lottery's tickets,
+  // dealt once per cycle). Roles in the order of an unordered map of them:
+  // the same for the same roles added in the same order, so that a seeded
+  // lottery draws the same.
+  struct RoleClients {
+    const std::string* name;
+    size_t clients;
+    std::vector<Client> wanting;
+  };
+  std::vector<RoleClients> roster() const;
+
  private:
   struct Role;
   // -priority, share, last allocation, role (ties by name)
@@ -112,6 +129,7 @@ class DrfSorter {
     double share = 0.0;
     uint64_t last = 0;  // allocation counter at its latest allocation
     std::set<ClientKey> order;  // its wanting clients
+    size_t clients = 0;
   };
   struct Entry {
     Role* role;
@@ -121,12 +139,11 @@ class DrfSorter {
     bool wanting = true;
   };
 
-  double dominant(const std::vector<double>& allocation) const;
   RoleKey key(Role& role) const;
   void update(Client client, const Resources& resources, double sign);
   void refresh();
 
-  bool priorities_;
+  bool priorities_ = false;
   ScalarNames names_;
   std::vector<double> total_;
   std::unordered_map<Client, Entry> clients_;
