@@ -78,8 +78,14 @@ TEST_F(QuotaDaemonsTest, QuotaAndWeightsThroughARestart) {
   EXPECT_EQ(0, waitForExit(masterPid, 30s));
   reaped(masterPid);
   process::Address again = startMaster({"--work_dir=" + workDir, "--registry=file"});
-  json::Value quota = getJson(again, "/quota");
-  ASSERT_TRUE(quota.isObject());
+  // Until it has read its registry, the new master answers 503.
+  json::Value quota;
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        quota = getJson(again, "/quota");
+        return quota.isObject();
+      },
+      30s));
   ASSERT_TRUE(quota["configs"].isArray());
   ASSERT_EQ(1u, quota["configs"].array().size());
   EXPECT_EQ("prod", quota["configs"].array()[0]["role"].string());
