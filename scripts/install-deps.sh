@@ -12,7 +12,7 @@ packages=(
   libjemalloc-dev
   libcurl4-openssl-dev libarchive-dev ca-certificates
   libssl-dev openssl
-  tar gzip bzip2 xz-utils zip
+  tar gzip bzip2 xz-utils zip xfsprogs
   lxc
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev

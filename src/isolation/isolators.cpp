@@ -7,6 +7,7 @@
 
 #include "isolation/cgroups/cgroups_isolator.hpp"
 #include "isolation/disk/disk_du_isolator.hpp"
+#include "isolation/disk/disk_xfs_isolator.hpp"
 #include "isolation/lxc/lxc_isolator.hpp"
 #include "isolation/posix/posix_isolator.hpp"
 
@@ -82,6 +83,22 @@ Result<std::unique_ptr<Isolator>> diskDu(const IsolationOptions& options,
   return std::unique_ptr<Isolator>(new DiskDuIsolator(std::move(disk)));
 }
 
+Result<std::unique_ptr<Isolator>> diskXfs(const IsolationOptions& options,
+                                          const std::vector<std::string>&) {
+  if (auto names = expandIsolation(options.isolation)) {
+    for (const std::string& name : *names) {
+      if (name == "disk/du") return Error{"cannot be combined with disk/du: both measure the disk"};
+    }
+  }
+  DiskXfsOptions disk;
+  disk.workDir = options.workDir;
+  disk.projectRange = options.xfsProjectRange;
+  disk.enforce = options.enforceContainerDiskQuota;
+  auto isolator = DiskXfsIsolator::create(std::move(disk));
+  if (!isolator) return isolator.error();
+  return std::unique_ptr<Isolator>(std::move(isolator).value());
+}
+
 // One line per isolator.
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
@@ -92,6 +109,7 @@ const std::vector<Entry>& table() {
       {"cgroups/pids", "cgroups", cgroups},
       {"lxc", "lxc", lxc},
       {"disk/du", "disk/du", diskDu},
+      {"disk/xfs", "disk/xfs", diskXfs},
   };
   return entries;
 }

@@ -26,6 +26,9 @@ struct IsolationOptions {
   // using more than its `disk` is killed.
   std::chrono::milliseconds containerDiskWatchInterval{15000};  // --container_disk_watch_interval
   bool enforceContainerDiskQuota = false;  // --enforce_container_disk_quota
+  // disk/xfs: the filesystem of the sandboxes, and the project ids it uses.
+  std::string workDir;                           // --work_dir
+  std::string xfsProjectRange = "[5000-10000]";  // --xfs_project_range
   // Called, from any thread, when a container goes past a limit.
   mesos::isolation::LimitationCallback onLimitation;
 };

@@ -122,8 +122,12 @@ Flags::Flags() {
       mesos::flags::Duration(std::chrono::seconds(15)));
   add(&enforce_container_disk_quota, "enforce_container_disk_quota",
       "With disk/du: kill a container whose sandbox uses more than its disk resource "
-      "(its tasks fail with REASON_CONTAINER_LIMITATION_DISK)",
+      "(its tasks fail with REASON_CONTAINER_LIMITATION_DISK); with disk/xfs: make its disk "
+      "resource the hard limit of its sandbox's XFS project (a write past it fails)",
       false);
+  add(&xfs_project_range, "xfs_project_range",
+      "The XFS project ids disk/xfs gives containers' sandboxes, as [first-last]",
+      std::string("[5000-10000]"));
   add(&containerizers, "containerizers", "Containerizers to use; 'mesos' is the only one",
       std::string("mesos"));
   add(&launcher_dir, "launcher_dir",

@@ -35,6 +35,7 @@ struct Flags : mesos::flags::FlagSet {
   bool cgroups_limit_swap;
   mesos::flags::Duration container_disk_watch_interval;
   bool enforce_container_disk_quota;
+  std::string xfs_project_range;
   std::string containerizers;
   std::string launcher_dir;
   mesos::flags::Duration executor_registration_timeout;

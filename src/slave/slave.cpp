@@ -63,6 +63,8 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
   isolation.containerDiskWatchInterval =
       std::chrono::duration_cast<std::chrono::milliseconds>(flags.container_disk_watch_interval);
   isolation.enforceContainerDiskQuota = flags.enforce_container_disk_quota;
+  isolation.workDir = flags.work_dir;
+  isolation.xfsProjectRange = flags.xfs_project_range;
   isolation.onLimitation = [limitationTarget](const mesos::isolation::ContainerLimitation& l) {
     process::dispatch(process::Pid<Slave>(*limitationTarget), &Slave::containerLimited, l);
   };
