@@ -11,6 +11,8 @@
 
 #include <glog/logging.h>
 
+#include "isolation/disk/sandbox_disk.hpp"
+
 namespace mesos::internal::isolation {
 
 namespace {
@@ -19,20 +21,6 @@ std::string megabytes(uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.1f MB", static_cast<double>(bytes) / (1024 * 1024));
   return text;
-}
-
-// The container's `disk` resource, in bytes; none when it has none. Its
-// persistent volumes are not the sandbox's: a volume is linked into the
-// sandbox (not walked) and has disk of its own (docs/persistent-volumes.md).
-std::optional<uint64_t> diskLimit(const Resources& resources) {
-  double mb = 0;
-  for (const Resource& resource : resources) {
-    if (resource.name() == "disk" && !Resources::isPersistentVolume(resource)) {
-      mb += resource.scalar().value();
-    }
-  }
-  if (mb <= 0) return std::nullopt;
-  return static_cast<uint64_t>(mb * 1024 * 1024);
 }
 
 }  // namespace
@@ -89,7 +77,7 @@ Result<mesos::isolation::LaunchRequirements> DiskDuIsolator::prepare(
     std::lock_guard<std::mutex> lock(mutex_);
     Watched& watched = containers_[config.containerId.value()];
     watched.directory = config.directory;
-    watched.limit = diskLimit(config.resources);
+    watched.limit = sandboxDiskLimit(config.resources);
   }
   return mesos::isolation::LaunchRequirements{};
 }
@@ -98,7 +86,7 @@ Result<void> DiskDuIsolator::update(const ContainerID& containerId, const Resour
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = containers_.find(containerId.value());
   if (it == containers_.end()) return {};  // not one this isolator watches
-  it->second.limit = diskLimit(resources);
+  it->second.limit = sandboxDiskLimit(resources);
   return {};
 }
 

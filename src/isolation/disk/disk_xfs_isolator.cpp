@@ -20,6 +20,8 @@
 
 #include <glog/logging.h>
 
+#include "isolation/disk/sandbox_disk.hpp"
+
 namespace mesos::internal::isolation {
 
 namespace {
@@ -28,16 +30,9 @@ constexpr uint64_t kBlock = 512;  // the unit of XFS quota block counts
 
 std::string errnoText() { return std::strerror(errno); }
 
-// The container's `disk` in bytes, without its persistent volumes (which
-// are not in the sandbox); 0 when it has none.
+// The container's `disk` in bytes; 0 (no limit) when it has none.
 uint64_t diskLimit(const Resources& resources) {
-  double mb = 0;
-  for (const Resource& resource : resources) {
-    if (resource.name() == "disk" && !Resources::isPersistentVolume(resource)) {
-      mb += resource.scalar().value();
-    }
-  }
-  return mb > 0 ? static_cast<uint64_t>(mb * 1024 * 1024) : 0;
+  return sandboxDiskLimit(resources).value_or(0);
 }
 
 // A path of /proc/self/mountinfo, its octal escapes (\040 for a space)
