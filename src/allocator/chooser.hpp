@@ -85,12 +85,6 @@ class Chooser {
   // role `roleEligible` accepts): nothing if there is none. May be called
   // several times per slave (a slave with reservations, or with quota).
   virtual std::optional<Client> choose(RoleFilter roleEligible, ClientFilter eligible) = 0;
-
-  // Whether allocated() is to be called: false for the built-in policies,
-  // which read allocations from the sorter.
-  virtual bool wantsAllocations() const { return false; }
-  // `client` was given (sign +1) or gave back (-1) `resources`.
-  virtual void allocated(Client, const Resources&, double /*sign*/) {}
 };
 
 using ChooserFactory = std::unique_ptr<Chooser> (*)(const Chooser::Context& context);

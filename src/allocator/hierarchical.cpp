@@ -98,7 +98,6 @@ HierarchicalAllocator::HierarchicalAllocator(const std::string& policy, Config c
   ChooserFactory make = findPolicy(policy);
   CHECK(make != nullptr) << "unknown allocation policy '" << policy << "'";
   chooser_ = make(Chooser::Context{sorter_, config_});
-  chooserWantsAllocations_ = chooser_->wantsAllocations();
 }
 
 void HierarchicalAllocator::initialize(const Options& options) { options_ = options; }
@@ -1054,7 +1053,6 @@ void HierarchicalAllocator::account(Seq seq, const Resources& resources, double 
   } else {
     sorter_.unallocated(seq, resources);
   }
-  if (chooserWantsAllocations_) chooser_->allocated(seq, resources, sign);
   auto framework = frameworks_.find(seq);
   if (framework != frameworks_.end() && framework->second.added) {
     countAllocated(framework->second, resources, sign);

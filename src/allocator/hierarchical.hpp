@@ -251,7 +251,6 @@ class HierarchicalAllocator : public Allocator {
   Options options_;
   DrfSorter sorter_;
   std::unique_ptr<Chooser> chooser_;  // reads sorter_ and config_
-  bool chooserWantsAllocations_ = false;
 
   TimePoint now_{};  // options_.now() at the start of the current allocation
   Seq nextSeq_ = 0;
