@@ -3,6 +3,7 @@
 // processes, or a scheduler driver in the test; DRAIN_AGENT over HTTP. Real
 // processes, so waits have generous real-time bounds.
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,7 +67,8 @@ int64_t wallNanos() {
 
 // A framework (a scheduler driver in this process) that launches one command
 // task, `name`, with TaskInfo.kill_policy.grace_period `graceNanos`. The task
-// traps SIGTERM, writes the time it got it to `termFile`, and runs on.
+// traps SIGTERM, creates `termFile` + ".ready" once the trap is set, writes the
+// time it got SIGTERM to `termFile`, and runs on.
 struct KillPolicyFramework {
   RecordingScheduler scheduler;
   std::unique_ptr<process::Runtime> runtime;
@@ -85,7 +87,8 @@ struct KillPolicyFramework {
         *launched = true;
         TaskInfo task = commandTask(
             offer, name,
-            "trap 'date +%s%N > " + termFile + "' TERM; while :; do sleep 0.05; done");
+            "trap 'date +%s%N > " + termFile + "' TERM; touch " + termFile +
+                ".ready; while :; do sleep 0.05; done");
         task.mutable_kill_policy()->mutable_grace_period()->set_nanoseconds(graceNanos);
         d->launchTasks(offer.id(), {task});
       }
@@ -163,6 +166,8 @@ TEST_F(DrainingDaemonsTest, AKilledTaskGetsItsKillPolicysGrace) {
   ASSERT_EQ(DRIVER_RUNNING, framework.driver->start());
   ASSERT_TRUE(framework.scheduler.awaitStatus("graceful", TASK_RUNNING, 60s))
       << "the task did not start";
+  ASSERT_TRUE(waitUntil([&] { return std::filesystem::exists(term + ".ready"); }, 30s))
+      << "the task never set its SIGTERM trap";
 
   const int64_t asked = wallNanos();
   TaskID id;
@@ -175,8 +180,11 @@ TEST_F(DrainingDaemonsTest, AKilledTaskGetsItsKillPolicysGrace) {
   ASSERT_FALSE(text.empty()) << "no SIGTERM first";
   const int64_t termed = std::stoll(text);
   EXPECT_GE(termed, asked - 100000000);
-  EXPECT_GE(ended - termed, 900000000) << "SIGKILL came before the task's grace was over";
-  EXPECT_LT(ended - termed, 2500000000) << "the task's kill policy was not used";
+  // SIGTERM came after `asked`, SIGKILL a second after SIGTERM. The trap's
+  // `date` may run late on a loaded machine, so the lower bound is from `asked`;
+  // the upper one, from the trap's time, still tells 1 s from the default 3 s.
+  EXPECT_GE(ended - asked, 1000000000) << "SIGKILL came before the task's grace was over";
+  EXPECT_LT(ended - termed, 2800000000) << "the task's kill policy was not used";
 }
 
 // Draining with max_grace_period 0 beats a task's kill_policy of 5 s (the
@@ -210,15 +218,18 @@ TEST_F(DrainingDaemonsTest, ATasksShorterKillPolicyBeatsTheDrainsGrace) {
   ASSERT_EQ(DRIVER_RUNNING, framework.driver->start());
   ASSERT_TRUE(framework.scheduler.awaitStatus("brief", TASK_RUNNING, 60s))
       << "the task did not start";
+  ASSERT_TRUE(waitUntil([&] { return std::filesystem::exists(term + ".ready"); }, 30s))
+      << "the task never set its SIGTERM trap";
 
+  const int64_t asked = wallNanos();
   ASSERT_EQ(200, drainTheAgent(master, 30000000000));
   auto killed = framework.scheduler.awaitStatus("brief", TASK_KILLED, 30s);
   const int64_t ended = wallNanos();
   ASSERT_TRUE(killed) << "the task was not killed within 30 s";
   const std::string text = readFile(term);
   ASSERT_FALSE(text.empty()) << "no SIGTERM first";
-  EXPECT_GE(ended - std::stoll(text), 900000000);
-  EXPECT_LT(ended - std::stoll(text), 2500000000) << "the task's own 1 s was not used";
+  EXPECT_GE(ended - asked, 1000000000) << "SIGKILL came before the task's grace was over";
+  EXPECT_LT(ended - std::stoll(text), 2800000000) << "the task's own 1 s was not used";
 }
 
 }  // namespace
