@@ -134,6 +134,19 @@ class Allocator {
   // framework id value) are held by tasks and executors already.
   virtual void addSlave(const SlaveID& slaveId, const SlaveInfo& info, const Resources& total,
                         const std::unordered_map<std::string, Resources>& used) = 0;
+  // What the slave declared it can do (RegisterSlaveMessage's
+  // agent_capabilities), right after its addSlave() and whenever it
+  // re-registers declaring something else. A policy offers a slave without
+  // MULTI_ROLE to no MULTI_ROLE framework, and one without
+  // HIERARCHICAL_ROLE to no hierarchical role ("eng/web"), as Apache
+  // Mesos's allocator does: such a slave would not understand their
+  // resources. A slave never described is taken to declare everything.
+  // Default: ignored.
+  virtual void updateSlaveCapabilities(const SlaveID& slaveId,
+                                       const std::vector<SlaveInfo::Capability::Type>& declared) {
+    (void)slaveId;
+    (void)declared;
+  }
   // The slave is gone with everything on it.
   virtual void removeSlave(const SlaveID& slaveId) = 0;
   // A deactivated slave (its connection to the master broke) keeps what its

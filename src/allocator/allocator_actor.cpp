@@ -110,9 +110,17 @@ void AllocatorActor::deactivateFramework(const FrameworkID& frameworkId) {
 }
 
 void AllocatorActor::addSlave(const SlaveID& slaveId, const SlaveInfo& info,
+                              const std::vector<SlaveInfo::Capability::Type>& capabilities,
                               const Resources& total,
                               const std::unordered_map<std::string, Resources>& used) {
   allocator_->addSlave(slaveId, info, total, used);
+  allocator_->updateSlaveCapabilities(slaveId, capabilities);
+  soon(slaveId);
+}
+
+void AllocatorActor::updateSlaveCapabilities(
+    const SlaveID& slaveId, const std::vector<SlaveInfo::Capability::Type>& capabilities) {
+  allocator_->updateSlaveCapabilities(slaveId, capabilities);
   soon(slaveId);
 }
 

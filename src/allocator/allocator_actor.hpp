@@ -37,8 +37,13 @@ class AllocatorActor : public process::Actor {
   void removeFramework(const FrameworkID& frameworkId);
   void activateFramework(const FrameworkID& frameworkId);
   void deactivateFramework(const FrameworkID& frameworkId);
-  void addSlave(const SlaveID& slaveId, const SlaveInfo& info, const Resources& total,
-                const std::unordered_map<std::string, Resources>& used);
+  // With what the slave declared it can do, given to the allocator in the
+  // same turn: no allocation sees the slave without them.
+  void addSlave(const SlaveID& slaveId, const SlaveInfo& info,
+                const std::vector<SlaveInfo::Capability::Type>& capabilities,
+                const Resources& total, const std::unordered_map<std::string, Resources>& used);
+  void updateSlaveCapabilities(const SlaveID& slaveId,
+                               const std::vector<SlaveInfo::Capability::Type>& capabilities);
   void removeSlave(const SlaveID& slaveId);
   void activateSlave(const SlaveID& slaveId);
   void deactivateSlave(const SlaveID& slaveId);

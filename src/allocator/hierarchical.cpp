@@ -338,6 +338,18 @@ void HierarchicalAllocator::addSlave(const SlaveID& slaveId, const SlaveInfo& in
   markFree(index);
 }
 
+void HierarchicalAllocator::updateSlaveCapabilities(
+    const SlaveID& slaveId, const std::vector<SlaveInfo::Capability::Type>& declared) {
+  auto it = slaveIndex_.find(slaveId.value());
+  if (it == slaveIndex_.end()) return;
+  Slave& slave = slaves_[it->second];
+  auto has = [&](SlaveInfo::Capability::Type type) {
+    return std::find(declared.begin(), declared.end(), type) != declared.end();
+  };
+  slave.multiRole = has(SlaveInfo::Capability::MULTI_ROLE);
+  slave.hierarchicalRole = has(SlaveInfo::Capability::HIERARCHICAL_ROLE);
+}
+
 void HierarchicalAllocator::removeSlave(const SlaveID& slaveId) {
   auto it = slaveIndex_.find(slaveId.value());
   if (it == slaveIndex_.end()) return;
@@ -559,6 +571,12 @@ template <typename Offer>
 bool HierarchicalAllocator::eligible(Framework& framework, uint32_t index, const Slave& slave,
                                      Offer&& offer) {
   if (!framework.added || !framework.active || framework.suppressed || !framework.subscribed) {
+    return false;
+  }
+  // A slave that would not understand its resources (Apache's agents
+  // before 1.3).
+  if ((framework.multiRole && !slave.multiRole) ||
+      (!slave.hierarchicalRole && framework.role.find('/') != std::string::npos)) {
     return false;
   }
   if (!framework.filters.empty()) {

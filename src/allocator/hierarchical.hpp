@@ -84,6 +84,8 @@ class HierarchicalAllocator : public Allocator {
   void deactivateFramework(const FrameworkID& frameworkId) override;
   void addSlave(const SlaveID& slaveId, const SlaveInfo& info, const Resources& total,
                 const std::unordered_map<std::string, Resources>& used) override;
+  void updateSlaveCapabilities(const SlaveID& slaveId,
+                               const std::vector<SlaveInfo::Capability::Type>& declared) override;
   void removeSlave(const SlaveID& slaveId) override;
   void activateSlave(const SlaveID& slaveId) override;
   void deactivateSlave(const SlaveID& slaveId) override;
@@ -166,6 +168,10 @@ class HierarchicalAllocator : public Allocator {
     std::unordered_map<Seq, Resources> allocated;
     bool live = false;
     bool active = true;  // false while its connection to the master is broken
+    // What it declared (updateSlaveCapabilities): offered to MULTI_ROLE
+    // frameworks, to hierarchical roles.
+    bool multiRole = true;
+    bool hierarchicalRole = true;
     bool listed = false;  // in withFree_
     uint32_t generation = 0;
     std::optional<Seq> promisedTo;  // freed by a revocation for this framework

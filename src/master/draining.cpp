@@ -32,13 +32,6 @@ std::string describe(const MachineID& machine) {
   return machine.has_hostname() ? machine.hostname() : "(" + machine.ip() + ")";
 }
 
-bool canDrain(const Slave& s) {
-  for (const SlaveInfo::Capability& capability : s.capabilities) {
-    if (capability.type() == SlaveInfo::Capability::AGENT_DRAINING) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 process::Future<Response> Master::drainAgent(const SlaveID& slaveId,
@@ -58,7 +51,9 @@ process::Future<Response> Master::drainAgent(const SlaveID& slaveId,
                               describe(machine));
       }
     }
-    if (!canDrain(*s)) return plain(400, "Agent " + id + " is not capable of draining");
+    if (!s->declares(SlaveInfo::Capability::AGENT_DRAINING)) {
+      return plain(400, "Agent " + id + " is not capable of draining");
+    }
   }
   if (markingGone_.count(id) != 0) return plain(409, "Agent is currently being marked gone");
   DrainInfo drain;

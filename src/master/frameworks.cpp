@@ -230,6 +230,7 @@ void Master::reregisterWith(const UPID& from, FrameworkInfo info, bool failover,
         UpdateFrameworkMessage update;
         *update.mutable_framework_id() = f->id;
         update.set_pid(from.toString());
+        *update.mutable_framework_info() = f->info;
         send(s->pid, std::move(update));
       }
     }
@@ -497,6 +498,18 @@ std::optional<std::string> Master::updateFramework(Framework& f, FrameworkInfo i
             << roles.size() << " role(s), " << suppressed.size() << " suppressed";
   registry_.setInfo(f, std::move(info));
   dispatch(allocator_.pid(), &AllocatorActor::updateFramework, f.id, f.info, suppressed);
+  // The slaves running its tasks keep its FrameworkInfo (their /state, what
+  // they checkpoint, what its executors are told next); the others learn it
+  // with its next task.
+  for (const std::string& slaveId : slavesOf(f)) {
+    if (Slave* s = slave(slaveId)) {
+      UpdateFrameworkMessage update;
+      *update.mutable_framework_id() = f.id;
+      update.set_pid(f.http ? std::string() : f.pid.toString());
+      *update.mutable_framework_info() = f.info;
+      send(s->pid, std::move(update));
+    }
+  }
   // Offers of roles it leaves are void.
   if (multiRole) {
     offers_.rescindOf(f, [&roles](const OfferRecord& record) {

@@ -113,6 +113,28 @@ void allocate(Offer::Operation* operation, const std::string& role,
   }
 }
 
+// Why `slave` cannot hold `resource`, reserved or a volume (`what` is
+// "reserve resources" or "create volume 'v'"), as Apache Mesos refuses it:
+// a hierarchical role needs HIERARCHICAL_ROLE, a refined reservation
+// RESERVATION_REFINEMENT. nullopt when it can.
+std::optional<std::string> unfitFor(const Slave& slave, const Resource& resource,
+                                    const std::string& what) {
+  const int depth = resource.reservations_size();
+  if (depth == 0) return std::nullopt;
+  const std::string& role = resource.reservations(depth - 1).role();
+  if (role.find('/') != std::string::npos &&
+      !slave.declares(SlaveInfo::Capability::HIERARCHICAL_ROLE)) {
+    return "cannot " + what + " for hierarchical role '" + role + "' on slave " + slave.id.value() +
+           ", which does not declare HIERARCHICAL_ROLE";
+  }
+  if (depth > 1 && !slave.declares(SlaveInfo::Capability::RESERVATION_REFINEMENT)) {
+    return "cannot " + what + " refining the reservation of '" +
+           resource.reservations(depth - 2).role() + "' on slave " + slave.id.value() +
+           ", which does not declare RESERVATION_REFINEMENT";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<std::string> Master::frameworkRoles(const FrameworkInfo& info) {
@@ -154,6 +176,7 @@ Result<void> Master::checkOperation(const std::optional<std::string>& principal,
                              r.reservations(r.reservations_size() - 2).role() +
                              "' needs the RESERVATION_REFINEMENT capability");
         }
+        if (auto refused = unfitFor(slave, r, "reserve resources")) problems.push_back(*refused);
         if (!authorized(authorizer::Action::kReserveResources, top.role())) {
           problems.push_back(who + " may not reserve resources for role '" + top.role() +
                              "' (ACL reserve_resources)");
@@ -190,6 +213,9 @@ Result<void> Master::checkOperation(const std::optional<std::string>& principal,
             volume.disk().persistence().principal() != *principal) {
           problems.push_back("volume '" + id + "' names principal '" +
                              volume.disk().persistence().principal() + "', not " + who);
+        }
+        if (auto refused = unfitFor(slave, volume, "create volume '" + id + "'")) {
+          problems.push_back(*refused);
         }
         if (operations::hasVolume(total, volume.role(), id)) {
           problems.push_back("volume '" + id + "' of role '" + volume.role() +

@@ -219,15 +219,16 @@ void Registry::removeFromMachine(Slave& slave) {
   if (it->second.empty()) slavesByMachine_.erase(it);
 }
 
-void Registry::setCapabilities(
+bool Registry::setCapabilities(
     Slave& slave, const google::protobuf::RepeatedPtrField<SlaveInfo::Capability>& declared) {
   bool same = slave.capabilities.size() == declared.size();
   for (int i = 0; same && i < declared.size(); ++i) {
     same = slave.capabilities.Get(i).type() == declared.Get(i).type();
   }
-  if (same) return;
+  if (same) return false;
   slave.capabilities = declared;
   touch(slave);
+  return true;
 }
 
 void Registry::setActive(Slave& slave, bool active) {

@@ -164,8 +164,20 @@ struct Slave {
   std::optional<DrainInfo> drain;
   double drainStart = 0;  // when this master told it to drain (0: not yet)
   // What it declared in its last (re-)registration's agent_capabilities:
-  // DRAIN_AGENT needs AGENT_DRAINING (docs/draining.md).
+  // DRAIN_AGENT needs AGENT_DRAINING (docs/draining.md), hierarchical roles
+  // HIERARCHICAL_ROLE, refined reservations RESERVATION_REFINEMENT.
   google::protobuf::RepeatedPtrField<SlaveInfo::Capability> capabilities;
+  bool declares(SlaveInfo::Capability::Type type) const {
+    for (const SlaveInfo::Capability& capability : capabilities) {
+      if (capability.type() == type) return true;
+    }
+    return false;
+  }
+  std::vector<SlaveInfo::Capability::Type> capabilityTypes() const {
+    std::vector<SlaveInfo::Capability::Type> types;
+    for (const SlaveInfo::Capability& capability : capabilities) types.push_back(capability.type());
+    return types;
+  }
   std::unordered_set<TaskRecord*> tasks;
   // Executors by framework id, then executor id (owner).
   std::unordered_map<std::string, std::unordered_map<std::string, ExecutorInfo>> executors;
@@ -247,8 +259,8 @@ class Registry {
   // it checkpointed.
   void setTotal(Slave& slave, const Resources& total);
   // What `slave` declared (re-)registering; its /state is redone when it
-  // changed.
-  void setCapabilities(Slave& slave,
+  // changed. Whether it changed.
+  bool setCapabilities(Slave& slave,
                        const google::protobuf::RepeatedPtrField<SlaveInfo::Capability>& declared);
   void setActive(Slave& slave, bool active);
   void setDrain(Slave& slave, bool deactivated, std::optional<DrainInfo> drain,

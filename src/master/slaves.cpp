@@ -100,8 +100,8 @@ void Master::registerSlave(const UPID& from, const RegisterSlaveMessage& message
         resizeCluster();
         LOG(INFO) << "Registered slave " << s.id.value() << " at " << from << " ("
                   << admitted.hostname() << ") with " << s.total.toString();
-        dispatch(allocator_.pid(), &AllocatorActor::addSlave, s.id, s.info, s.total,
-                 std::unordered_map<std::string, Resources>{});
+        dispatch(allocator_.pid(), &AllocatorActor::addSlave, s.id, s.info, s.capabilityTypes(),
+                 s.total, std::unordered_map<std::string, Resources>{});
         SlaveRegisteredMessage reply;
         reply.mutable_slave_id()->CopyFrom(s.id);
         reply.mutable_connection()->CopyFrom(connection(flags_));
@@ -259,7 +259,10 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     s->missedPings = 0;
     s->pongPending = false;
     // A slave upgraded in place (its restart unnoticed) declares more.
-    registry_.setCapabilities(*s, message.agent_capabilities());
+    if (registry_.setCapabilities(*s, message.agent_capabilities())) {
+      dispatch(allocator_.pid(), &AllocatorActor::updateSlaveCapabilities, s->id,
+               s->capabilityTypes());
+    }
     killOrphans(*s, message);
     send(from, reregistered(*s, flags_, nullptr));
     return;
@@ -271,7 +274,10 @@ void Master::reregisterSlave(const UPID& from, ReregisterSlaveMessage&& message)
     s->missedPings = 0;
     s->pongPending = false;
     LOG(INFO) << "Slave " << s->id.value() << " at " << from << " re-registered";
-    registry_.setCapabilities(*s, message.agent_capabilities());
+    if (registry_.setCapabilities(*s, message.agent_capabilities())) {
+      dispatch(allocator_.pid(), &AllocatorActor::updateSlaveCapabilities, s->id,
+               s->capabilityTypes());
+    }
     if (!s->active) activateSlave(*s);
     // It may have missed a CheckpointResourcesMessage while disconnected.
     if (!(operations::checkpointable(s->total) == Resources(message.checkpointed_resources()))) {
@@ -391,6 +397,7 @@ Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
       UpdateFrameworkMessage update;
       *update.mutable_framework_id() = f->id;
       update.set_pid(f->http ? std::string() : f->pid.toString());
+      *update.mutable_framework_info() = f->info;
       send(from, std::move(update));
     }
   }
@@ -418,8 +425,8 @@ Slave& Master::readmitSlave(const UPID& from, ReregisterSlaveMessage&& message,
       reregistered_ = {};
     });
   }
-  dispatch(allocator_.pid(), &AllocatorActor::addSlave, s->id, s->info, s->total,
-           std::move(used));
+  dispatch(allocator_.pid(), &AllocatorActor::addSlave, s->id, s->info, s->capabilityTypes(),
+           s->total, std::move(used));
   if (s->deactivated) dispatch(allocator_.pid(), &AllocatorActor::deactivateSlave, s->id);
   return *s;
 }

@@ -42,7 +42,11 @@ Task createTask(const TaskInfo& task, TaskState state, const FrameworkID& framew
 
 google::protobuf::RepeatedPtrField<SlaveInfo::Capability> agentCapabilities() {
   google::protobuf::RepeatedPtrField<SlaveInfo::Capability> capabilities;
-  capabilities.Add()->set_type(SlaveInfo::Capability::AGENT_DRAINING);
+  for (SlaveInfo::Capability::Type type :
+       {SlaveInfo::Capability::MULTI_ROLE, SlaveInfo::Capability::HIERARCHICAL_ROLE,
+        SlaveInfo::Capability::RESERVATION_REFINEMENT, SlaveInfo::Capability::AGENT_DRAINING}) {
+    capabilities.Add()->set_type(type);
+  }
   return capabilities;
 }
 

@@ -575,6 +575,22 @@ void Slave::updateFramework(const UPID& from, const UpdateFrameworkMessage& mess
   }
   LOG(INFO) << "Framework " << fw->id.value() << "'s scheduler is now "
             << (fw->pid ? fw->pid.toString() : "reached through the master");
+  // Its FrameworkInfo after UPDATE_FRAMEWORK (a master older than Apache's
+  // 1.3 sends none). The master refuses changes of id, user and
+  // checkpoint; one that names another framework is not taken.
+  if (message.has_framework_info()) {
+    const FrameworkInfo& info = message.framework_info();
+    if (info.has_id() && info.id().value() != fw->id.value()) {
+      LOG(WARNING) << "Ignoring the FrameworkInfo of UpdateFrameworkMessage for framework "
+                   << fw->id.value() << ": it is framework " << info.id().value() << "'s";
+    } else if (info.checkpoint() != fw->info.checkpoint()) {
+      LOG(WARNING) << "Ignoring the FrameworkInfo of UpdateFrameworkMessage for framework "
+                   << fw->id.value() << ": it changes 'checkpoint'";
+    } else {
+      fw->info = info;
+      *fw->info.mutable_id() = fw->id;
+    }
+  }
   checkpointFramework(*fw);
   // The scheduler is back (a failover of it or of the master): updates it
   // has not acknowledged go again now rather than at their next retry.

@@ -58,6 +58,9 @@ TEST_F(HardeningDaemonsTest, OnlyListedOriginsAndTheMastersUiReadTheEndpoints) {
       << "the slave did not register";
   process::Address slave = process::Address::parse("127.0.0.1:" + std::to_string(port)).value();
   const std::string masterOrigin = "http://127.0.0.1:" + std::to_string(master.port);
+  // The slave allows its master's origin once it has heard it registered,
+  // a moment after the master counts it.
+  ASSERT_TRUE(waitUntil([&] { return metric(slave, "slave/registered") == 1; }, 30s));
 
   // The master's web UI reads the slave's /state and sandboxes.
   for (const char* path : {"/state", "/slave(1)/state", "/files/debug", "/flags"}) {

@@ -348,5 +348,81 @@ TEST_F(MultiRoleTest, ASubRoleIsOfferedItsParentsReservationAndRefinesIt) {
   EXPECT_EQ(1.0, own_cpus);
 }
 
+// The slaves running a framework's tasks hear of its new FrameworkInfo on
+// UPDATE_FRAMEWORK (Apache's UpdateFrameworkMessage.framework_info); a
+// slave where it runs nothing hears nothing.
+TEST_F(MultiRoleTest, TheSlavesRunningItsTasksHearOfItsNewRoles) {
+  start();
+  Peer& busy = slave("busy");
+  SlaveID busyId = registerSlave(busy, "cpus(a):1;mem(a):256");
+  Peer& idle = slave("idle");
+  registerSlave(idle, "cpus(b):1;mem(b):256");
+  Subscription stream(runtime_->address(), subscribeRoles({"a", "b"}));
+  ASSERT_EQ(200, stream.status());
+  const v1::FrameworkID id = stream.expect(V1Event::SUBSCRIBED).subscribed().framework_id();
+  auto offers = offersFor(stream, {"a", "b"});
+  ASSERT_EQ(2u, offers.size());
+  V1Call accept = frameworkCall(V1Call::ACCEPT, id);
+  *accept.mutable_accept()->add_offer_ids() = offers["a"].id();
+  v1::Offer::Operation* launch = accept.mutable_accept()->add_operations();
+  launch->set_type(v1::Offer::Operation::LAUNCH);
+  *launch->mutable_launch()->add_task_infos() =
+      evolve<v1::TaskInfo>(commandTask("in-a", busyId, "cpus(a):1;mem(a):128", "sleep 100"));
+  ASSERT_EQ(202, call(accept, stream.streamId()));
+  settle();
+  ASSERT_EQ(1u, busy.count<RunTaskMessage>());
+
+  ASSERT_EQ(200, call(update(id, {"a", "c"}), stream.streamId()));
+  settle();
+  ASSERT_EQ(1u, busy.count<UpdateFrameworkMessage>());
+  UpdateFrameworkMessage told = busy.received<UpdateFrameworkMessage>()[0];
+  EXPECT_EQ(id.value(), told.framework_id().value());
+  EXPECT_EQ("", told.pid()) << "an HTTP scheduler is reached through the master";
+  ASSERT_TRUE(told.has_framework_info());
+  EXPECT_EQ(id.value(), told.framework_info().id().value());
+  ASSERT_EQ(2, told.framework_info().roles_size());
+  EXPECT_EQ("c", told.framework_info().roles(1));
+  EXPECT_EQ(0u, idle.count<UpdateFrameworkMessage>());
+}
+
+// As Apache Mesos's allocator: a slave that does not declare MULTI_ROLE is
+// offered to no MULTI_ROLE framework, one without HIERARCHICAL_ROLE to no
+// hierarchical role; other frameworks get it.
+TEST_F(MultiRoleTest, ASlaveWithoutTheRoleCapabilitiesIsOfferedOnlyToPlainRoles) {
+  start();
+  Peer& old = slave("old");
+  SlaveID oldId = registerSlave(old, "cpus:1;mem:256", {SlaveInfo::Capability::AGENT_DRAINING});
+  Peer& modern = slave("modern");
+  SlaveID modernId = registerSlave(modern, "cpus:1;mem:256");
+  auto offeredSlaves = [](Peer& scheduler) {
+    std::set<std::string> slaves;
+    for (const ResourceOffersMessage& message : scheduler.received<ResourceOffersMessage>()) {
+      for (const Offer& offer : message.offers()) slaves.insert(offer.slave_id().value());
+    }
+    return slaves;
+  };
+
+  Peer& multi = scheduler("multi");
+  FrameworkInfo multiInfo = frameworkInfo("multi");
+  multiInfo.clear_role();
+  multiInfo.add_roles("a");
+  multiInfo.add_capabilities()->set_type(FrameworkInfo::Capability::MULTI_ROLE);
+  registerFramework(multi, multiInfo);
+  advance(1s);
+  EXPECT_EQ(std::set<std::string>{modernId.value()}, offeredSlaves(multi));
+
+  Peer& web = scheduler("web");
+  registerFramework(web, frameworkInfo("web", "eng/web"));
+  advance(1s);
+  advance(1s);
+  EXPECT_TRUE(offeredSlaves(web).empty()) << "the old slave was offered to a hierarchical role";
+
+  Peer& plain = scheduler("plain");
+  registerFramework(plain, frameworkInfo("plain", "eng"));
+  advance(1s);
+  EXPECT_EQ(std::set<std::string>{oldId.value()}, offeredSlaves(plain));
+  EXPECT_EQ(std::set<std::string>{modernId.value()}, offeredSlaves(multi));
+}
+
 }  // namespace
 }  // namespace mesos::test

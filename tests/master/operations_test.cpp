@@ -437,6 +437,61 @@ TEST_F(OperationsTest, AnOperatorReservesAndMakesVolumesOfFreeResources) {
       << offeredNow().toString();
 }
 
+// As Apache Mesos: a slave that does not declare HIERARCHICAL_ROLE holds
+// no reservation or volume of a hierarchical role, one without
+// RESERVATION_REFINEMENT no refined reservation; the operator is told why.
+TEST_F(OperationsTest, ASlaveWithoutTheRoleCapabilitiesHoldsNoHierarchicalOrRefinedReservation) {
+  Peer& old = slave("old");
+  SlaveID oldId =
+      registerSlave(old, "cpus:4;mem:4096;disk:1000", {SlaveInfo::Capability::AGENT_DRAINING});
+  const std::string atOld = "slaveId=" + oldId.value() + "&";
+  HttpResponse hierarchical =
+      post("/master/reserve", atOld + field("resources", reserved("cpus:1", "eng/web", "ops")));
+  EXPECT_EQ(409, hierarchical.status);
+  EXPECT_NE(std::string::npos, hierarchical.body.find("which does not declare HIERARCHICAL_ROLE"))
+      << hierarchical.body;
+  // eng's reservation is fine there; a volume of eng/web on it is not.
+  Resources eng = reserved("disk:300", "eng", "ops");
+  ASSERT_EQ(202, post("/master/reserve", atOld + field("resources", eng)).status);
+  Resource volume = *eng.begin();
+  volume.mutable_disk()->mutable_persistence()->set_id("db");
+  volume.mutable_disk()->mutable_volume()->set_container_path("db");
+  volume.mutable_disk()->mutable_volume()->set_mode(Volume::RW);
+  Resource::ReservationInfo web;
+  web.set_type(Resource::ReservationInfo::DYNAMIC);
+  web.set_role("eng/web");
+  web.set_principal("ops");
+  HttpResponse volumeRefused =
+      post("/master/create-volumes",
+           atOld + field("volumes", Resources(Resources::pushReservation(volume, web))));
+  EXPECT_EQ(409, volumeRefused.status);
+  EXPECT_NE(std::string::npos, volumeRefused.body.find("create volume 'db' for hierarchical role"))
+      << volumeRefused.body;
+
+  // A slave that takes hierarchical roles but not refinement.
+  Peer& half = slave("half");
+  SlaveID halfId = registerSlave(
+      half, "cpus:4;mem:4096",
+      {SlaveInfo::Capability::HIERARCHICAL_ROLE, SlaveInfo::Capability::AGENT_DRAINING});
+  const std::string atHalf = "slaveId=" + halfId.value() + "&";
+  Resources engCpu = reserved("cpus:1", "eng", "ops");
+  ASSERT_EQ(202, post("/master/reserve", atHalf + field("resources", engCpu)).status);
+  EXPECT_EQ(
+      202, post("/master/reserve", atHalf + field("resources", reserved("cpus:1", "eng/db", "ops")))
+               .status);
+  HttpResponse refined = post(
+      "/master/reserve",
+      atHalf + field("resources", Resources(Resources::pushReservation(*engCpu.begin(), web))));
+  EXPECT_EQ(409, refined.status);
+  EXPECT_NE(std::string::npos, refined.body.find("which does not declare RESERVATION_REFINEMENT"))
+      << refined.body;
+  EXPECT_NE(std::string::npos, refined.body.find("refining the reservation of 'eng'"))
+      << refined.body;
+  // Neither refusal reached a slave.
+  EXPECT_EQ(1u, old.count<CheckpointResourcesMessage>());
+  EXPECT_EQ(2u, half.count<CheckpointResourcesMessage>());
+}
+
 TEST_F(OperationsTest, TheAclsSayWhoReservesForWhichRole) {
   flags_.security.authenticate_http_readwrite = true;
   flags_.security.http_credentials =

@@ -680,8 +680,8 @@ TEST_F(OperatorApiTest, DrainingSendsNoEventButAgentAddedCarriesTheDrain) {
   Peer& a = slave("slave(1)");
   SlaveID slaveId = registerSlave(a, "cpus:1;mem:512");
   Event added = subscriber.expect(Event::AGENT_ADDED);
-  ASSERT_EQ(added.agent_added().agent().capabilities_size(), 1);
-  EXPECT_EQ(added.agent_added().agent().capabilities(0).type(),
+  ASSERT_EQ(added.agent_added().agent().capabilities_size(), 4);
+  EXPECT_EQ(added.agent_added().agent().capabilities(3).type(),
             v1::AgentInfo::Capability::AGENT_DRAINING);
   EXPECT_FALSE(added.agent_added().agent().deactivated());
   EXPECT_FALSE(added.agent_added().agent().has_drain_info());

@@ -209,15 +209,23 @@ TEST_F(SlaveDrainingTest, EachTaskGetsTheShorterOfItsKillPolicyAndTheDrains) {
   runtime_->settle();
 }
 
-// The slave declares AGENT_DRAINING when it registers and re-registers, so
-// that the master lets operators drain it.
-TEST_F(SlaveDrainingTest, TheSlaveDeclaresTheAgentDrainingCapability) {
+// The slave declares what it can do when it registers and re-registers:
+// AGENT_DRAINING, so that the master lets operators drain it, and the
+// roles it takes (MULTI_ROLE frameworks, hierarchical roles, refined
+// reservations), without which the master offers it to none of those.
+TEST_F(SlaveDrainingTest, TheSlaveDeclaresItsCapabilities) {
+  const std::vector<SlaveInfo::Capability::Type> expected = {
+      SlaveInfo::Capability::MULTI_ROLE, SlaveInfo::Capability::HIERARCHICAL_ROLE,
+      SlaveInfo::Capability::RESERVATION_REFINEMENT, SlaveInfo::Capability::AGENT_DRAINING};
+  auto types = [](const auto& capabilities) {
+    std::vector<SlaveInfo::Capability::Type> out;
+    for (const SlaveInfo::Capability& capability : capabilities) out.push_back(capability.type());
+    return out;
+  };
   auto registering = runtime_->hooks().await<RegisterSlaveMessage>();
   startRegisteredSlave();
   ASSERT_TRUE(registering.isReady());
-  ASSERT_EQ(1, registering.get().agent_capabilities_size());
-  EXPECT_EQ(SlaveInfo::Capability::AGENT_DRAINING,
-            registering.get().agent_capabilities(0).type());
+  EXPECT_EQ(expected, types(registering.get().agent_capabilities()));
 
   auto reregistering = runtime_->hooks().await<ReregisterSlaveMessage>();
   slave_.reset();
@@ -225,9 +233,7 @@ TEST_F(SlaveDrainingTest, TheSlaveDeclaresTheAgentDrainingCapability) {
   startSlave(flags());
   runtime_->settle();
   ASSERT_TRUE(reregistering.isReady());
-  ASSERT_EQ(1, reregistering.get().agent_capabilities_size());
-  EXPECT_EQ(SlaveInfo::Capability::AGENT_DRAINING,
-            reregistering.get().agent_capabilities(0).type());
+  EXPECT_EQ(expected, types(reregistering.get().agent_capabilities()));
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <fstream>
 
 #include "common/uuid.hpp"
+#include "slave/checkpoint.hpp"
+#include "slave/meta.hpp"
 #include "slave/slave_fixture.hpp"
 #include "support/net.hpp"
 
@@ -577,6 +579,60 @@ TEST_F(ExecutorTest, CommandTaskRunsUnderTheCommandExecutor) {
   ASSERT_FALSE(directory.empty());
   EXPECT_NE(readFile(directory + "/stdout").find("hello from the task"), std::string::npos);
   EXPECT_EQ(exitedCount->load(), 0u);
+}
+
+// UPDATE_FRAMEWORK reaches the slaves running the framework's tasks: the
+// slave takes the new FrameworkInfo (its /state shows it) and checkpoints it
+// for its next start; one naming another framework, or changing
+// `checkpoint`, is not taken.
+TEST_F(ExecutorTest, AnUpdatedFrameworkInfoIsShownAndCheckpointed) {
+  startRegisteredSlave();
+  RunTaskMessage run = runTask(customTask("t1", "e1", "sleep 60"));
+  run.mutable_framework()->set_checkpoint(true);
+  fromMaster(run);
+  runtime_->settle();
+  auto* executor = startExecutor("executor(e1)");
+  registerExecutor(executor, "e1");
+
+  FrameworkInfo renamed = run.framework();
+  renamed.set_name("renamed");
+  renamed.clear_role();
+  renamed.add_roles("a");
+  renamed.add_roles("b");
+  renamed.add_capabilities()->set_type(FrameworkInfo::Capability::MULTI_ROLE);
+  UpdateFrameworkMessage update;
+  update.mutable_framework_id()->set_value("F1");
+  update.set_pid("scheduler(2)@127.0.0.1:1");
+  *update.mutable_framework_info() = renamed;
+  fromMaster(update);
+  runtime_->settle();
+  json::Value framework = state()["frameworks"].array().at(0);
+  EXPECT_EQ("renamed", framework["name"].string());
+  ASSERT_EQ(2u, framework["roles"].array().size());
+  EXPECT_EQ("b", framework["roles"].array().at(1).string());
+  EXPECT_EQ("scheduler(2)@127.0.0.1:1", framework["pid"].string());
+  FrameworkInfo checkpointed;
+  auto read = checkpoint::read(meta::frameworkInfoPath(workDir_, "S1", "F1"), &checkpointed);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ("renamed", checkpointed.name());
+  EXPECT_EQ(2, checkpointed.roles_size());
+
+  // Another framework's info, or one that stops checkpointing: the pid is
+  // taken, the info is not.
+  FrameworkInfo other = renamed;
+  other.set_name("other");
+  other.mutable_id()->set_value("F2");
+  *update.mutable_framework_info() = other;
+  fromMaster(update);
+  FrameworkInfo unchecked = renamed;
+  unchecked.set_name("unchecked");
+  unchecked.set_checkpoint(false);
+  *update.mutable_framework_info() = unchecked;
+  fromMaster(update);
+  runtime_->settle();
+  EXPECT_EQ("renamed", state()["frameworks"].array().at(0)["name"].string());
+  ASSERT_TRUE(checkpoint::read(meta::frameworkInfoPath(workDir_, "S1", "F1"), &checkpointed).ok());
+  EXPECT_EQ("renamed", checkpointed.name());
 }
 
 }  // namespace

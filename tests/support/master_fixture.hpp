@@ -60,10 +60,11 @@ class MasterFixture : public ::testing::Test {
   // A stand-in slave, recording everything a master sends slaves.
   Peer& slave(const std::string& id) {
     auto peer = std::make_unique<Peer>(id);
-    peer->accept<SlaveRegisteredMessage, SlaveReregisteredMessage, RunTaskMessage,
-                 KillTaskMessage, StatusUpdateAcknowledgementMessage, ShutdownFrameworkMessage,
+    peer->accept<SlaveRegisteredMessage, SlaveReregisteredMessage, RunTaskMessage, KillTaskMessage,
+                 StatusUpdateAcknowledgementMessage, ShutdownFrameworkMessage,
                  ShutdownExecutorMessage, FrameworkToExecutorMessage, ShutdownMessage,
-                 DrainSlaveMessage, CheckpointResourcesMessage, RunTaskGroupMessage>();
+                 DrainSlaveMessage, CheckpointResourcesMessage, RunTaskGroupMessage,
+                 UpdateFrameworkMessage>();
     peers_.push_back(runtime_->spawn(std::move(peer)));
     return *peers_.back().get();
   }
@@ -87,11 +88,16 @@ class MasterFixture : public ::testing::Test {
     return registered.back().framework_id();
   }
 
-  // Registers `slave`, declaring `capabilities` (by default AGENT_DRAINING,
-  // as our slaves do).
-  SlaveID registerSlave(Peer& slave, const std::string& resources = "cpus:4;mem:4096",
-                        const std::vector<SlaveInfo::Capability::Type>& capabilities = {
-                            SlaveInfo::Capability::AGENT_DRAINING}) {
+  // What our slaves declare (slave/protobufs.cpp).
+  static inline const std::vector<SlaveInfo::Capability::Type> kSlaveCapabilities = {
+      SlaveInfo::Capability::MULTI_ROLE, SlaveInfo::Capability::HIERARCHICAL_ROLE,
+      SlaveInfo::Capability::RESERVATION_REFINEMENT, SlaveInfo::Capability::AGENT_DRAINING};
+
+  // Registers `slave`, declaring `capabilities` (by default what our slaves
+  // declare).
+  SlaveID registerSlave(
+      Peer& slave, const std::string& resources = "cpus:4;mem:4096",
+      const std::vector<SlaveInfo::Capability::Type>& capabilities = kSlaveCapabilities) {
     RegisterSlaveMessage message;
     message.mutable_slave()->set_hostname(slave.id() + ".example");
     *message.mutable_slave()->mutable_resources() = Resources::parse(resources).value().proto();
