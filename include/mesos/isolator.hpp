@@ -45,6 +45,7 @@ struct ContainerConfig {
   ExecutorInfo executor;
   std::string directory;  // the executor's sandbox
   Resources resources;    // the executor's own plus its first tasks'
+  std::string user;       // who the executor runs as; "": the slave's user
 };
 
 // What prepare() asks of the launch. Each isolator's asks are merged, in

@@ -95,7 +95,8 @@ class CommandExecutorProcess : public process::Actor {
     const process::Pid<CommandExecutorProcess> self(this->self());
     task_ = runtime().spawn<CommandTask>(
         task,
-        CommandTask::Options{options_.directory, currentEnvironment(), options_.killGracePeriod},
+        CommandTask::Options{options_.directory, currentEnvironment(), options_.killGracePeriod,
+                             /*cgroup=*/std::nullopt},
         [self](const CommandTask::Event& event) {
           process::dispatch(self, &CommandExecutorProcess::taskEvent, event);
         });

@@ -12,11 +12,17 @@
 
 #include "exec/health_check.hpp"
 #include "exec/spawn.hpp"
+#include "exec/task_cgroup.hpp"
 #include "process/dispatch.hpp"
 
 namespace mesos::internal {
 
 namespace {
+
+using namespace std::chrono_literals;
+
+// How long killing what a task left in its cgroup may take (normally ms).
+constexpr std::chrono::milliseconds kCgroupDestroyTimeout = 10s;
 
 std::string describeWaitStatus(int status) {
   if (WIFEXITED(status)) {
@@ -68,7 +74,10 @@ void CommandTask::initialize() {
 
   const std::map<std::string, std::string> environment =
       withEnvironmentOf(options_.environment, command);
-  auto spawned = spawnCommand(command, SpawnOptions{options_.directory, environment});
+  SpawnOptions spawnOptions{
+      options_.directory, environment, /*quietStdio=*/false,
+      options_.cgroup ? joinFilesOf(*options_.cgroup) : std::vector<std::string>{}};
+  auto spawned = spawnCommand(command, spawnOptions);
   if (!spawned) {
     end(TASK_FAILED,
         "Failed to launch the command of task '" + id + "': " + spawned.error().message);
@@ -79,7 +88,7 @@ void CommandTask::initialize() {
   LOG(INFO) << "Forked command of task " << id << " at pid " << pid_;
 
   const process::Pid<CommandTask> self(this->self());
-  reaper_ = std::thread([pid, self] {
+  reaper_ = std::thread([pid, self, id, cgroup = options_.cgroup] {
     // WNOWAIT: the exited command stays a zombie, so its pid (and its
     // process group id) cannot be reused until the actor has signalled the
     // rest of the group and reaped it.
@@ -88,6 +97,14 @@ void CommandTask::initialize() {
     do {
       result = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT);
     } while (result != 0 && errno == EINTR);
+    // The task ends with everything it started, setsid daemons included.
+    // (Blocking: this thread, not the actor.)
+    if (cgroup) {
+      if (auto destroyed = cgroups::destroy(*cgroup, kCgroupDestroyTimeout); !destroyed) {
+        LOG(ERROR) << "Cannot destroy cgroup " << cgroup->name() << " of task " << id << ": "
+                   << destroyed.error().message;
+      }
+    }
     process::dispatch(self, &CommandTask::commandEnded, result == 0);
   });
 
@@ -199,6 +216,13 @@ void CommandTask::end(TaskState state, std::string message) {
   ended_ = true;
   Event event{Event::Kind::kEnded, state, std::move(message), std::nullopt, std::nullopt};
   if (state == TASK_FAILED && pid_ <= 0) LOG(ERROR) << event.message;
+  if (pid_ <= 0 && options_.cgroup) {
+    // Never started: its cgroup is empty.
+    if (auto removed = cgroups::remove(*options_.cgroup); !removed) {
+      LOG(WARNING) << "Cannot remove cgroup " << options_.cgroup->name() << " of task "
+                   << task_.task_id().value() << ": " << removed.error().message;
+    }
+  }
   if (state == TASK_KILLED && !killMessage_.empty()) {
     event.message = killMessage_ + ": " + event.message;
   }

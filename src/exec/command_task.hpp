@@ -4,7 +4,10 @@
 // The actor starts the task's CommandInfo in the sandbox as the leader of a
 // new process group (exec/spawn.hpp), watches it from a reaper thread, runs
 // its HealthCheck (exec/health_checker.hpp), and kills it on request: SIGTERM
-// to the process group, SIGKILL after the grace period. It reports by
+// to the process group, SIGKILL after the grace period. Given a cgroup of its
+// own (exec/task_cgroup.hpp), the command starts in it, and once the command
+// has ended everything left in it (processes that left the group included)
+// is killed and the cgroup removed, before kEnded. It reports by
 // callback (called on this actor; the owner dispatches to itself): once
 // kRunning (or straight kEnded when the task cannot start), kHealth at each
 // change of health, and kEnded exactly once, with the terminal state.
@@ -19,6 +22,7 @@
 #include <thread>
 
 #include "exec/health_checker.hpp"
+#include "isolation/cgroups/cgroups.hpp"
 #include "mesos.pb.h"
 #include "process/actor.hpp"
 #include "process/runtime.hpp"
@@ -41,6 +45,9 @@ class CommandTask : public process::Actor {
     std::string directory;                            // the sandbox: the working directory
     std::map<std::string, std::string> environment;   // before the command's own variables
     process::Duration killGracePeriod;                // when neither kill nor task names one
+    // The task's own cgroup, made by the owner; destroyed once the command
+    // ended. None: the task's processes are its process group alone.
+    std::optional<cgroups::Cgroup> cgroup;
   };
 
   // Starts `task.command()` once spawned. A task without a command, or with

@@ -2,14 +2,16 @@
 // type DEFAULT, which runs task groups (LAUNCH_GROUP; docs/task-groups.md).
 //
 // Each task of a group runs as its own process tree (a CommandTask, the same
-// code the command executor runs its one task with), in the executor's
-// sandbox, which the tasks share with the volumes the slave put there. Each
-// task gets TASK_STARTING, TASK_RUNNING, health updates when it is checked,
-// and one terminal update. As Apache's default executor does, a task that
-// ends in TASK_FAILED or TASK_KILLED (a kill from the scheduler included)
-// has the other tasks of its group killed, each with its kill policy
-// (SIGTERM, its grace period, SIGKILL); and the executor exits once no task
-// is left running, after the slave acknowledged the last update.
+// code the command executor runs its one task with), in a cgroup of its own
+// below the container's when the slave has a cgroups isolator
+// (exec/task_cgroup.hpp), in the executor's sandbox, which the tasks share
+// with the volumes the slave put there. Each task gets TASK_STARTING,
+// TASK_RUNNING, health updates when it is checked, and one terminal update.
+// As Apache's default executor does, a task that ends in TASK_FAILED or
+// TASK_KILLED (a kill from the scheduler included) has the other tasks of
+// its group killed, each with its kill policy (SIGTERM, its grace period,
+// SIGKILL); and the executor exits once no task is left running, after the
+// slave acknowledged the last update.
 //
 // Structure: DefaultExecutor (the mesos::Executor the driver calls) hands
 // every callback to DefaultExecutorProcess, the actor that owns the tasks;
@@ -31,6 +33,7 @@
 
 #include "exec/command_task.hpp"
 #include "exec/executor_process.hpp"
+#include "exec/task_cgroup.hpp"
 #include "mesos/executor.hpp"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
@@ -91,6 +94,8 @@ class DefaultExecutorProcess : public process::Actor {
     LOG(INFO) << "Launching a group of " << members.size() << " task(s)";
 
     const process::Pid<DefaultExecutorProcess> self(this->self());
+    const std::map<std::string, std::string> environment = currentEnvironment();
+    const std::optional<TaskCgroupsConfig> cgroups = taskCgroupsConfig(environment);
     for (const TaskInfo& info : group.tasks()) {
       const std::string id = info.task_id().value();
       auto task = std::make_unique<Task>();
@@ -100,11 +105,25 @@ class DefaultExecutorProcess : public process::Actor {
       Task* added = task.get();
       tasks_[id] = std::move(task);
       active_++;
+      CommandTask::Options options{options_.directory, environment, kDefaultKillGracePeriod,
+                                   std::nullopt};
+      if (cgroups) {
+        // Never outside its cgroup: the task would outlive its kill.
+        auto cgroup = makeTaskCgroup(*cgroups, id);
+        if (!cgroup) {
+          LOG(ERROR) << "Cannot create the cgroup of task " << id << ": " << cgroup.error().message;
+          process::dispatch(
+              self, &DefaultExecutorProcess::taskEvent, id,
+              CommandTask::Event{
+                  CommandTask::Event::Kind::kEnded, TASK_FAILED,
+                  "The cgroup of task '" + id + "' could not be created: " + cgroup.error().message,
+                  std::nullopt, std::nullopt});
+          continue;
+        }
+        options.cgroup = std::move(cgroup).value();
+      }
       added->process = runtime().spawn<CommandTask>(
-          info,
-          CommandTask::Options{options_.directory, currentEnvironment(),
-                               kDefaultKillGracePeriod},
-          [self, id](const CommandTask::Event& event) {
+          info, std::move(options), [self, id](const CommandTask::Event& event) {
             process::dispatch(self, &DefaultExecutorProcess::taskEvent, id, event);
           });
     }
@@ -177,6 +196,8 @@ class DefaultExecutorProcess : public process::Actor {
   }
 
   void killTask(Task& task, std::optional<process::Duration> grace, const std::string& message) {
+    // A task that could not start ends by its own pending event.
+    if (!task.process) return;
     if (!task.killing && hasCapability(framework_, FrameworkInfo::Capability::TASK_KILLING_STATE)) {
       update(task.id, TASK_KILLING);
     }

@@ -89,7 +89,7 @@ std::string describeExit(int status) {
 
 ProbeOutcome runCommand(const HealthCheckSpec& spec, const ProbeContext& context, int abortFd) {
   SpawnOptions options{context.directory, withEnvironmentOf(context.environment, spec.command),
-                       /*quietStdio=*/true};
+                       /*quietStdio=*/true, /*joinFiles=*/{}};
   auto pid = spawnCommand(spec.command, options);
   if (!pid) return failure(spec, "cannot start the command: " + pid.error().message);
 

@@ -405,6 +405,7 @@ Result<void> Slave::startExecutor(Executor* executor, const Framework& framework
   container.executor = info;
   container.directory = executor->directory;
   container.resources = executor->resources();
+  container.user = spec.user;
   auto pid = containerizer_->launch(container, std::move(spec));
   if (!pid) return pid.error();
   executor->osPid = *pid;

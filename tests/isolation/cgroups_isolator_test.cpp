@@ -149,6 +149,19 @@ TEST_F(CgroupsIsolatorTest, LimitsAreWrittenAndFollowTheResources) {
   EXPECT_TRUE(statistics.has_cpus_nr_periods());
 }
 
+// What an executor running several tasks needs to give each its own cgroup
+// below the container's (exec/task_cgroup.hpp).
+TEST_F(CgroupsIsolatorTest, TheExecutorIsToldTheHierarchyAndTheContainersControllers) {
+  pid_t pid = launch("told", "echo \"$MESOS_CGROUPS_HIERARCHY|$MESOS_CGROUPS_CONTROLLERS\"",
+                     "cpus:0.1;mem:32");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(exits_["told"].await(std::chrono::seconds(30)));
+  const std::string controllers =
+      layout_->version() == cgroups::Version::kV1 ? "cpu,cpuacct,memory,freezer" : "";
+  EXPECT_EQ(std::string(cgroups::kDefaultHierarchy) + "|" + controllers + "\n",
+            readFile(dir_ + "/told.out"));
+}
+
 TEST_F(CgroupsIsolatorTest, AMemoryHogIsStoppedAndReportedItsNeighbourRunsOn) {
   pid_t neighbour = launch("neighbour", "exec sleep 60", "cpus:0.1;mem:64");
   pid_t hog = launch("hog", "tail /dev/zero", "cpus:0.1;mem:48");

@@ -44,6 +44,14 @@ namespace mesos::internal::cgroups {
 
 inline constexpr char kDefaultHierarchy[] = "/sys/fs/cgroup";
 
+// The variables a cgroups isolator adds to an executor's environment: its
+// --cgroups_hierarchy, and the controllers of the container's cgroup, comma
+// separated ("" on cgroup v2: a task's cgroup below the container's gets
+// none). An executor running several tasks gives each its own cgroup below
+// its own with them (exec/task_cgroup.hpp).
+inline constexpr char kHierarchyVariable[] = "MESOS_CGROUPS_HIERARCHY";
+inline constexpr char kControllersVariable[] = "MESOS_CGROUPS_CONTROLLERS";
+
 enum class Version { kV1, kV2 };
 
 // One line of /proc/<pid>/mounts; octal escapes ("\040" for a space) decoded.

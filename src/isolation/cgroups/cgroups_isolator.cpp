@@ -1,12 +1,15 @@
 #include "isolation/cgroups/cgroups_isolator.hpp"
 
 #include <dirent.h>
+#include <pwd.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include <glog/logging.h>
 
@@ -41,6 +44,31 @@ std::vector<std::string> children(const std::string& dir) {
   }
   ::closedir(d);
   return names;
+}
+
+// Delegates the container's cgroup to `user`, the executor's: its
+// directories and their cgroup.procs become the user's, so that the
+// executor may make a cgroup per task below and move its tasks into them
+// (exec/task_cgroup.hpp). The limits stay root's: a child cgroup is held
+// to its parent's.
+Result<void> delegate(const cgroups::Cgroup& cgroup, const std::string& user) {
+  std::vector<char> buffer(16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  const int error = ::getpwnam_r(user.c_str(), &entry, buffer.data(), buffer.size(), &found);
+  if (found == nullptr) {
+    return Error{"cannot look up user '" + user +
+                 "': " + (error != 0 ? std::strerror(error) : "no such user")};
+  }
+  for (const std::string& dir : cgroup.dirs()) {
+    for (const std::string& path : {dir, dir + "/cgroup.procs"}) {
+      if (::chown(path.c_str(), found->pw_uid, found->pw_gid) != 0) {
+        return Error{"cannot give " + path + " to user '" + user + "': " + std::strerror(errno),
+                     errno};
+      }
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -156,6 +184,12 @@ Result<LaunchRequirements> CgroupsIsolator::prepare(const ContainerConfig& confi
   auto cgroup = cgroupOf(id);
   if (!cgroup) return cgroup.error();
   if (auto made = cgroups::create(*cgroup); !made) return made.error();
+  if (!config.user.empty()) {
+    if (auto delegated = delegate(*cgroup, config.user); !delegated) {
+      (void)cgroups::remove(*cgroup);
+      return delegated.error();
+    }
+  }
   Container container{*cgroup, nullptr};
   if (options_.subsystems.count("mem")) {
     auto oom = cgroups::OomWatcher::watch(*cgroup);
@@ -189,6 +223,17 @@ Result<LaunchRequirements> CgroupsIsolator::prepare(const ContainerConfig& confi
   }
   LaunchRequirements requirements;
   for (const std::string& dir : cgroup->dirs()) requirements.joinFiles.push_back(dir + "/cgroup.procs");
+  // An executor running several tasks gives each a cgroup below this one
+  // (exec/task_cgroup.hpp). On v2 with no controller: this cgroup holds the
+  // executor, and a cgroup with processes may pass none to its children.
+  std::string controllers;
+  if (layout_.version() == cgroups::Version::kV1) {
+    for (const std::string& controller : controllers_) {
+      controllers += (controllers.empty() ? "" : ",") + controller;
+    }
+  }
+  requirements.environment[cgroups::kHierarchyVariable] = options_.hierarchy;
+  requirements.environment[cgroups::kControllersVariable] = controllers;
   return requirements;
 }
 

@@ -336,7 +336,11 @@ Result<LaunchRequirements> LxcIsolator::prepare(const ContainerConfig& config) {
       return Error{"cannot write " + configFile};
     }
   }
-  auto prepared = cgroups_->prepare(config);
+  // The executor makes no cgroup below the outer one (it does not hear of
+  // it): nothing to give its user.
+  ContainerConfig outer = config;
+  outer.user.clear();
+  auto prepared = cgroups_->prepare(outer);
   if (!prepared) {
     fs::remove_all(dir, ec);
     return prepared.error();
