@@ -256,10 +256,16 @@ void readExecutor(Reader& reader, const std::string& workDir, const std::string&
   ExecutorState executor;
   executor.id.set_value(executorId);
   ExecutorInfo info;
-  if (auto read = checkpoint::read(executorInfoPath(workDir, slaveId, frameworkId, executorId),
-                                   &info);
-      !read) {
-    if (reader.skip(read.error())) {
+  const std::string infoPath = executorInfoPath(workDir, slaveId, frameworkId, executorId);
+  if (auto read = checkpoint::read(infoPath, &info); !read) {
+    if (read.error().code == ENOENT &&
+        !exists(executorPath(workDir, slaveId, frameworkId, executorId) + "/runs")) {
+      // The slave stopped between making the executor's directory and
+      // renaming its info into it, before any run of it: nothing of it ran
+      // (as Apache Mesos, in either mode). With runs below, the info went
+      // missing later: damage.
+      reader.note(infoPath + " is missing: executor " + executorId + " (left out)");
+    } else if (reader.skip(read.error())) {
       collectOrphans(executorPath(workDir, slaveId, frameworkId, executorId), &slave.orphans);
     }
     return;
@@ -278,9 +284,13 @@ void readFramework(Reader& reader, const std::string& workDir, const std::string
   FrameworkState framework;
   framework.id.set_value(frameworkId);
   FrameworkInfo info;
-  if (auto read = checkpoint::read(frameworkInfoPath(workDir, slaveId, frameworkId), &info);
-      !read) {
-    if (reader.skip(read.error())) {
+  const std::string infoPath = frameworkInfoPath(workDir, slaveId, frameworkId);
+  if (auto read = checkpoint::read(infoPath, &info); !read) {
+    if (read.error().code == ENOENT &&
+        !exists(frameworkPath(workDir, slaveId, frameworkId) + "/executors")) {
+      // As for an executor: stopped before its info was in place.
+      reader.note(infoPath + " is missing: framework " + frameworkId + " (left out)");
+    } else if (reader.skip(read.error())) {
       collectOrphans(frameworkPath(workDir, slaveId, frameworkId), &slave.orphans);
     }
     return;

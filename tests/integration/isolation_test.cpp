@@ -19,6 +19,7 @@
 #include "common/processes.hpp"
 
 #include "isolation/cgroups/cgroups.hpp"
+#include "support/cgroups_layout.hpp"
 #include "support/daemon.hpp"
 #include "support/subprocess.hpp"
 
@@ -31,13 +32,9 @@ namespace cgroups = mesos::internal::cgroups;
 class IsolationTest : public DaemonsFixture {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create cgroups";
-    auto layout = cgroups::Layout::detect();
-    if (!layout) GTEST_SKIP() << "no cgroups: " << layout.error().message;
-    for (const char* controller : {"cpu", "memory"}) {
-      if (!layout->has(controller)) GTEST_SKIP() << "no cgroup " << controller << " controller";
-    }
-    layout_ = std::make_unique<cgroups::Layout>(std::move(layout).value());
+    std::string why;
+    layout_ = cgroupsForTests({"cpu", "memory"}, &why);
+    if (!layout_) GTEST_SKIP() << why;
     DaemonsFixture::SetUp();
     if (IsSkipped()) return;
     root_ = "mesos_it_" + std::to_string(::getpid());

@@ -260,7 +260,8 @@ TEST_F(RecoveryTest, TwentyRestartsChangeNothing) {
                  static_cast<size_t>(restart);
         },
         30s, slavePid_);
-    ASSERT_TRUE(back) << "the executor did not re-register";
+    ASSERT_TRUE(back) << "the executor did not re-register; the slave's log:\n"
+                      << readFile(dir_ + "/slave.log");
     ASSERT_FALSE(dead(executor));
     ASSERT_EQ(executorPid(), executor);
     ASSERT_EQ(taskState("steady"), "TASK_RUNNING");

@@ -25,6 +25,7 @@
 #include "isolation/cgroups/cgroups.hpp"
 #include "process/runtime.hpp"
 #include "support/cluster.hpp"
+#include "support/cgroups_layout.hpp"
 #include "support/daemon.hpp"
 #include "support/subprocess.hpp"
 
@@ -33,13 +34,6 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace cgroups = mesos::internal::cgroups;
-
-std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Whether `pid` is gone (or a zombie its parent has not reaped yet).
 bool dead(pid_t pid) {
@@ -50,13 +44,9 @@ bool dead(pid_t pid) {
 class TaskGroupCgroupsTest : public DaemonsFixture {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create cgroups";
-    auto layout = cgroups::Layout::detect();
-    if (!layout) GTEST_SKIP() << "no cgroups: " << layout.error().message;
-    for (const char* controller : {"cpu", "memory"}) {
-      if (!layout->has(controller)) GTEST_SKIP() << "no cgroup " << controller << " controller";
-    }
-    layout_ = std::make_unique<cgroups::Layout>(std::move(layout).value());
+    std::string why;
+    layout_ = cgroupsForTests({"cpu", "memory"}, &why);
+    if (!layout_) GTEST_SKIP() << why;
     DaemonsFixture::SetUp();
     if (IsSkipped()) return;
     root_ = "mesos_tg_" + std::to_string(::getpid());

@@ -184,7 +184,8 @@ Result<LaunchRequirements> CgroupsIsolator::prepare(const ContainerConfig& confi
   auto cgroup = cgroupOf(id);
   if (!cgroup) return cgroup.error();
   if (auto made = cgroups::create(*cgroup); !made) return made.error();
-  if (!config.user.empty()) {
+  // Only the default executor makes cgroups below its container's.
+  if (!config.user.empty() && config.executor.type() == ExecutorInfo::DEFAULT) {
     if (auto delegated = delegate(*cgroup, config.user); !delegated) {
       (void)cgroups::remove(*cgroup);
       return delegated.error();
