@@ -556,7 +556,9 @@ void Slave::shutdown(const UPID& from, const ShutdownMessage& message) {
 }
 
 void Slave::updateFramework(const UPID& from, const UpdateFrameworkMessage& message) {
-  if (!wellFormed(from, message)) return;
+  // Only the master says where a scheduler is and what its FrameworkInfo
+  // (its user...) is now.
+  if (!wellFormed(from, message) || !fromMaster(from, "UpdateFrameworkMessage")) return;
   Framework* fw = framework(message.framework_id().value());
   if (fw == nullptr) {
     LOG(WARNING) << "Ignoring UpdateFrameworkMessage for unknown framework "
@@ -577,15 +579,16 @@ void Slave::updateFramework(const UPID& from, const UpdateFrameworkMessage& mess
             << (fw->pid ? fw->pid.toString() : "reached through the master");
   // Its FrameworkInfo after UPDATE_FRAMEWORK (a master older than Apache's
   // 1.3 sends none). The master refuses changes of id, user and
-  // checkpoint; one that names another framework is not taken.
+  // checkpoint; one that names another framework or changes them is not
+  // taken here either.
   if (message.has_framework_info()) {
     const FrameworkInfo& info = message.framework_info();
     if (info.has_id() && info.id().value() != fw->id.value()) {
       LOG(WARNING) << "Ignoring the FrameworkInfo of UpdateFrameworkMessage for framework "
                    << fw->id.value() << ": it is framework " << info.id().value() << "'s";
-    } else if (info.checkpoint() != fw->info.checkpoint()) {
+    } else if (info.checkpoint() != fw->info.checkpoint() || info.user() != fw->info.user()) {
       LOG(WARNING) << "Ignoring the FrameworkInfo of UpdateFrameworkMessage for framework "
-                   << fw->id.value() << ": it changes 'checkpoint'";
+                   << fw->id.value() << ": it changes 'checkpoint' or 'user'";
     } else {
       fw->info = info;
       *fw->info.mutable_id() = fw->id;

@@ -617,8 +617,18 @@ TEST_F(ExecutorTest, AnUpdatedFrameworkInfoIsShownAndCheckpointed) {
   EXPECT_EQ("renamed", checkpointed.name());
   EXPECT_EQ(2, checkpointed.roles_size());
 
-  // Another framework's info, or one that stops checkpointing: the pid is
-  // taken, the info is not.
+  // Not from the master (here, from the executor's address): nothing is
+  // taken, neither the pid nor another user.
+  UpdateFrameworkMessage forged = update;
+  forged.set_pid("scheduler(9)@127.0.0.1:9");
+  forged.mutable_framework_info()->set_name("forged");
+  executor->post(slave_.pid(), forged);
+  runtime_->settle();
+  EXPECT_EQ("renamed", state()["frameworks"].array().at(0)["name"].string());
+  EXPECT_EQ("scheduler(2)@127.0.0.1:1", state()["frameworks"].array().at(0)["pid"].string());
+
+  // Another framework's info, or one that stops checkpointing or changes
+  // its user: the pid is taken, the info is not.
   FrameworkInfo other = renamed;
   other.set_name("other");
   other.mutable_id()->set_value("F2");
@@ -628,6 +638,11 @@ TEST_F(ExecutorTest, AnUpdatedFrameworkInfoIsShownAndCheckpointed) {
   unchecked.set_name("unchecked");
   unchecked.set_checkpoint(false);
   *update.mutable_framework_info() = unchecked;
+  fromMaster(update);
+  FrameworkInfo root = renamed;
+  root.set_name("root");
+  root.set_user("root-or-anyone");
+  *update.mutable_framework_info() = root;
   fromMaster(update);
   runtime_->settle();
   EXPECT_EQ("renamed", state()["frameworks"].array().at(0)["name"].string());
