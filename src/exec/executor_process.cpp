@@ -339,6 +339,15 @@ void ExecutorProcess::exited(const UPID& pid) {
   if (pid != slave_) return;  // a link to a slave that was replaced
   if (!delivering("the slave's exit")) return;
 
+  if (environment_.checkpoint && !connected_ && connection_ > 0) {
+    // Lost again while reconnecting: a restarted slave asked for the
+    // re-registration and died before acknowledging it. The timer started
+    // when the executor was first disconnected still runs.
+    LOG(INFO) << "Slave " << slave_
+              << " exited before acknowledging the re-registration; still waiting for the slave "
+                 "to reconnect";
+    return;
+  }
   if (environment_.checkpoint && connected_) {
     connected_ = false;
     LOG(INFO) << "Slave " << slave_ << " exited; the framework checkpoints, so waiting "

@@ -620,6 +620,66 @@ TEST_F(ExecutorDriverTest, CheckpointingExecutorWaitsForTheSlaveToReconnect) {
   EXPECT_EQ(DRIVER_RUNNING, driver_->sendFrameworkMessage("alive"));
 }
 
+// A slave restarted, asked the executor to reconnect, and died again before
+// acknowledging the re-registration (a slave killed twice in a row): the
+// executor goes on waiting for the next one, within the recovery timeout of
+// its first disconnection.
+TEST_F(ExecutorDriverTest, ASlaveLostBeforeAcknowledgingTheReregistrationIsWaitedFor) {
+  environment_["MESOS_CHECKPOINT"] = "1";
+  environment_["MESOS_RECOVERY_TIMEOUT"] = "1mins";
+  UPID executor = startRegistered();
+  slave_.reset();
+  runtime_->settle();
+
+  ReconnectExecutorMessage reconnect;
+  reconnect.mutable_slave_id()->set_value("slave-1");
+  for (int restart = 1; restart <= 2; ++restart) {
+    runtime_->clock().advance(20s);
+    slave_ = runtime_->spawn<FakeSlave>();
+    fromSlave(executor, reconnect);
+    ASSERT_EQ(1u, slave_->reregistrations.size()) << "restart " << restart;
+    slave_.reset();  // gone before it acknowledged
+    runtime_->settle();
+    EXPECT_EQ(0u, executor_.count("shutdown")) << "restart " << restart;
+  }
+  EXPECT_EQ(1u, executor_.count("disconnected"));
+
+  // The third slave acknowledges: the executor is back.
+  slave_ = runtime_->spawn<FakeSlave>();
+  fromSlave(executor, reconnect);
+  ASSERT_EQ(1u, slave_->reregistrations.size());
+  ExecutorReregisteredMessage reregistered;
+  reregistered.mutable_slave_id()->set_value("slave-1");
+  reregistered.mutable_slave_info()->set_hostname("host-1");
+  fromSlave(executor, reregistered);
+  EXPECT_EQ(1u, executor_.count("reregistered"));
+  runtime_->clock().advance(2min);
+  runtime_->settle();
+  EXPECT_EQ(0u, executor_.count("shutdown"));
+}
+
+TEST_F(ExecutorDriverTest, ASlaveLostWhileReconnectingLeavesTheFirstRecoveryTimeout) {
+  environment_["MESOS_CHECKPOINT"] = "1";
+  environment_["MESOS_RECOVERY_TIMEOUT"] = "1mins";
+  UPID executor = startRegistered();
+  slave_.reset();
+  runtime_->settle();
+
+  runtime_->clock().advance(40s);
+  slave_ = runtime_->spawn<FakeSlave>();
+  ReconnectExecutorMessage reconnect;
+  reconnect.mutable_slave_id()->set_value("slave-1");
+  fromSlave(executor, reconnect);
+  slave_.reset();
+  runtime_->settle();
+  EXPECT_EQ(0u, executor_.count("shutdown"));
+
+  // A minute after the first disconnection, not after the second.
+  runtime_->clock().advance(20s);
+  runtime_->settle();
+  EXPECT_EQ(1u, executor_.count("shutdown"));
+}
+
 TEST_F(ExecutorDriverTest, CheckpointingExecutorShutsDownAfterTheRecoveryTimeout) {
   environment_["MESOS_CHECKPOINT"] = "1";
   environment_["MESOS_RECOVERY_TIMEOUT"] = "1mins";

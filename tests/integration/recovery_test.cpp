@@ -172,6 +172,18 @@ class RecoveryTest : public DaemonsFixture {
     return running ? pid : -1;
   }
 
+  // The executors' stderr (their logs), for failure messages.
+  std::string executorLogs() {
+    std::string logs;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir_ + "/slave/slaves", ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->path().filename() != "stderr" || it->is_symlink()) continue;
+      logs += "--- " + it->path().string() + ":\n" + readFile(it->path().string());
+    }
+    return logs;
+  }
+
   bool libprocessPidWritten() {
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(dir_ + "/slave/meta", ec);
@@ -261,7 +273,8 @@ TEST_F(RecoveryTest, TwentyRestartsChangeNothing) {
         },
         30s, slavePid_);
     ASSERT_TRUE(back) << "the executor did not re-register; the slave's log:\n"
-                      << readFile(dir_ + "/slave.log");
+                      << readFile(dir_ + "/slave.log") << "\nThe executor's log:\n"
+                      << executorLogs();
     ASSERT_FALSE(dead(executor));
     ASSERT_EQ(executorPid(), executor);
     ASSERT_EQ(taskState("steady"), "TASK_RUNNING");
