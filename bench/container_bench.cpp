@@ -63,12 +63,12 @@
 #include <glog/logging.h>
 
 #include "common/processes.hpp"
-#include "isolation/cgroups/cgroups.hpp"
-#include "isolation/isolators.hpp"
-#include "isolation/lxc/lxc_isolator.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/isolators.hpp"
+#include "slave/containerizer/isolators/lxc/lxc_isolator.hpp"
 #include "slave/constants.hpp"
-#include "slave/containerizer.hpp"
-#include "slave/launcher.hpp"
+#include "slave/containerizer/containerizer.hpp"
+#include "slave/containerizer/launcher.hpp"
 #include "slave/paths.hpp"
 #include "slave/reaper.hpp"
 

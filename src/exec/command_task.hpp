@@ -22,7 +22,7 @@
 #include <thread>
 
 #include "exec/health_checker.hpp"
-#include "isolation/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
 #include "mesos.pb.h"
 #include "process/actor.hpp"
 #include "process/runtime.hpp"

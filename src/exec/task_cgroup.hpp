@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "isolation/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
 #include "mesos/result.hpp"
 
 namespace mesos::internal {

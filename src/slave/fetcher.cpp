@@ -18,7 +18,7 @@
 #include <glog/logging.h>
 
 #include "common/fd.hpp"
-#include "slave/launcher.hpp"
+#include "slave/containerizer/launcher.hpp"
 #include "slave/reaper.hpp"
 #include "slave/spawn.hpp"
 

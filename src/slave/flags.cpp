@@ -8,7 +8,7 @@
 #include <climits>
 #include <sstream>
 
-#include "isolation/isolators.hpp"
+#include "slave/containerizer/isolators/isolators.hpp"
 #include "process/runtime.hpp"
 #include "slave/environment.hpp"
 #include "slave/executor_token.hpp"

@@ -15,7 +15,7 @@
 #include "mesos/resources.hpp"
 #include "process/actor.hpp"
 #include "process/http.hpp"
-#include "slave/containerizer.hpp"
+#include "slave/containerizer/containerizer.hpp"
 
 namespace mesos::internal::slave {
 

@@ -11,7 +11,7 @@
 #include <glog/logging.h>
 
 #include "common/operations.hpp"
-#include "isolation/isolators.hpp"
+#include "slave/containerizer/isolators/isolators.hpp"
 #include "process/dispatch.hpp"
 #include "slave/constants.hpp"
 #include "slave/environment.hpp"

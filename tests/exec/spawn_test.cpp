@@ -15,7 +15,7 @@
 
 #include "exec/spawn.hpp"
 #include "exec/task_cgroup.hpp"
-#include "isolation/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
 
 namespace mesos::internal {
 namespace {

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "exec/task_cgroup.hpp"
-#include "isolation/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
 
 namespace mesos::internal {
 namespace {

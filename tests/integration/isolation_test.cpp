@@ -18,7 +18,7 @@
 #include "common/json.hpp"
 #include "common/processes.hpp"
 
-#include "isolation/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
 #include "support/cgroups_layout.hpp"
 #include "support/daemon.hpp"
 #include "support/subprocess.hpp"

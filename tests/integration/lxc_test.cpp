@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
-#include "isolation/cgroups/cgroups.hpp"
-#include "isolation/lxc/lxc_isolator.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/lxc/lxc_isolator.hpp"
 #include "support/daemon.hpp"
 #include "support/subprocess.hpp"
 

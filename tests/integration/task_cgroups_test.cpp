@@ -22,7 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "common/processes.hpp"
-#include "isolation/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
 #include "process/runtime.hpp"
 #include "support/cluster.hpp"
 #include "support/cgroups_layout.hpp"

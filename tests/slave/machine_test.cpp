@@ -17,7 +17,7 @@
 
 #include "process/future.hpp"
 #include "slave/flags.hpp"
-#include "slave/launcher.hpp"
+#include "slave/containerizer/launcher.hpp"
 #include "common/state_json.hpp"
 #include "slave/machine.hpp"
 #include "slave/paths.hpp"

@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "isolation/disk/disk_du_isolator.hpp"
+#include "slave/containerizer/isolators/disk/disk_du_isolator.hpp"
 #include "slave/checkpoint.hpp"
 #include "slave/slave_fixture.hpp"
 #include "slave/volumes.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "isolation/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
 
 namespace mesos::test {
 

@@ -1,4 +1,4 @@
-#include "isolation/cgroups/cgroups_isolator.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups_isolator.hpp"
 
 #include <dirent.h>
 #include <pwd.h>

@@ -14,11 +14,11 @@
 
 #include <gtest/gtest.h>
 
-#include "isolation/isolators.hpp"
+#include "slave/containerizer/isolators/isolators.hpp"
 #include "process/future.hpp"
-#include "slave/containerizer.hpp"
+#include "slave/containerizer/containerizer.hpp"
 #include "slave/reaper.hpp"
-#include "isolation/launch.hpp"
+#include "containerizer/launch.hpp"
 
 namespace mesos::internal::isolation {
 namespace {

@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "isolation/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
 #include "mesos/isolator.hpp"
 
 namespace mesos::internal::isolation {

@@ -21,7 +21,7 @@
 
 #include "mesos/isolator.hpp"
 #include "mesos/result.hpp"
-#include "slave/launcher.hpp"
+#include "slave/containerizer/launcher.hpp"
 
 namespace mesos::internal::slave {
 

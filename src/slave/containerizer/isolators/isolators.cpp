@@ -1,15 +1,15 @@
-#include "isolation/isolators.hpp"
+#include "slave/containerizer/isolators/isolators.hpp"
 
 #include <algorithm>
 #include <functional>
 #include <set>
 #include <sstream>
 
-#include "isolation/cgroups/cgroups_isolator.hpp"
-#include "isolation/disk/disk_du_isolator.hpp"
-#include "isolation/disk/disk_xfs_isolator.hpp"
-#include "isolation/lxc/lxc_isolator.hpp"
-#include "isolation/posix/posix_isolator.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups_isolator.hpp"
+#include "slave/containerizer/isolators/disk/disk_du_isolator.hpp"
+#include "slave/containerizer/isolators/disk/disk_xfs_isolator.hpp"
+#include "slave/containerizer/isolators/lxc/lxc_isolator.hpp"
+#include "slave/containerizer/isolators/posix/posix_isolator.hpp"
 
 namespace mesos::internal::isolation {
 

@@ -14,8 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "isolation/disk/disk_du_isolator.hpp"
-#include "isolation/isolators.hpp"
+#include "slave/containerizer/isolators/disk/disk_du_isolator.hpp"
+#include "slave/containerizer/isolators/isolators.hpp"
 
 namespace mesos::internal::isolation {
 namespace {

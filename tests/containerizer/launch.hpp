@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "process/future.hpp"
-#include "slave/containerizer.hpp"
+#include "slave/containerizer/containerizer.hpp"
 #include "slave/reaper.hpp"
 
 namespace mesos::internal::isolation {

@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "isolation/cgroups/cgroups_isolator.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups_isolator.hpp"
 #include "mesos/isolator.hpp"
 
 namespace mesos::internal::isolation {

@@ -1,4 +1,4 @@
-// The cgroups library (src/isolation/cgroups/): its parsers and value helpers
+// The cgroups library (src/slave/containerizer/isolators/cgroups/): its parsers and value helpers
 // on sample text, and every operation on this machine's real cgroups (v1
 // below /sys/fs/cgroup, v2 on the unified mount). Tests that need what the
 // machine lacks (root, a controller, a v2 mount) skip saying what is missing.
@@ -25,7 +25,7 @@
 #include <thread>
 #include <vector>
 
-#include "isolation/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
 
 extern char** environ;
 

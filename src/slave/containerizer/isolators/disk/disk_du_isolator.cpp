@@ -1,4 +1,4 @@
-#include "isolation/disk/disk_du_isolator.hpp"
+#include "slave/containerizer/isolators/disk/disk_du_isolator.hpp"
 
 #include <sys/stat.h>
 
@@ -11,7 +11,7 @@
 
 #include <glog/logging.h>
 
-#include "isolation/disk/sandbox_disk.hpp"
+#include "slave/containerizer/isolators/disk/sandbox_disk.hpp"
 
 namespace mesos::internal::isolation {
 

@@ -17,13 +17,13 @@
 
 #include <gtest/gtest.h>
 
-#include "isolation/cgroups/cgroups.hpp"
-#include "isolation/isolators.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/isolators.hpp"
 #include "process/future.hpp"
-#include "slave/containerizer.hpp"
+#include "slave/containerizer/containerizer.hpp"
 #include "slave/paths.hpp"
 #include "slave/reaper.hpp"
-#include "isolation/launch.hpp"
+#include "containerizer/launch.hpp"
 
 namespace mesos::internal::isolation {
 namespace {

@@ -22,11 +22,11 @@
 
 #include <gtest/gtest.h>
 
-#include "isolation/cgroups/cgroups.hpp"
-#include "isolation/isolators.hpp"
-#include "isolation/lxc/lxc_isolator.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/isolators.hpp"
+#include "slave/containerizer/isolators/lxc/lxc_isolator.hpp"
 #include "process/future.hpp"
-#include "slave/containerizer.hpp"
+#include "slave/containerizer/containerizer.hpp"
 #include "slave/paths.hpp"
 #include "slave/reaper.hpp"
 

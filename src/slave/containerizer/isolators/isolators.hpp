@@ -1,5 +1,5 @@
 // The isolators --isolation names, built from one table: a new isolator is
-// a folder under src/isolation/ and one line in isolators.cpp.
+// a folder under src/slave/containerizer/isolators/ and one line in isolators.cpp.
 #pragma once
 
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "isolation/disk/disk_xfs_isolator.hpp"
+#include "slave/containerizer/isolators/disk/disk_xfs_isolator.hpp"
 
 #include <fcntl.h>
 #include <linux/dqblk_xfs.h>
@@ -20,7 +20,7 @@
 
 #include <glog/logging.h>
 
-#include "isolation/disk/sandbox_disk.hpp"
+#include "slave/containerizer/isolators/disk/sandbox_disk.hpp"
 
 namespace mesos::internal::isolation {
 

@@ -1,4 +1,4 @@
-#include "slave/containerizer.hpp"
+#include "slave/containerizer/containerizer.hpp"
 
 #include <signal.h>
 

@@ -1,4 +1,4 @@
-#include "slave/launcher.hpp"
+#include "slave/containerizer/launcher.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "isolation/lxc/lxc_isolator.hpp"
+#include "slave/containerizer/isolators/lxc/lxc_isolator.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 
 #include <glog/logging.h>
 
-#include "isolation/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
 
 namespace mesos::internal::isolation {
 

@@ -1,4 +1,4 @@
-#include "isolation/cgroups/cgroups.hpp"
+#include "slave/containerizer/isolators/cgroups/cgroups.hpp"
 
 #include <fcntl.h>
 #include <linux/magic.h>

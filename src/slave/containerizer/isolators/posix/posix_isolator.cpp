@@ -1,4 +1,4 @@
-#include "isolation/posix/posix_isolator.hpp"
+#include "slave/containerizer/isolators/posix/posix_isolator.hpp"
 
 #include <unistd.h>
 
