@@ -9,6 +9,7 @@
 #include "slave/containerizer/isolators/disk/disk_du_isolator.hpp"
 #include "slave/containerizer/isolators/disk/disk_xfs_isolator.hpp"
 #include "slave/containerizer/isolators/lxc/lxc_isolator.hpp"
+#include "slave/containerizer/isolators/network/cni/cni_isolator.hpp"
 #include "slave/containerizer/isolators/posix/posix_isolator.hpp"
 
 namespace mesos::internal::isolation {
@@ -99,6 +100,18 @@ Result<std::unique_ptr<Isolator>> diskXfs(const IsolationOptions& options,
   return std::unique_ptr<Isolator>(std::move(isolator).value());
 }
 
+Result<std::unique_ptr<Isolator>> networkCni(const IsolationOptions& options,
+                                             const std::vector<std::string>&) {
+  CniOptions cni;
+  cni.configDir = options.networkCniConfigDir;
+  cni.pluginsDir = options.networkCniPluginsDir;
+  cni.rootDir = options.networkCniRootDir;
+  cni.pluginNetns = options.networkCniPluginNetns;
+  auto isolator = CniIsolator::create(std::move(cni));
+  if (!isolator) return isolator.error();
+  return std::unique_ptr<Isolator>(std::move(isolator).value());
+}
+
 // One line per isolator.
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
@@ -110,6 +123,7 @@ const std::vector<Entry>& table() {
       {"lxc", "lxc", lxc},
       {"disk/du", "disk/du", diskDu},
       {"disk/xfs", "disk/xfs", diskXfs},
+      {"network/cni", "network/cni", networkCni},
   };
   return entries;
 }

@@ -29,6 +29,16 @@ struct IsolationOptions {
   // disk/xfs: the filesystem of the sandboxes, and the project ids it uses.
   std::string workDir;                           // --work_dir
   std::string xfsProjectRange = "[5000-10000]";  // --xfs_project_range
+  // network/cni (cni_isolator.hpp): the networks' configurations and the
+  // plugins' directories (':' between them).
+  std::string networkCniConfigDir;   // --network_cni_config_dir
+  std::string networkCniPluginsDir;  // --network_cni_plugins_dir
+  // Each container's namespace, files and checkpoints; no slave flag sets
+  // it (as Apache Mesos: /run/mesos/isolators/network/cni).
+  std::string networkCniRootDir = "/run/mesos/isolators/network/cni";
+  // When set, the network namespace file the plugins run in (tests keep the
+  // bridges they make out of the machine's namespace). No slave flag.
+  std::string networkCniPluginNetns;
   // Called, from any thread, when a container goes past a limit.
   mesos::isolation::LimitationCallback onLimitation;
 };
