@@ -298,6 +298,21 @@ TEST_F(CniIsolatorTest, CleanupRunsDelReleasingTheVethTheLeaseAndTheMount) {
   EXPECT_TRUE(sh("nsenter " + netns + " ip link show eth0").ok());
   EXPECT_EQ(mountsUnder(dir_ + "/run"), std::vector<std::string>{dir_ + "/run/c1/ns"});
 
+  // What was checkpointed is what the plugins set up: their CHECK agrees.
+  auto checkpointed = cni::recoverNetworks(dir_ + "/run", "c1");
+  ASSERT_TRUE(checkpointed.ok()) << checkpointed.error().message;
+  ASSERT_EQ(checkpointed->attachments.size(), 1u);
+  const cni::Attachment& attachment = checkpointed->attachments[0];
+  EXPECT_EQ(attachment.ifname, "eth0");
+  EXPECT_EQ(attachment.config.name, "testnet");
+  cni::PluginOptions plugins;
+  plugins.directories = {kPluginsDir};
+  plugins.hostNetns = "/run/netns/" + hostNs_;
+  const cni::Invocation invocation{"c1", dir_ + "/run/c1/ns", "eth0", ""};
+  auto checked = cni::checkNetwork(plugins, attachment.config, invocation,
+                                   cni::runtimeConfigFor(attachment.info), attachment.result);
+  EXPECT_TRUE(checked.ok()) << checked.error().message;
+
   ASSERT_TRUE(isolator.cleanup(idOf("c1")).ok());
   EXPECT_TRUE(leases("testnet").empty());
   EXPECT_EQ(hostVeths(), 0);

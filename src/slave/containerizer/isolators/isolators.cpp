@@ -105,7 +105,7 @@ Result<std::unique_ptr<Isolator>> networkCni(const IsolationOptions& options,
   CniOptions cni;
   cni.configDir = options.networkCniConfigDir;
   cni.pluginsDir = options.networkCniPluginsDir;
-  cni.rootDir = options.networkCniRootDir;
+  if (!options.networkCniRootDir.empty()) cni.rootDir = options.networkCniRootDir;
   cni.pluginNetns = options.networkCniPluginNetns;
   auto isolator = CniIsolator::create(std::move(cni));
   if (!isolator) return isolator.error();

@@ -33,9 +33,9 @@ struct IsolationOptions {
   // plugins' directories (':' between them).
   std::string networkCniConfigDir;   // --network_cni_config_dir
   std::string networkCniPluginsDir;  // --network_cni_plugins_dir
-  // Each container's namespace, files and checkpoints; no slave flag sets
-  // it (as Apache Mesos: /run/mesos/isolators/network/cni).
-  std::string networkCniRootDir = "/run/mesos/isolators/network/cni";
+  // Each container's namespace, files and checkpoints; empty: as Apache
+  // Mesos, /run/mesos/isolators/network/cni. No slave flag sets it.
+  std::string networkCniRootDir;
   // When set, the network namespace file the plugins run in (tests keep the
   // bridges they make out of the machine's namespace). No slave flag.
   std::string networkCniPluginNetns;

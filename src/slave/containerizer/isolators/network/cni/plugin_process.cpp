@@ -78,6 +78,16 @@ struct ChildPlan {
 
 std::string errnoText(int error) { return std::strerror(error); }
 
+// `fd`, or a copy of it numbered 3 or more when it is a standard stream's
+// number (this process runs with one closed): the child's dup2()s onto 0, 1
+// and 2 must not overwrite one another's sources.
+int aboveStdio(int fd) {
+  if (fd < 0 || fd > STDERR_FILENO) return fd;
+  const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+  ::close(fd);
+  return copy;
+}
+
 // Owns a file descriptor; reset() closes it early.
 class Descriptor {
  public:
@@ -210,9 +220,10 @@ Result<std::string> runPlugin(const PluginOptions& options, Command command,
 
   auto config = memoryFile(json::stringify(input));
   if (!config) return Error{where + config.error().message, config.error().code};
-  Descriptor stdinFd(config.value());
-  Descriptor netns(
-      options.hostNetns.empty() ? -1 : ::open(options.hostNetns.c_str(), O_RDONLY | O_CLOEXEC));
+  Descriptor stdinFd(aboveStdio(config.value()));
+  Descriptor netns(options.hostNetns.empty()
+                       ? -1
+                       : aboveStdio(::open(options.hostNetns.c_str(), O_RDONLY | O_CLOEXEC)));
   if (!options.hostNetns.empty() && netns.get() < 0) {
     const int error = errno;
     return Error{where + "cannot open the network namespace '" + options.hostNetns +
@@ -221,13 +232,13 @@ Result<std::string> runPlugin(const PluginOptions& options, Command command,
   }
   int out[2], err[2], report[2];
   if (::pipe2(out, O_CLOEXEC) != 0) return Error{where + "cannot make a pipe: " + errnoText(errno)};
-  Descriptor outRead(out[0]), outWrite(out[1]);
+  Descriptor outRead(out[0]), outWrite(aboveStdio(out[1]));
   if (::pipe2(err, O_CLOEXEC) != 0) return Error{where + "cannot make a pipe: " + errnoText(errno)};
-  Descriptor errRead(err[0]), errWrite(err[1]);
+  Descriptor errRead(err[0]), errWrite(aboveStdio(err[1]));
   if (::pipe2(report, O_CLOEXEC) != 0) {
     return Error{where + "cannot make a pipe: " + errnoText(errno)};
   }
-  Descriptor reportRead(report[0]), reportWrite(report[1]);
+  Descriptor reportRead(report[0]), reportWrite(aboveStdio(report[1]));
   const ChildPlan plan{program->c_str(), argv.data(),    envp.data(), stdinFd.get(),
                        outWrite.get(),   errWrite.get(), netns.get(), reportWrite.get()};
 
