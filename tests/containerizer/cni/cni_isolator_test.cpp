@@ -350,6 +350,24 @@ TEST_F(CniIsolatorTest, AfterARestartRecoveryKeepsKnownContainersAndTakesDownThe
   EXPECT_FALSE(fs::exists(dir_ + "/run/kept"));
 }
 
+TEST_F(CniIsolatorTest, TheNetworksDnsMakesResolvConfAndTheHostnameIsTheContainers) {
+  writeConfig("dns.conf", R"({"cniVersion": "1.0.0", "name": "dns", "type": "bridge",
+      "bridge": "mcni2", "dns": {"nameservers": ["10.250.4.53"], "search": ["cni.test"],
+                                 "options": ["ndots:2"]},
+      "ipam": {"type": "host-local", "subnet": "10.250.4.0/24", "dataDir": ")" +
+                              dir_ + R"(/ipam"}})");
+  CniIsolator& isolator = start();
+  ASSERT_TRUE(isolator.prepare(config("c1", {"dns"}, "web-1")).ok());
+  ASSERT_TRUE(isolator.isolate(idOf("c1"), startContainer()).ok());
+  auto files = isolator.filesDirectory(idOf("c1"));
+  ASSERT_TRUE(files.has_value());
+  EXPECT_EQ(readFile(*files + "/resolv.conf"),
+            "search cni.test\nnameserver 10.250.4.53\noptions ndots:2\n");
+  EXPECT_EQ(readFile(*files + "/hostname"), "web-1\n");
+  EXPECT_TRUE(contains(readFile(*files + "/hosts"), addressOf("c1") + " web-1\n"));
+  EXPECT_TRUE(isolator.cleanup(idOf("c1")).ok());
+}
+
 TEST_F(CniIsolatorTest, AFailingPluginGivesItsErrorAndLeavesNothing) {
   // One address in the range: the second container gets host-local's error.
   writeConfig("small.conf", bridgeConfig("small", "10.250.2.0/24", "10.250.2.10"));
