@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "common/json.hpp"
 #include "slave/containerizer/provisioner/backends/backend.hpp"
@@ -135,6 +136,31 @@ TEST_F(ImagePullTest, PullsOnceThenServesFromTheStore) {
   StoredImage byTag = stored(image);
   EXPECT_EQ(byTag.layers,
             stored(registry->hostPort() + "/test/busybox@" + byTag.manifestDigest).layers);
+}
+
+TEST_F(ImagePullTest, TwoHelpersPullingOneImageAtOnceBothSucceed) {
+  auto registry = startRegistry();
+  std::string image = registry->hostPort() + "/test/busybox:latest";
+  std::string outputs[2] = {scratch_.path() + "/a", scratch_.path() + "/b"};
+  Ran ran[2];
+  std::vector<std::thread> pulls;
+  for (int i = 0; i < 2; ++i) {
+    std::filesystem::create_directories(outputs[i]);
+    pulls.emplace_back([&, i] {
+      ran[i] =
+          testing::run({MESOS_PROVISIONER_PATH, "pull", "--image=" + image,
+                        "--docker_registry=" + registry->url(), "--docker_store_dir=" + store_},
+                       outputs[i]);
+    });
+  }
+  for (std::thread& pull : pulls) pull.join();
+  ASSERT_EQ(0, ran[0].status) << ran[0].err;
+  ASSERT_EQ(0, ran[1].status) << ran[1].err;
+  EXPECT_EQ(answer(ran[0])["layers"], answer(ran[1])["layers"]);
+  EXPECT_EQ(2, std::distance(std::filesystem::directory_iterator(store_ + "/layers"),
+                             std::filesystem::directory_iterator()));
+  EXPECT_TRUE(std::filesystem::is_empty(store_ + "/staging"));
+  expectProvisioned(stored(image), "copy");
 }
 
 TEST_F(ImagePullTest, TheDockerRegistryFlagServesReferencesWithoutARegistry) {

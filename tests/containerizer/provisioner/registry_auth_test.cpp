@@ -50,7 +50,7 @@ TEST(RegistryAuthTest, CredentialsComeFromTheDockerConfigForTheRegistrysHost) {
 
   EXPECT_FALSE(credentialsFor("not json", "quay.io").ok());
   EXPECT_FALSE(credentialsFor("{\"auths\": {\"quay.io\": {\"auth\": \"!!\"}}}", "quay.io").ok());
-  EXPECT_EQ("{}", loadDockerConfig("  {}").value());
+  EXPECT_EQ("  {}", loadDockerConfig("  {}").value());
   EXPECT_FALSE(loadDockerConfig("/nonexistent/config.json").ok());
 }
 
