@@ -17,6 +17,8 @@
 
 #include "common/base64.hpp"
 #include "common/json.hpp"
+#include "slave/containerizer/provisioner/docker/digest.hpp"
+#include "slave/containerizer/provisioner/docker/manifest.hpp"
 #include "containerizer/provisioner/image_helpers.hpp"
 
 namespace mesos::internal::slave::provisioner {
@@ -153,19 +155,56 @@ class TokenRegistry {
       }
       return error(404, "MANIFEST_UNKNOWN");
     }
-    if (target.rfind(prefix + "blobs/sha256:", 0) == 0) {
-      std::string hex = target.substr(prefix.size() + 13);
+    if (target == prefix + "manifests/multi") {
+      Answer answer;
+      answer.type = "application/vnd.oci.image.index.v1+json";
+      answer.body = multiIndex();
+      return answer;
+    }
+    bool manifest = target.rfind(prefix + "manifests/sha256:", 0) == 0;
+    if (manifest || target.rfind(prefix + "blobs/sha256:", 0) == 0) {
+      std::string hex = target.substr(target.find("sha256:") + 7);
+      if (::access((layout_ + "/blobs/sha256/" + hex).c_str(), F_OK) != 0) {
+        return error(404, manifest ? "MANIFEST_UNKNOWN" : "BLOB_UNKNOWN");
+      }
       if (hex.find('/') != std::string::npos || hex.find('.') != std::string::npos) {
         return error(404, "BLOB_UNKNOWN");
       }
       Answer answer;
-      answer.type = "application/octet-stream";
+      answer.type =
+          manifest ? "application/vnd.oci.image.manifest.v1+json" : "application/octet-stream";
       answer.body = readText(layout_ + "/blobs/sha256/" + hex);
       return answer;
     }
     return error(404, "NAME_UNKNOWN");
   }
 
+  // An index of the tag latest for this machine and another architecture.
+  std::string multiIndex() const {
+    auto index = json::parse(readText(layout_ + "/index.json"));
+    json::Object mine;
+    for (const json::Value& entry : (*index)["manifests"].array()) {
+      if (entry["annotations"]["org.opencontainers.image.ref.name"] == json::Value("latest")) {
+        mine = entry.object();
+      }
+    }
+    mine.erase("annotations");
+    mine["platform"] =
+        json::Object{{"os", "linux"}, {"architecture", docker::machineArchitecture()}};
+    json::Object other = mine;
+    other["digest"] = "sha256:" + std::string(64, '0');
+    other["platform"] = json::Object{{"os", "linux"}, {"architecture", "other-arch"}};
+    json::Object document;
+    document["schemaVersion"] = 2;
+    document["mediaType"] = "application/vnd.oci.image.index.v1+json";
+    document["manifests"] = json::Array{other, mine};
+    return json::stringify(document);
+  }
+
+ public:
+  std::string multiDigest() const { return docker::sha256Of(multiIndex()); }
+
+ private:
   std::string layout_;
   std::string basic_;
   int listener_ = -1;
@@ -225,6 +264,49 @@ TEST_F(RegistryTokenTest, ABearerChallengeIsAnsweredWithAToken) {
   ASSERT_EQ(0, again.status) << again.err;
   EXPECT_EQ(before, registry.requests());
   EXPECT_TRUE((*json::parse(again.out))["cached"].boolean());
+}
+
+TEST_F(RegistryTokenTest, AnIndexGivesTheManifestOfThisMachinesArchitecture) {
+  TokenRegistry registry(layout(), "");
+  Ran ran = testing::run(
+      {MESOS_PROVISIONER_PATH, "pull", "--image=" + registry.hostPort() + "/test/busybox:multi",
+       "--docker_store_dir=" + scratch_.path() + "/store"},
+      scratch_.path());
+  ASSERT_EQ(0, ran.status) << ran.err;
+  auto answer = json::parse(ran.out);
+  ASSERT_TRUE(answer.ok()) << ran.out;
+  EXPECT_EQ(2u, (*answer)["layers"].array().size());
+  EXPECT_EQ(registry.multiDigest(), (*answer)["manifest_digest"].string());
+  EXPECT_EQ(0, registry.requests("/v2/test/busybox/manifests/sha256:" + std::string(64, '0')));
+
+  // The image by the index's digest is served by the store.
+  int before = registry.requests();
+  Ran byDigest =
+      testing::run({MESOS_PROVISIONER_PATH, "pull",
+                    "--image=" + registry.hostPort() + "/test/busybox@" + registry.multiDigest(),
+                    "--docker_store_dir=" + scratch_.path() + "/store"},
+                   scratch_.path());
+  ASSERT_EQ(0, byDigest.status) << byDigest.err;
+  EXPECT_EQ(before, registry.requests());
+}
+
+TEST(ImageIndexTest, AnIndexWithoutThisPlatformSaysWhatItOffers) {
+  docker::Index index;
+  index.manifests.push_back({"", "sha256:" + std::string(64, '1'), 10, "linux", "arm64"});
+  index.manifests.push_back({"", "sha256:" + std::string(64, '2'), 10, "windows", "amd64"});
+  auto chosen = docker::selectPlatform(index, "s390x");
+  ASSERT_FALSE(chosen.ok());
+  EXPECT_NE(std::string::npos, chosen.error().message.find("linux/s390x"));
+  EXPECT_NE(std::string::npos, chosen.error().message.find("linux/arm64, windows/amd64"));
+  auto arm = docker::selectPlatform(index, "arm64");
+  ASSERT_TRUE(arm.ok());
+  EXPECT_EQ("sha256:" + std::string(64, '1'), arm->digest);
+}
+
+TEST(ImageIndexTest, SchemaOneManifestsAreRefused) {
+  auto parsed = docker::parseManifest("{\"schemaVersion\": 1, \"fsLayers\": []}", "");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(std::string::npos, parsed.error().message.find("schema 1"));
 }
 
 TEST_F(RegistryTokenTest, TheTokenServerGetsTheDockerConfigsCredentials) {

@@ -33,7 +33,7 @@ namespace mesos::internal::slave::provisioner {
 // An image in the store.
 struct StoredImage {
   std::string reference;       // canonical (docker::Reference::canonical())
-  std::string manifestDigest;  // of the manifest the image was pulled by
+  std::string manifestDigest;  // of the manifest (or index) the image was pulled by
   std::string configDigest;
   std::vector<std::string> layers;  // layer ids ("sha256:<hex>"), bottom first
   docker::ImageConfig config;

@@ -265,6 +265,10 @@ Result<void> fetchLayer(Session& session, const Descriptor& layer, const std::st
     }
     hash.update(data, bytes);
     size += bytes;
+    if (layer.size >= 0 && size > static_cast<uint64_t>(layer.size)) {
+      return Error{"size mismatch for the layer " + layer.digest + ": the manifest says " +
+                   std::to_string(layer.size) + " bytes, the registry sends more"};
+    }
     return {};
   };
   auto response = session.get("blobs/" + layer.digest, "", sink);
@@ -328,6 +332,7 @@ Result<StoredImage> pullFromRegistry(const Store& store, const Reference& refere
                                      ", " + kOciManifest + ", " + kOciIndex;
   std::string wanted = reference.manifestReference();
   std::string digest = reference.digest;
+  std::string topDigest;
   std::optional<Manifest> manifest;
   for (int depth = 0; depth < 3 && !manifest; ++depth) {
     std::string contentType;
@@ -335,6 +340,9 @@ Result<StoredImage> pullFromRegistry(const Store& store, const Reference& refere
                                digest, &contentType);
     if (!body) return body.error();
     if (digest.empty()) digest = sha256Of(*body);
+    // The digest the image goes by is the first document's (an index's
+    // when there is one), as Docker reports it.
+    if (topDigest.empty()) topDigest = digest;
     auto document = parseManifest(*body, contentType);
     if (!document) return document.error();
     if (auto* index = std::get_if<Index>(&*document)) {
@@ -373,11 +381,11 @@ Result<StoredImage> pullFromRegistry(const Store& store, const Reference& refere
     ::unlink(file.c_str());
   }
   image.reference = reference.canonical();
-  image.manifestDigest = digest;
+  image.manifestDigest = topDigest;
   image.configDigest = manifest->config.digest;
   image.config = std::move(config).value();
   if (auto put = store.putConfig(image.configDigest, *configText); !put) return put.error();
-  std::string digestKey = reference.registry + "/" + reference.repository + "@" + digest;
+  std::string digestKey = reference.registry + "/" + reference.repository + "@" + topDigest;
   if (auto put = store.put(image, digestKey); !put) return put.error();
   return image;
 }
