@@ -90,6 +90,13 @@ class ImagePullTest : public ::testing::Test {
     EXPECT_EQ("busybox", std::filesystem::read_symlink(*rootfs + "/bin/sh").string());
     EXPECT_FALSE(std::filesystem::exists(*rootfs + "/etc/removed"))
         << "the second layer's whiteout was not applied by " << backend;
+    if (::geteuid() == 0 && testing::haveProgram("chroot")) {
+      // The image's own busybox runs in it and sees the image's files.
+      Ran cat = testing::run({"chroot", *rootfs, "/bin/sh", "-c", "cat /etc/os-release"},
+                             scratch_.path());
+      EXPECT_EQ(0, cat.status) << cat.err;
+      EXPECT_NE(std::string::npos, cat.out.find("mesos test image")) << cat.out;
+    }
     ASSERT_TRUE(provisioner->destroy(dir).ok());
     EXPECT_TRUE(mountsBelow(scratch_.path()).empty());
     EXPECT_FALSE(std::filesystem::exists(dir));
