@@ -58,6 +58,29 @@ struct LaunchRequirements {
   std::vector<std::string> commandPrefix;
   // Added to the executor's environment.
   std::map<std::string, std::string> environment;
+  // Namespaces the executor gets new ones of, named as in /proc/<pid>/ns
+  // ("pid", "ipc", "net", "uts", "mnt"). The launch helper enters them
+  // after the joins, before anything else runs. With "pid", the executor
+  // is the first process (pid 1) of its namespace, in a mount namespace of
+  // its own with its own /proc, and every process of the namespace dies
+  // with it.
+  std::vector<std::string> namespaces;
+  // Bind mounts the launch helper makes in the container's own mount
+  // namespace before anything runs: `source` on the host, `target`
+  // absolute (in the container's root filesystem) or relative to the
+  // sandbox. They need a mount namespace, which the helper then enters.
+  struct Mount {
+    std::string source;
+    std::string target;
+    bool readOnly = false;
+  };
+  std::vector<Mount> mounts;
+  // The container's root filesystem (a provisioned image) on the host;
+  // empty: the host's. With one, the sandbox shows at /mnt/mesos/sandbox
+  // (MESOS_SANDBOX) and the executor starts in `workingDirectory` there
+  // (empty: the sandbox).
+  std::string rootfs;
+  std::string workingDirectory;
 };
 
 // A limit the container went past. The slave kills the container and fails

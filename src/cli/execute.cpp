@@ -92,6 +92,12 @@ struct ExecuteFlags : flags::FlagSet {
         "\"task_id\":{\"value\":...},\"resources\":[...],\"command\":{\"value\":...}}]}), "
         "inline or in a file given as file:///PATH or /PATH; agent_id need not be set. "
         "Not with --name, --command, --env or --uris");
+    add(&volumes, "volumes",
+        "Volumes of the task's container (a MESOS container; the slave needs the "
+        "filesystem/linux isolator): a JSON array of Volume objects, inline or in a file "
+        "given as file:///PATH or /PATH ('[{\"container_path\":\"data\",\"host_path\":"
+        "\"/srv/data\",\"mode\":\"RO\"}]'; a relative host_path is a directory of the "
+        "sandbox, a relative container_path is in the sandbox; docs/isolation.md)");
     add(&timeout, "timeout",
         "Give up (status 1) when the task has not been launched this long after starting, "
         "e.g. 30secs (default: wait for ever)");
@@ -99,9 +105,10 @@ struct ExecuteFlags : flags::FlagSet {
   Result<void> validate() const override {
     if (!master) return Error{"missing --master (e.g. --master=127.0.0.1:5050)"};
     if (task_group) {
-      if (name || command || env || uris) {
-        return Error{"--name, --command, --env and --uris describe one task: not with "
-                     "--task_group (its JSON describes each task)"};
+      if (name || command || env || uris || volumes) {
+        return Error{
+            "--name, --command, --env, --uris and --volumes describe one task: not "
+            "with --task_group (its JSON describes each task)"};
       }
       return {};
     }
@@ -136,6 +143,7 @@ struct ExecuteFlags : flags::FlagSet {
   std::optional<std::string> principal;
   std::optional<std::string> secret;
   std::optional<std::string> task_group;
+  std::optional<std::string> volumes;
   std::optional<flags::Duration> timeout;
 };
 
@@ -190,6 +198,34 @@ Result<TaskGroupInfo> parseTaskGroup(const std::string& value) {
     }
   }
   return group;
+}
+
+// The container of --volumes: a JSON array of Volume objects, inline or in
+// a file (file:///PATH or /PATH), in a MESOS ContainerInfo.
+Result<ContainerInfo> parseVolumes(const std::string& value) {
+  std::string text = value;
+  if (value.rfind("file://", 0) == 0 || value.rfind("/", 0) == 0) {
+    std::string path = value.rfind("file://", 0) == 0 ? value.substr(7) : value;
+    std::ifstream file(path);
+    if (!file) return Error{"--volumes: cannot read '" + path + "'"};
+    std::stringstream contents;
+    contents << file.rdbuf();
+    text = contents.str();
+  }
+  auto parsed = json::parse(text);
+  if (!parsed || !parsed->isArray()) {
+    return Error{
+        "--volumes: expected a JSON array of Volume objects ([{\"container_path\":...,"
+        "\"host_path\":...,\"mode\":\"RW\"}])" +
+        (parsed ? std::string() : ": " + parsed.error().message)};
+  }
+  ContainerInfo container;
+  json::Value document(
+      json::Object{{"type", json::Value(std::string("MESOS"))}, {"volumes", *parsed}});
+  if (auto read = fromJson(json::stringify(document), &container); !read) {
+    return Error{"--volumes: " + read.error().message};
+  }
+  return container;
 }
 
 // The variables of --env: a JSON object whose values are strings, given
@@ -375,12 +411,14 @@ std::pair<double, double> closeness(const Resources& offer, const Resources& wan
 class CommandScheduler : public Scheduler {
  public:
   CommandScheduler(const ExecuteFlags& flags, std::map<std::string, std::string> environment,
-                   std::vector<CommandInfo::URI> uris, std::optional<TaskGroupInfo> group)
+                   std::vector<CommandInfo::URI> uris, std::optional<TaskGroupInfo> group,
+                   std::optional<ContainerInfo> container)
       : flags_(flags),
         group_(std::move(group)),
         resources_(wanted(flags, group_)),
         environment_(std::move(environment)),
-        uris_(std::move(uris)) {}
+        uris_(std::move(uris)),
+        container_(std::move(container)) {}
 
   int exitCode() const { return exitCode_.load(); }
 
@@ -585,6 +623,7 @@ class CommandScheduler : public Scheduler {
       variable->set_value(value);
     }
     *task.mutable_resources() = taken.proto();
+    if (container_) *task.mutable_container() = *container_;
     driver->launchTasks(offer.id(), {task});
     launched_ = true;
     changed_.notify_all();
@@ -619,6 +658,7 @@ class CommandScheduler : public Scheduler {
   const Resources resources_;
   const std::map<std::string, std::string> environment_;
   const std::vector<CommandInfo::URI> uris_;
+  const std::optional<ContainerInfo> container_;
   std::atomic<int> exitCode_{1};
 
   std::mutex mutex_;
@@ -678,11 +718,21 @@ int main(int argc, char** argv) {
     }
     group = std::move(parsed).value();
   }
+  std::optional<ContainerInfo> container;
+  if (flags.volumes) {
+    auto parsed = parseVolumes(*flags.volumes);
+    if (!parsed) {
+      std::cerr << "mesos-execute: " << parsed.error().message << std::endl;
+      return 1;
+    }
+    container = std::move(parsed).value();
+  }
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
   FLAGS_minloglevel = google::GLOG_WARNING;
 
-  CommandScheduler scheduler(flags, std::move(environment), std::move(uris), std::move(group));
+  CommandScheduler scheduler(flags, std::move(environment), std::move(uris), std::move(group),
+                             std::move(container));
   FrameworkInfo framework;
   framework.set_name(flags.framework_name);
   framework.set_role(flags.role);

@@ -295,6 +295,9 @@ ExecutorInfo Slave::commandExecutorInfo(const FrameworkID& frameworkId,
   *command->mutable_uris() = task.command().uris();
   if (task.command().has_user()) command->set_user(task.command().user());
   *info.mutable_resources() = Resources::parse(kCommandExecutorResources)->proto();
+  // The task's container is its executor's: the volumes are mounted for
+  // both.
+  if (task.has_container()) *info.mutable_container() = task.container();
   return info;
 }
 

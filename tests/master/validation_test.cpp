@@ -65,27 +65,44 @@ class TaskValidationTest : public MasterFixture {
   SlaveID slaveId_;
 };
 
-TEST_F(TaskValidationTest, ContainerInfoAnywhereIsRefusedNamingTheField) {
-  TaskInfo taskContainer = task("task-container");
-  taskContainer.mutable_container()->set_type(ContainerInfo::MESOS);
-
+TEST_F(TaskValidationTest, ContainersSlavesCannotRunAreRefusedNamingTheField) {
   TaskInfo commandContainer = task("command-container");
   commandContainer.mutable_command()->mutable_container()->set_image("busybox");
 
-  TaskInfo executorContainer = task("executor-container");
-  executorContainer.clear_command();
-  executorContainer.mutable_executor()->mutable_executor_id()->set_value("e1");
-  executorContainer.mutable_executor()->mutable_command()->set_value("./executor");
-  executorContainer.mutable_executor()->mutable_container()->set_type(ContainerInfo::DOCKER);
-  executorContainer.mutable_executor()->mutable_container()->mutable_docker()->set_image("x");
+  TaskInfo docker = task("docker");
+  docker.clear_command();
+  docker.mutable_executor()->mutable_executor_id()->set_value("e1");
+  docker.mutable_executor()->mutable_command()->set_value("./executor");
+  docker.mutable_executor()->mutable_container()->set_type(ContainerInfo::DOCKER);
+  docker.mutable_executor()->mutable_container()->mutable_docker()->set_image("x");
+
+  TaskInfo image = task("image");
+  image.mutable_container()->set_type(ContainerInfo::MESOS);
+  image.mutable_container()->mutable_mesos()->mutable_image()->set_type(Image::DOCKER);
+  image.mutable_container()->mutable_mesos()->mutable_image()->mutable_docker()->set_name("b");
+
+  TaskInfo climbing = task("climbing");
+  climbing.mutable_container()->set_type(ContainerInfo::MESOS);
+  Volume* volume = climbing.mutable_container()->add_volumes();
+  volume->set_container_path("data");
+  volume->set_host_path("../../other-sandbox");
+  volume->set_mode(Volume::RW);
+
+  TaskInfo volumes = task("volumes");
+  volumes.mutable_container()->set_type(ContainerInfo::MESOS);
+  volume = volumes.mutable_container()->add_volumes();
+  volume->set_container_path("/data");
+  volume->set_host_path("/srv/data");
+  volume->set_mode(Volume::RO);
 
   TaskInfo plain = task("plain");
-  launchAll({taskContainer, commandContainer, executorContainer, plain});
+  launchAll({commandContainer, docker, image, climbing, volumes, plain});
 
-  expectError("task-container", "TaskInfo.container is not supported");
   expectError("command-container", "TaskInfo.command.container is not supported");
-  expectError("executor-container", "ExecutorInfo.container is not supported");
-  EXPECT_EQ(std::vector<std::string>{"plain"}, launched());
+  expectError("docker", "ExecutorInfo.container.type DOCKER is not supported yet");
+  expectError("image", "TaskInfo.container.mesos.image is not supported yet");
+  expectError("climbing", "TaskInfo.container.volumes[0]: a path holds '..'");
+  EXPECT_EQ((std::vector<std::string>{"volumes", "plain"}), launched());
 }
 
 TEST_F(TaskValidationTest, HealthChecksThatCannotWorkAreRefused) {

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <set>
 
 #include <glog/logging.h>
 
@@ -42,40 +43,103 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
     cleanUp(id, prepared);
     return Error{step + ": " + error.message};
   };
-  std::vector<std::string> joins;
-  std::vector<std::string> prefix;
+  // What no isolator here acts on fails the launch: ignoring it would run
+  // the executor other than asked.
+  if (config.executor.container().volumes_size() > 0 &&
+      ("," + isolation() + ",").find(",filesystem/linux,") == std::string::npos) {
+    return Error{
+        "the container has volumes, which need the filesystem/linux isolator "
+        "(--isolation)"};
+  }
+  std::vector<std::string> setup;  // the launch helper's first flags, in order
+  std::set<std::string> namespaces;
+  std::vector<std::string> wrappers;
+  std::vector<mesos::isolation::LaunchRequirements::Mount> mounts;
+  std::string rootfs;
+  std::string workingDirectory;
   for (const auto& isolator : isolators_) {
     auto requirements = isolator->prepare(config);
     if (!requirements) return undo(isolator->name() + " cannot prepare", requirements.error());
     prepared++;
-    for (const std::string& file : requirements->joinFiles) joins.push_back("--join=" + file);
-    prefix.insert(prefix.end(), requirements->commandPrefix.begin(),
-                  requirements->commandPrefix.end());
+    for (const std::string& file : requirements->joinFiles) setup.push_back("--join=" + file);
+    namespaces.insert(requirements->namespaces.begin(), requirements->namespaces.end());
+    wrappers.insert(wrappers.end(), requirements->commandPrefix.begin(),
+                    requirements->commandPrefix.end());
     for (const auto& [name, value] : requirements->environment) spec.environment[name] = value;
+    mounts.insert(mounts.end(), requirements->mounts.begin(), requirements->mounts.end());
+    if (!requirements->rootfs.empty()) {
+      if (!rootfs.empty()) {
+        return undo("launch", Error{isolator->name() + " gives a second root filesystem"});
+      }
+      rootfs = requirements->rootfs;
+      workingDirectory = requirements->workingDirectory;
+    }
   }
-  if (!joins.empty()) {
-    if (launchHelper_.empty()) return undo("launch", Error{"no launch helper to join cgroups"});
-    // The helper joins first, so that the wrappers run inside too.
-    joins.insert(joins.begin(), launchHelper_);
-    joins.push_back("--");
-    prefix.insert(prefix.begin(), joins.begin(), joins.end());
+  if (!namespaces.empty()) {
+    std::string list;
+    for (const std::string& name : namespaces) list += (list.empty() ? "" : ",") + name;
+    setup.push_back("--unshare=" + list);
   }
-  // Run as root on the executor's behalf: the isolators' wrappers, or the
-  // switch to its user.
-  const bool privileged = !prefix.empty() || !spec.user.empty();
+  if (!rootfs.empty() || !mounts.empty()) {
+    setup.push_back("--sandbox=" + spec.directory);
+    bool overHost = !rootfs.empty();
+    for (const auto& mount : mounts) {
+      if (mount.source.find(':') != std::string::npos ||
+          mount.target.find(':') != std::string::npos) {
+        return undo("launch", Error{"cannot mount " + mount.source + " at " + mount.target +
+                                    ": a mount's paths may not hold ':'"});
+      }
+      setup.push_back("--volume=" + mount.source + ":" + mount.target +
+                      (mount.readOnly ? ":ro" : ":rw"));
+      overHost = overHost || (!mount.target.empty() && mount.target[0] == '/');
+    }
+    if (!rootfs.empty()) {
+      setup.push_back("--rootfs=" + rootfs);
+      if (!workingDirectory.empty()) setup.push_back("--working_dir=" + workingDirectory);
+    }
+    // The framework chose what is mounted over the container's tree: a
+    // set-user-id program there must not give its user more rights.
+    if (overHost && !spec.user.empty()) setup.push_back("--no_new_privileges");
+  }
+  // Wrappers of the isolators need root (lxc-execute); the caller's run as
+  // they are, unless something else needs the helper.
+  const bool privileged = !setup.empty() || !wrappers.empty() || !spec.user.empty();
   // The isolators' wrappers run outermost, around any the caller gave.
-  prefix.insert(prefix.end(), spec.prefix.begin(), spec.prefix.end());
+  wrappers.insert(wrappers.end(), spec.prefix.begin(), spec.prefix.end());
+  if (!rootfs.empty() && !wrappers.empty()) {
+    return undo("launch",
+                Error{"a container with a root filesystem cannot run under " + wrappers.front()});
+  }
+  // The helper runs as root on the executor's behalf: it sets the
+  // container up (joins, namespaces, mounts), runs the wrappers, or
+  // switches to the executor's user.
+  std::vector<std::string> prefix;
   if (privileged) {
-    // Innermost: the wrappers (lxc-execute) need root; the executor not.
-    // The wrappers start without the executor's own variables; the helper
-    // reads those once it runs as the task's user.
-    if (launchHelper_.empty()) return undo("launch", Error{"no launch helper to switch user"});
+    if (launchHelper_.empty()) {
+      return undo("launch", Error{"no launch helper (mesos-containerizer) to set the container "
+                                  "up or switch user"});
+    }
+    // The set-up first, so that the wrappers run inside too; the switch to
+    // the executor's user last, after the wrappers (lxc-execute needs
+    // root). The wrappers start without the executor's own variables: the
+    // helper reads those once it runs as the executor's user.
     prefix.push_back(launchHelper_);
+    prefix.insert(prefix.end(), setup.begin(), setup.end());
+    if (!wrappers.empty()) {
+      if (setup.empty()) {
+        prefix.clear();
+      } else {
+        prefix.push_back("--");
+      }
+      prefix.insert(prefix.end(), wrappers.begin(), wrappers.end());
+      prefix.push_back(launchHelper_);
+    }
     if (!spec.user.empty()) prefix.push_back("--user=" + spec.user);
     prefix.push_back("--environment_fd=" + std::to_string(kEnvironmentFd));
     prefix.push_back("--");
     if (!spec.helperEnvironment) spec.helperEnvironment = inheritedEnvironment();
   } else {
+    prefix = std::move(wrappers);
     spec.helperEnvironment.reset();
   }
   spec.prefix = std::move(prefix);

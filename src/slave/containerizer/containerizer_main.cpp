@@ -4,10 +4,24 @@
 // from its first instruction), and the last before the executor when it is
 // to run as another user (--switch_user) or runs under wrappers:
 //
-//   mesos-containerizer [--join=FILE ...] [--user=NAME] [--environment_fd=N]
-//                       -- PROGRAM [ARGUMENT ...]
+//   mesos-containerizer [--join=FILE ...] [--unshare=NAME,...] [--user=NAME]
+//                       [--environment_fd=N] -- PROGRAM [ARGUMENT ...]
 //
-// writes its own pid to every FILE, in order; with --user, takes NAME's
+// writes its own pid to every FILE, in order; with --unshare, enters new
+// namespaces of those names (pid, ipc, net, uts, mnt). A new pid namespace
+// holds only the processes forked after it, so with pid this process forks:
+// the child, pid 1 of the namespace, goes on (in a mount namespace of its
+// own, mounts no longer shared with the host's, with a /proc of its own),
+// and this process stays outside, passing on the signals it gets (but
+// SIGKILL, which reaches the child through its parent-death signal) and
+// exiting as the child does. With --rootfs, the program runs in that root
+// filesystem (in a mount namespace of its own: rootfs.hpp), with the
+// sandbox at /mnt/mesos/sandbox and the volumes (read-only with :ro) at
+// their targets, in --working_dir (default: the sandbox). Without it, the
+// volumes are mounted in the host's tree as this mount namespace sees it
+// (relative targets in --sandbox). With --no_new_privileges, nothing the
+// program runs gains rights from set-user-id files. Then, with --user
+// (looked up on the host, before the root filesystem), takes NAME's
 // uid, gid and supplementary groups; with --environment_fd, then (no longer
 // root) reads the program's environment from the open file N (each
 // NAME=VALUE ended by a NUL byte; the slave's launcher writes it), closes
@@ -24,14 +38,22 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <vector>
+#include <sstream>
 #include <string>
+#include <vector>
+
+#include "slave/containerizer/rootfs.hpp"
 
 extern char** environ;
 
@@ -77,6 +99,95 @@ void setEntry(std::vector<std::string>* entries, const std::string& name, const 
   entries->push_back(prefix + value);
 }
 
+// The clone flags of a comma-separated list of namespace names; -1 when a
+// name is unknown.
+int namespaceFlags(const std::string& list) {
+  int flags = 0;
+  std::stringstream names(list);
+  std::string name;
+  while (std::getline(names, name, ',')) {
+    if (name == "pid") {
+      flags |= CLONE_NEWPID | CLONE_NEWNS;
+    } else if (name == "ipc") {
+      flags |= CLONE_NEWIPC;
+    } else if (name == "net") {
+      flags |= CLONE_NEWNET;
+    } else if (name == "uts") {
+      flags |= CLONE_NEWUTS;
+    } else if (name == "mnt") {
+      flags |= CLONE_NEWNS;
+    } else {
+      return -1;
+    }
+  }
+  return flags;
+}
+
+pid_t child = -1;  // pid 1 of the new pid namespace, seen from outside
+bool ownMountNamespace = false;
+
+void passOn(int signal) {
+  if (child > 0) ::kill(child, signal);
+}
+
+// Outside the new pid namespace: waits for its first process and ends as
+// it did (the same exit status, or killed by the same signal).
+[[noreturn]] void waitAndMirror() {
+  for (int signal : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT}) {
+    struct sigaction action {};
+    action.sa_handler = passOn;
+    ::sigemptyset(&action.sa_mask);
+    ::sigaction(signal, &action, nullptr);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) {
+      std::fprintf(stderr, "mesos-containerizer: cannot wait for pid %d: %s\n", child,
+                   std::strerror(errno));
+      ::_exit(127);
+    }
+  }
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    ::signal(signal, SIG_DFL);
+    sigset_t unblock;
+    ::sigemptyset(&unblock);
+    ::sigaddset(&unblock, signal);
+    ::sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
+    ::raise(signal);
+  }
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
+// Enters new namespaces (`flags`: clone flags). With CLONE_NEWPID only the
+// child of the fork below returns: the first process of the namespace.
+int enterNamespaces(int flags) {
+  if (::unshare(flags) != 0) return fail("cannot enter new namespaces", errno);
+  if ((flags & CLONE_NEWNS) != 0) {
+    // Nothing mounted in here shows outside; the host's later mounts still
+    // show in here.
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) {
+      return fail("cannot make the mounts private", errno);
+    }
+    ownMountNamespace = true;
+  }
+  if ((flags & CLONE_NEWPID) == 0) return 0;
+  child = ::fork();
+  if (child < 0) return fail("cannot fork into the new pid namespace", errno);
+  if (child > 0) waitAndMirror();
+  // The first process of the namespace: it dies with this helper's outer
+  // half, and everything in the namespace dies with it.
+  // (The outer half ends only after this process, unless killed with
+  // SIGKILL before the next line.)
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
+    return fail("cannot set the parent-death signal", errno);
+  }
+  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+    return fail("cannot mount /proc in the new pid namespace", errno);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,6 +195,8 @@ int main(int argc, char** argv) {
   std::string pid = std::to_string(::getpid());
   std::string user;
   int environmentFd = -1;
+  mesos::internal::slave::RootfsSpec rootfs;
+  bool noNewPrivileges = false;
   for (; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--") break;
@@ -103,10 +216,49 @@ int main(int argc, char** argv) {
       environmentFd = static_cast<int>(fd);
       continue;
     }
+    if (arg == "--no_new_privileges") {
+      noNewPrivileges = true;
+      continue;
+    }
+    if (arg.rfind("--rootfs=", 0) == 0) {
+      rootfs.rootfs = arg.substr(9);
+      continue;
+    }
+    if (arg.rfind("--sandbox=", 0) == 0) {
+      rootfs.sandbox = arg.substr(10);
+      continue;
+    }
+    if (arg.rfind("--working_dir=", 0) == 0) {
+      rootfs.workingDirectory = arg.substr(14);
+      continue;
+    }
+    if (arg.rfind("--volume=", 0) == 0) {
+      mesos::internal::slave::RootfsVolume volume;
+      if (std::string error = mesos::internal::slave::parseVolume(arg.substr(9), &volume);
+          !error.empty()) {
+        std::fprintf(stderr, "mesos-containerizer: --volume=%s: %s\n", arg.c_str() + 9,
+                     error.c_str());
+        return 127;
+      }
+      rootfs.volumes.push_back(std::move(volume));
+      continue;
+    }
+    if (arg.rfind("--unshare=", 0) == 0) {
+      const int flags = namespaceFlags(arg.substr(10));
+      if (flags <= 0) {
+        std::fprintf(stderr, "mesos-containerizer: --unshare: unknown namespace in '%s'\n",
+                     arg.c_str() + 10);
+        return 127;
+      }
+      if (int failed = enterNamespaces(flags); failed != 0) return failed;
+      continue;
+    }
     if (arg.rfind("--join=", 0) != 0) {
       std::fprintf(stderr,
                    "mesos-containerizer: unknown argument '%s'\n"
-                   "usage: mesos-containerizer [--join=FILE...] [--user=NAME] [--environment_fd=N] "
+                   "usage: mesos-containerizer [--join=FILE...] [--unshare=NAME,...] "
+                   "[--rootfs=DIR] [--sandbox=DIR] [--volume=SOURCE:TARGET[:ro|:rw]...] "
+                   "[--working_dir=DIR] [--no_new_privileges] [--user=NAME] [--environment_fd=N] "
                    "-- PROGRAM [ARGUMENT...]\n",
                    argv[i]);
       return 127;
@@ -125,7 +277,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mesos-containerizer: no program after '--'\n");
     return 127;
   }
+  // The user is the host's (it owns the sandbox), looked up before the
+  // root filesystem replaces the host's /etc.
   std::string home;
+  uid_t uid = 0;
+  gid_t gid = 0;
   if (!user.empty()) {
     errno = 0;
     const passwd* entry = ::getpwnam(user.c_str());
@@ -134,10 +290,28 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "mesos-containerizer: no user '%s' on this machine\n", user.c_str());
       return 127;
     }
-    const uid_t uid = entry->pw_uid;
-    const gid_t gid = entry->pw_gid;
+    uid = entry->pw_uid;
+    gid = entry->pw_gid;
     home = entry->pw_dir;
     if (::initgroups(user.c_str(), gid) != 0) return fail("cannot set the groups of " + user, errno);
+  }
+  if (!rootfs.rootfs.empty() || !rootfs.volumes.empty()) {
+    if (!ownMountNamespace) {
+      if (int failed = enterNamespaces(CLONE_NEWNS); failed != 0) return failed;
+    }
+    std::string error = rootfs.rootfs.empty() ? mesos::internal::slave::mountVolumes(rootfs)
+                                              : mesos::internal::slave::enterRootfs(rootfs);
+    if (!error.empty()) {
+      std::fprintf(stderr, "mesos-containerizer: %s\n", error.c_str());
+      return 127;
+    }
+  }
+  // Nothing the program runs gains rights by its file (set-user-id
+  // programs of an image, or of a host directory a volume put over /etc).
+  if (noNewPrivileges && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    return fail("cannot set no_new_privs", errno);
+  }
+  if (!user.empty()) {
     if (::setgid(gid) != 0) return fail("cannot switch to the group of " + user, errno);
     if (::setuid(uid) != 0) return fail("cannot switch to user " + user, errno);
   }

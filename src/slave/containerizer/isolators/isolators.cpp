@@ -8,7 +8,9 @@
 #include "slave/containerizer/isolators/cgroups/cgroups_isolator.hpp"
 #include "slave/containerizer/isolators/disk/disk_du_isolator.hpp"
 #include "slave/containerizer/isolators/disk/disk_xfs_isolator.hpp"
+#include "slave/containerizer/isolators/filesystem/linux_filesystem_isolator.hpp"
 #include "slave/containerizer/isolators/lxc/lxc_isolator.hpp"
+#include "slave/containerizer/isolators/namespaces/namespaces_isolator.hpp"
 #include "slave/containerizer/isolators/network/cni/cni_isolator.hpp"
 #include "slave/containerizer/isolators/posix/posix_isolator.hpp"
 
@@ -112,6 +114,20 @@ Result<std::unique_ptr<Isolator>> networkCni(const IsolationOptions& options,
   return std::unique_ptr<Isolator>(std::move(isolator).value());
 }
 
+Result<std::unique_ptr<Isolator>> namespaces(const IsolationOptions&,
+                                             const std::vector<std::string>& names) {
+  auto isolator = NamespacesIsolator::create(names);
+  if (!isolator) return isolator.error();
+  return std::unique_ptr<Isolator>(std::move(isolator).value());
+}
+
+Result<std::unique_ptr<Isolator>> linuxFilesystem(const IsolationOptions&,
+                                                  const std::vector<std::string>&) {
+  auto isolator = LinuxFilesystemIsolator::create();
+  if (!isolator) return isolator.error();
+  return std::unique_ptr<Isolator>(std::move(isolator).value());
+}
+
 // One line per isolator.
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
@@ -123,6 +139,9 @@ const std::vector<Entry>& table() {
       {"lxc", "lxc", lxc},
       {"disk/du", "disk/du", diskDu},
       {"disk/xfs", "disk/xfs", diskXfs},
+      {"filesystem/linux", "filesystem/linux", linuxFilesystem},
+      {"namespaces/pid", "namespaces", namespaces},
+      {"namespaces/ipc", "namespaces", namespaces},
       {"network/cni", "network/cni", networkCni},
   };
   return entries;

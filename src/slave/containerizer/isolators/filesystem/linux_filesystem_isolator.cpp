@@ -1,0 +1,98 @@
+#include "slave/containerizer/isolators/filesystem/linux_filesystem_isolator.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace mesos::internal::isolation {
+
+namespace {
+
+// Whether `path` has a ".." component.
+bool climbs(const std::string& path) {
+  return ("/" + path + "/").find("/../") != std::string::npos;
+}
+
+// Makes the directory `relative` below `sandbox`, one component at a time,
+// never through a symlink (what the fetcher extracted there is the
+// framework's), owned as the sandbox is. Returns its path.
+Result<std::string> sandboxDirectory(const std::string& sandbox, const std::string& relative) {
+  struct stat owner {};
+  if (::stat(sandbox.c_str(), &owner) != 0) {
+    return Error{"cannot find the sandbox " + sandbox + ": " + std::strerror(errno)};
+  }
+  int dir = ::open(sandbox.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return Error{"cannot open the sandbox " + sandbox + ": " + std::strerror(errno)};
+  std::string walked = sandbox;
+  size_t start = 0;
+  while (start < relative.size()) {
+    size_t end = relative.find('/', start);
+    if (end == std::string::npos) end = relative.size();
+    const std::string name = relative.substr(start, end - start);
+    start = end + 1;
+    if (name.empty() || name == ".") continue;
+    walked += "/" + name;
+    if (::mkdirat(dir, name.c_str(), 0755) == 0) {
+      (void)::fchownat(dir, name.c_str(), owner.st_uid, owner.st_gid, AT_SYMLINK_NOFOLLOW);
+    } else if (errno != EEXIST) {
+      int error = errno;
+      ::close(dir);
+      return Error{"cannot create " + walked + ": " + std::strerror(error)};
+    }
+    int next = ::openat(dir, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int error = errno;
+    ::close(dir);
+    if (next < 0) {
+      return Error{walked + " is a symlink or not a directory (" + std::strerror(error) + ")"};
+    }
+    dir = next;
+  }
+  ::close(dir);
+  return walked;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LinuxFilesystemIsolator>> LinuxFilesystemIsolator::create() {
+  if (::geteuid() != 0) {
+    return Error{"needs root: only root can give a container a mount namespace of its own"};
+  }
+  return std::unique_ptr<LinuxFilesystemIsolator>(new LinuxFilesystemIsolator());
+}
+
+Result<mesos::isolation::LaunchRequirements> LinuxFilesystemIsolator::prepare(
+    const mesos::isolation::ContainerConfig& config) {
+  mesos::isolation::LaunchRequirements requirements;
+  requirements.namespaces.push_back("mnt");
+  const ContainerInfo& container = config.executor.container();
+  for (int i = 0; i < container.volumes_size(); ++i) {
+    const Volume& volume = container.volumes(i);
+    const std::string& host = volume.host_path();
+    const std::string& target = volume.container_path();
+    const std::string name = "volume " + target;
+    if (volume.has_image()) return Error{name + ": image volumes are not supported"};
+    if (host.empty() || target.empty()) return Error{name + ": needs host_path and container_path"};
+    if (climbs(host) || climbs(target)) return Error{name + ": a path holds '..'"};
+    mesos::isolation::LaunchRequirements::Mount mount;
+    mount.readOnly = volume.mode() == Volume::RO;
+    mount.target = target;
+    if (host[0] == '/') {
+      struct stat info {};
+      if (::stat(host.c_str(), &info) != 0) {
+        return Error{name + ": host path " + host + ": " + std::strerror(errno)};
+      }
+      mount.source = host;
+    } else {
+      auto made = sandboxDirectory(config.directory, host);
+      if (!made) return Error{name + ": " + made.error().message};
+      mount.source = *made;
+    }
+    requirements.mounts.push_back(std::move(mount));
+  }
+  return requirements;
+}
+
+}  // namespace mesos::internal::isolation

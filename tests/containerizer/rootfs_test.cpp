@@ -1,0 +1,169 @@
+// The launch helper's root filesystem (mesos-containerizer --rootfs,
+// slave/containerizer/rootfs.hpp): a real program in a real root filesystem
+// made by the test from Debian's busybox-static, as root.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "slave/containerizer/rootfs.hpp"
+#include "slave/paths.hpp"
+#include "support/subprocess.hpp"
+
+namespace mesos::test {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The lines of this process's mountinfo that name `path`.
+size_t mountsUnder(const std::string& path) {
+  std::istringstream lines(slurp("/proc/self/mountinfo"));
+  size_t count = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(path) != std::string::npos) ++count;
+  }
+  return count;
+}
+
+TEST(RootfsVolumeTest, ParsesSourceTargetAndMode) {
+  internal::slave::RootfsVolume volume;
+  EXPECT_EQ(internal::slave::parseVolume("/srv/data:/data:ro", &volume), "");
+  EXPECT_EQ(volume.source, "/srv/data");
+  EXPECT_EQ(volume.target, "/data");
+  EXPECT_TRUE(volume.readOnly);
+  EXPECT_EQ(internal::slave::parseVolume("/srv/data:/data", &volume), "");
+  EXPECT_FALSE(volume.readOnly);
+  EXPECT_NE(internal::slave::parseVolume("/srv:/data:rx", &volume), "");
+  EXPECT_NE(internal::slave::parseVolume("relative:/data", &volume), "");
+  EXPECT_EQ(internal::slave::parseVolume("/srv:data", &volume), "");  // in the sandbox
+  EXPECT_EQ(volume.target, "data");
+  EXPECT_NE(internal::slave::parseVolume("/srv:", &volume), "");
+  EXPECT_NE(internal::slave::parseVolume("/srv:a/../..", &volume), "");
+  EXPECT_NE(internal::slave::parseVolume("/srv:/a/../../etc", &volume), "");
+  EXPECT_NE(internal::slave::parseVolume("/srv", &volume), "");
+}
+
+class RootfsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "entering a root filesystem needs root";
+    if (!fs::exists("/bin/busybox")) GTEST_SKIP() << "no /bin/busybox (Debian's busybox-static)";
+    char pattern[] = "/tmp/mesos-rootfs-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    rootfs_ = dir_ + "/rootfs";
+    sandbox_ = dir_ + "/sandbox";
+    volume_ = dir_ + "/volume";
+    for (const std::string& d : {rootfs_ + "/bin", rootfs_ + "/etc", sandbox_, volume_}) {
+      fs::create_directories(d);
+    }
+    fs::copy_file("/bin/busybox", rootfs_ + "/bin/busybox");
+    ChildResult installed = runChild({"/bin/busybox", "--install", "-s", rootfs_ + "/bin"}, 30s);
+    ASSERT_TRUE(installed.exitedWith(0)) << installed.describe();
+    // busybox --install links to its own path: make them relative.
+    for (const auto& entry : fs::directory_iterator(rootfs_ + "/bin")) {
+      if (!entry.is_symlink()) continue;
+      fs::remove(entry.path());
+      fs::create_symlink("busybox", entry.path());
+    }
+    std::ofstream(rootfs_ + "/etc/os-release") << "ID=mesos-test-image\n";
+    std::ofstream(volume_ + "/given") << "from the host\n";
+    helper_ =
+        internal::slave::launcherBinaryPath(MESOS_BINARY_DIR "/src/slave", "mesos-containerizer");
+    before_ = mountsUnder(dir_);
+  }
+
+  void TearDown() override {
+    if (dir_.empty()) return;
+    EXPECT_EQ(mountsUnder(dir_), before_) << "mounts left on the host:\n"
+                                          << slurp("/proc/self/mountinfo");
+    fs::remove_all(dir_);
+  }
+
+  ChildResult run(std::vector<std::string> flags, const std::string& script) {
+    std::vector<std::string> args = {helper_};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--", "/bin/sh", "-c", script});
+    return runChild(args, 60s);
+  }
+
+  std::string dir_, rootfs_, sandbox_, volume_, helper_;
+  size_t before_ = 0;
+};
+
+TEST_F(RootfsTest, TheProgramSeesTheImageItsSandboxAndItsVolumes) {
+  ChildResult result =
+      run({"--unshare=pid", "--rootfs=" + rootfs_, "--sandbox=" + sandbox_,
+           "--volume=" + volume_ + ":/data/ro:ro", "--volume=" + volume_ + ":/data/rw"},
+          "cat /etc/os-release > os; pwd > pwd; echo $$ > pid; cat /data/ro/given > given; "
+          "touch /data/ro/x 2> ro.err; echo written > /data/rw/y; echo null > /dev/null && "
+          "echo dev-ok > dev; ls /proc | grep -c '^[0-9]' > procs");
+  ASSERT_TRUE(result.exitedWith(0)) << result.describe();
+  EXPECT_EQ(slurp(sandbox_ + "/os"), "ID=mesos-test-image\n");
+  EXPECT_EQ(slurp(sandbox_ + "/pwd"), "/mnt/mesos/sandbox\n");
+  EXPECT_EQ(slurp(sandbox_ + "/pid"), "1\n");
+  EXPECT_EQ(slurp(sandbox_ + "/given"), "from the host\n");
+  EXPECT_NE(slurp(sandbox_ + "/ro.err").find("Read-only"), std::string::npos)
+      << slurp(sandbox_ + "/ro.err");
+  EXPECT_FALSE(fs::exists(volume_ + "/x"));
+  EXPECT_EQ(slurp(volume_ + "/y"), "written\n");
+  EXPECT_EQ(slurp(sandbox_ + "/dev"), "dev-ok\n");
+  EXPECT_LE(std::stoi(slurp(sandbox_ + "/procs")), 3);
+  // The host's tree is not reachable: /etc is the image's.
+  EXPECT_FALSE(fs::exists(rootfs_ + "/etc/passwd"));
+}
+
+TEST_F(RootfsTest, AWorkingDirectoryAndNoSandbox) {
+  fs::create_directories(rootfs_ + "/work");
+  ChildResult result = run({"--rootfs=" + rootfs_, "--working_dir=/work"}, "pwd");
+  ASSERT_TRUE(result.exitedWith(0)) << result.describe();
+  EXPECT_EQ(result.out, "/work\n");
+  ChildResult missing = run({"--rootfs=" + rootfs_, "--working_dir=/nowhere"}, "pwd");
+  EXPECT_TRUE(missing.exitedWith(127)) << missing.describe();
+  EXPECT_NE(missing.err.find("working directory /nowhere"), std::string::npos) << missing.err;
+}
+
+// An image's symlink must not lead a mount onto the host's tree: the
+// helper has not entered the root filesystem when it makes mount points.
+TEST_F(RootfsTest, ASymlinkInTheImageCannotLeadAMountOntoTheHost) {
+  const std::string outside = dir_ + "/outside";
+  fs::create_directories(outside);
+  fs::create_directory_symlink(outside, rootfs_ + "/mnt");
+  ChildResult result = run({"--rootfs=" + rootfs_, "--sandbox=" + sandbox_}, "true");
+  EXPECT_TRUE(result.exitedWith(127)) << result.describe();
+  EXPECT_NE(result.err.find("symlink"), std::string::npos) << result.err;
+  EXPECT_TRUE(fs::is_empty(outside)) << "a mount point was made outside the root filesystem";
+
+  fs::remove(rootfs_ + "/mnt");
+  fs::create_directory_symlink(outside, rootfs_ + "/data");
+  result = run({"--rootfs=" + rootfs_, "--volume=" + volume_ + ":/data/v"}, "true");
+  EXPECT_TRUE(result.exitedWith(127)) << result.describe();
+  EXPECT_TRUE(fs::is_empty(outside));
+}
+
+TEST_F(RootfsTest, AMissingRootFilesystemOrBadVolumeIsOneLine) {
+  ChildResult result = run({"--rootfs=" + dir_ + "/nosuch"}, "true");
+  EXPECT_TRUE(result.exitedWith(127)) << result.describe();
+  EXPECT_NE(result.err.find("cannot use root filesystem"), std::string::npos) << result.err;
+  result = run({"--rootfs=" + rootfs_, "--volume=/srv:../data"}, "true");
+  EXPECT_TRUE(result.exitedWith(127)) << result.describe();
+  EXPECT_NE(result.err.find("--volume=/srv:../data"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace mesos::test
