@@ -46,6 +46,22 @@ struct ContainerConfig {
   std::string directory;  // the executor's sandbox
   Resources resources;    // the executor's own plus its first tasks'
   std::string user;       // who the executor runs as; "": the slave's user
+
+  // A container from an image (ContainerInfo.mesos.image): the root
+  // filesystem the slave provisioned for it on the host ("": the host's
+  // own), and the image's runtime configuration.
+  std::string rootfs;
+  // Whether the executor runs in `rootfs`; false for the command executor,
+  // which stays on the host's root and starts its task in there.
+  bool executorInRootfs = true;
+  struct Image {
+    std::vector<std::string> entrypoint;
+    std::vector<std::string> cmd;
+    std::vector<std::string> env;  // "NAME=value"
+    std::string workingDir;
+    std::string user;
+  };
+  std::optional<Image> image;
 };
 
 // What prepare() asks of the launch. Each isolator's asks are merged, in
@@ -78,9 +94,12 @@ struct LaunchRequirements {
   // The container's root filesystem (a provisioned image) on the host;
   // empty: the host's. With one, the sandbox shows at /mnt/mesos/sandbox
   // (MESOS_SANDBOX) and the executor starts in `workingDirectory` there
-  // (empty: the sandbox).
+  // (empty: the sandbox; an isolator may give one without a rootfs).
   std::string rootfs;
   std::string workingDirectory;
+  // With `rootfs`: everything is mounted into it, but the executor stays
+  // on the host's root (the command executor starts its task in it).
+  bool rootfsForTask = false;
 };
 
 // A limit the container went past. The slave kills the container and fails

@@ -98,6 +98,18 @@ struct ExecuteFlags : flags::FlagSet {
         "given as file:///PATH or /PATH ('[{\"container_path\":\"data\",\"host_path\":"
         "\"/srv/data\",\"mode\":\"RO\"}]'; a relative host_path is a directory of the "
         "sandbox, a relative container_path is in the sandbox; docs/isolation.md)");
+    add(&docker_image, "docker_image",
+        "The Docker image the task runs in, named as the Docker CLI names it (busybox, "
+        "busybox:1.36, registry:5000/team/app:v2); the slave needs --image_providers=docker "
+        "(docs/container-images.md)");
+    add(&containerizer, "containerizer",
+        "Which containerizer runs --docker_image: mesos (the slave's own containers) or "
+        "docker (a Docker daemon)",
+        std::string("mesos"));
+    add(&shell, "shell",
+        "Run --command with /bin/sh -c; with --no-shell the task gives no command and runs its "
+        "image's entrypoint (--docker_image, docker/runtime)",
+        true);
     add(&timeout, "timeout",
         "Give up (status 1) when the task has not been launched this long after starting, "
         "e.g. 30secs (default: wait for ever)");
@@ -105,15 +117,27 @@ struct ExecuteFlags : flags::FlagSet {
   Result<void> validate() const override {
     if (!master) return Error{"missing --master (e.g. --master=127.0.0.1:5050)"};
     if (task_group) {
-      if (name || command || env || uris || volumes) {
+      if (name || command || env || uris || volumes || docker_image) {
         return Error{
-            "--name, --command, --env, --uris and --volumes describe one task: not "
-            "with --task_group (its JSON describes each task)"};
+            "--name, --command, --env, --uris, --volumes and --docker_image describe one task: "
+            "not with --task_group (its JSON describes each task)"};
       }
       return {};
     }
     if (!name) return Error{"missing --name (e.g. --name=hello)"};
-    if (!command) return Error{"missing --command (e.g. --command='echo hello')"};
+    if (shell && !command) return Error{"missing --command (e.g. --command='echo hello')"};
+    if (!shell && command) {
+      return Error{"--no-shell runs the image's entrypoint: not with --command"};
+    }
+    if (!shell && !docker_image) {
+      return Error{"--no-shell runs the image's entrypoint: it needs --docker_image"};
+    }
+    if (containerizer != "mesos" && containerizer != "docker") {
+      return Error{"--containerizer: '" + containerizer + "' is not mesos or docker"};
+    }
+    if (containerizer == "docker" && volumes) {
+      return Error{"--volumes are for --containerizer=mesos"};
+    }
     auto parsed = Resources::parse(resources);
     if (!parsed) return Error{"--resources: " + parsed.error().message};
     if (role.empty()) return Error{"--role may not be empty (the default role is '*')"};
@@ -144,6 +168,9 @@ struct ExecuteFlags : flags::FlagSet {
   std::optional<std::string> secret;
   std::optional<std::string> task_group;
   std::optional<std::string> volumes;
+  std::optional<std::string> docker_image;
+  std::string containerizer;
+  bool shell;
   std::optional<flags::Duration> timeout;
 };
 
@@ -614,7 +641,11 @@ class CommandScheduler : public Scheduler {
     task.set_name(*flags_.name);
     task.mutable_task_id()->set_value(*flags_.name);
     task.mutable_slave_id()->CopyFrom(offer.slave_id());
-    task.mutable_command()->set_value(*flags_.command);
+    if (flags_.shell) {
+      task.mutable_command()->set_value(*flags_.command);
+    } else {
+      task.mutable_command()->set_shell(false);
+    }
     if (flags_.user) task.mutable_command()->set_user(*flags_.user);
     for (const CommandInfo::URI& uri : uris_) *task.mutable_command()->add_uris() = uri;
     for (const auto& [name, value] : environment_) {
@@ -726,6 +757,18 @@ int main(int argc, char** argv) {
       return 1;
     }
     container = std::move(parsed).value();
+  }
+  if (flags.docker_image) {
+    if (!container) container.emplace();
+    if (flags.containerizer == "docker") {
+      container->set_type(ContainerInfo::DOCKER);
+      container->mutable_docker()->set_image(*flags.docker_image);
+    } else {
+      container->set_type(ContainerInfo::MESOS);
+      Image* image = container->mutable_mesos()->mutable_image();
+      image->set_type(Image::DOCKER);
+      image->mutable_docker()->set_name(*flags.docker_image);
+    }
   }
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;

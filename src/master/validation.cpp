@@ -7,8 +7,9 @@ namespace mesos::internal::master {
 
 namespace {
 
-// A ContainerInfo as slaves can run it: a MESOS container whose volumes
-// are host paths (Volume.host_path: absolute, or relative to the sandbox).
+// A ContainerInfo as slaves can run it: a MESOS container, from a Docker
+// image or not, whose volumes are host paths (Volume.host_path: absolute,
+// or relative to the sandbox).
 // What no slave acts on yet is refused, naming the field: silently ignoring
 // it would run the task other than asked.
 Result<void> validateContainer(const ContainerInfo& container, const std::string& field) {
@@ -17,7 +18,14 @@ Result<void> validateContainer(const ContainerInfo& container, const std::string
     return Error{field + ".type " + ContainerInfo::Type_Name(container.type()) + kNotYet};
   }
   if (container.has_docker()) return Error{field + ".docker" + kNotYet};
-  if (container.mesos().has_image()) return Error{field + ".mesos.image" + kNotYet};
+  if (container.mesos().has_image()) {
+    const Image& image = container.mesos().image();
+    if (image.type() != Image::DOCKER) {
+      return Error{field + ".mesos.image.type " + Image::Type_Name(image.type()) + kNotYet +
+                   " (DOCKER images are supported)"};
+    }
+    if (image.docker().name().empty()) return Error{field + ".mesos.image.docker.name is empty"};
+  }
   if (container.network_infos_size() > 0) return Error{field + ".network_infos" + kNotYet};
   for (int i = 0; i < container.volumes_size(); ++i) {
     const Volume& volume = container.volumes(i);

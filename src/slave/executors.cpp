@@ -22,6 +22,7 @@
 #include "process/dispatch.hpp"
 #include "process/transport.hpp"
 #include "slave/constants.hpp"
+#include "slave/containerizer/isolators/docker/runtime_isolator.hpp"
 #include "slave/environment.hpp"
 #include "slave/executor_token.hpp"
 #include "slave/files.hpp"
@@ -312,6 +313,16 @@ Result<Executor*> Slave::launchExecutor(Framework* framework, const ExecutorInfo
   executor->directory = executorRunPath(flags_.work_dir, info_.id(), framework->id,
                                         info.executor_id(), executor->containerId);
 
+  // A container from an image: refused before anything is made when this
+  // slave cannot run it.
+  auto imageName = dockerImageOf(info.container());
+  if (!imageName) return imageName.error();
+  if (!imageName->empty() && !images_) {
+    return Error{"the container has an image ('" + *imageName +
+                 "'), but this slave runs no images (--image_providers)"};
+  }
+  executor->imageName = *imageName;
+
   auto created = createSandbox(flags_.work_dir, info_.id(), framework->id, info.executor_id(),
                                executor->containerId);
   if (!created) {
@@ -360,6 +371,8 @@ Result<Executor*> Slave::launchExecutor(Framework* framework, const ExecutorInfo
                        containerId](const Result<process::Nothing>& result) {
           fetched(frameworkId, executorId, containerId, result);
         });
+  } else if (!executor->imageName.empty()) {
+    provisionImage(executor.get());
   } else if (auto started = startExecutor(executor.get(), *framework); !started) {
     LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": "
                << started.error().message;
@@ -390,6 +403,9 @@ std::string Slave::executorUser(const Framework& framework, const ExecutorInfo& 
 
 Result<void> Slave::startExecutor(Executor* executor, const Framework& framework) {
   const ExecutorInfo& info = executor->info;
+  // A command executor with an image stays on the host's root, as root,
+  // and starts its task in the image as the task's user (taskInImage()).
+  const bool taskInRootfs = executor->commandExecutor && !executor->rootfs.empty();
   LaunchSpec spec;
   spec.command = info.command();
   spec.directory = executor->directory;
@@ -397,10 +413,32 @@ Result<void> Slave::startExecutor(Executor* executor, const Framework& framework
   spec.helperEnvironment = baseEnvironment_;
   spec.stdoutPath = executor->directory + "/stdout";
   spec.stderrPath = executor->directory + "/stderr";
-  spec.user = executorUser(framework, info);
-  if (!spec.user.empty()) {
+  const std::string user = executorUser(framework, info);
+  spec.user = taskInRootfs ? "" : user;
+  if (!user.empty()) {
     // The sandbox is the user's (whatever was fetched into it is already).
-    if (auto owned = giveSandbox(executor->directory, spec.user); !owned) return owned.error();
+    if (auto owned = giveSandbox(executor->directory, user); !owned) return owned.error();
+  }
+  if (executor->image && !taskInRootfs) {
+    // docker/runtime: the image's command and environment; what the
+    // framework and the slave set wins.
+    auto command = isolation::imageCommand(spec.command, *executor->image);
+    if (!command) return command.error();
+    spec.command = std::move(command).value();
+    std::set<std::string> given;
+    for (const auto& variable : info.command().environment().variables()) {
+      given.insert(variable.name());
+    }
+    for (const std::string& entry : executor->image->env) {
+      const size_t equals = entry.find('=');
+      if (equals == 0 || equals == std::string::npos) continue;
+      const std::string name = entry.substr(0, equals);
+      if (given.count(name) != 0 || name.rfind("MESOS_", 0) == 0 ||
+          name.rfind("LIBPROCESS_", 0) == 0) {
+        continue;
+      }
+      spec.environment[name] = entry.substr(equals + 1);
+    }
   }
   mesos::isolation::ContainerConfig container;
   container.containerId = executor->containerId;
@@ -409,6 +447,9 @@ Result<void> Slave::startExecutor(Executor* executor, const Framework& framework
   container.directory = executor->directory;
   container.resources = executor->resources();
   container.user = spec.user;
+  container.rootfs = executor->rootfs;
+  container.executorInRootfs = !taskInRootfs;
+  if (!taskInRootfs) container.image = executor->image;
   auto pid = containerizer_->launch(container, std::move(spec));
   if (!pid) return pid.error();
   executor->osPid = *pid;
@@ -439,6 +480,10 @@ void Slave::fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID 
   if (!result) {
     failure = result.error();
   } else if (executor->state == Executor::State::kRegistering) {
+    if (!executor->imageName.empty()) {
+      provisionImage(executor);
+      return;
+    }
     if (auto started = startExecutor(executor, *fw); !started) failure = started.error();
   }
   if (!failure && executor->state == Executor::State::kRegistering) return;
@@ -452,6 +497,136 @@ void Slave::fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID 
   // Failed, or shut down or timed out while fetching: it ends here, and
   // its tasks with it.
   executorTerminated(fw, executor, -1);
+}
+
+void Slave::provisionImage(Executor* executor) {
+  executor->provisioning = true;
+  LOG(INFO) << "Provisioning image '" << executor->imageName << "' for "
+            << describeExecutor(*executor);
+  FrameworkID frameworkId = executor->frameworkId;
+  ExecutorID executorId = executor->info.executor_id();
+  ContainerID containerId = executor->containerId;
+  images_->provision(containerId.value(), executor->imageName)
+      .then(self(),
+            [this, frameworkId, executorId, containerId](const Result<ProvisionedImage>& result) {
+              provisioned(frameworkId, executorId, containerId, result);
+            });
+}
+
+void Slave::provisioned(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
+                        const Result<ProvisionedImage>& result) {
+  Framework* fw = framework(frameworkId.value());
+  Executor* executor = fw == nullptr ? nullptr : fw->executor(executorId.value());
+  if (executor == nullptr || executor->containerId.value() != containerId.value() ||
+      !executor->provisioning) {
+    // Its executor is gone: so is what was made for it.
+    images_->destroy(containerId.value());
+    return;
+  }
+  executor->provisioning = false;
+  std::optional<Error> failure;
+  if (!result) {
+    failure = result.error();
+  } else if (executor->state == Executor::State::kRegistering) {
+    LOG(INFO) << "Provisioned image '" << result->reference << "' ("
+              << (result->cached ? "cached" : "pulled") << ") for " << describeExecutor(*executor)
+              << " at " << result->rootfs;
+    executor->rootfs = result->rootfs;
+    const std::string isolation = "," + containerizer_->isolation() + ",";
+    if (isolation.find(",docker/runtime,") != std::string::npos) executor->image = result->config;
+    // A command task that cannot run in the image fails now, before its
+    // executor starts.
+    if (executor->commandExecutor) {
+      for (const TaskInfo& task : executor->queuedTasks) {
+        if (auto runnable = taskInImage(*fw, *executor, task); !runnable) {
+          failure = runnable.error();
+        }
+      }
+    }
+    if (!failure) {
+      if (auto started = startExecutor(executor, *fw); !started) failure = started.error();
+    }
+  }
+  if (!failure && executor->state == Executor::State::kRegistering) return;
+  if (failure) {
+    LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": " << failure->message;
+    if (!executor->killReason) {
+      executor->killReason = TaskStatus::REASON_CONTAINER_LAUNCH_FAILED;
+      executor->killMessage = failure->message;
+    }
+  }
+  // Failed, or shut down or timed out while provisioning: it ends here
+  // (and its root filesystem, whatever was made of it, with it).
+  executorTerminated(fw, executor, -1);
+}
+
+Result<TaskInfo> Slave::taskInImage(const Framework& framework, const Executor& executor,
+                                    TaskInfo task) const {
+  CommandInfo command = task.command();
+  if (executor.image) {
+    auto merged = isolation::imageCommand(command, *executor.image);
+    if (!merged) return Error{"task " + task.task_id().value() + ": " + merged.error().message};
+    command = isolation::withImageEnvironment(std::move(merged).value(), *executor.image);
+  } else if (!command.shell() && !command.has_value()) {
+    return Error{"task " + task.task_id().value() +
+                 " has no command to run (and docker/runtime, which would run the image's, is "
+                 "not in --isolation)"};
+  }
+  // The launch helper, started by the executor (root), enters the root
+  // filesystem the executor's own helper prepared, and becomes the task's
+  // user.
+  const std::string helper = launcherBinaryPath(flags_.launcher_dir, kLaunchHelper);
+  std::vector<std::string> enter = {helper, "--chroot=" + executor.rootfs};
+  if (executor.image && !executor.image->workingDir.empty()) {
+    enter.push_back("--working_dir=" + executor.image->workingDir);
+  }
+  const std::string user = executorUser(framework, executor.info);
+  if (!user.empty()) {
+    enter.push_back("--user=" + user);
+    enter.push_back("--no_new_privileges");
+  } else if (executor.image && !executor.image->user.empty()) {
+    enter.push_back("--image_user=" + executor.image->user);
+  }
+  enter.push_back("--");
+  auto wrap = [&](const CommandInfo& original) {
+    CommandInfo wrapped;
+    wrapped.set_shell(false);
+    wrapped.set_value(helper);
+    for (const std::string& argument : enter) wrapped.add_arguments(argument);
+    if (original.shell()) {
+      for (const char* argument : {"/bin/sh", "-c"}) wrapped.add_arguments(argument);
+      wrapped.add_arguments(original.value());
+    } else {
+      wrapped.add_arguments(original.value());
+      for (int i = 1; i < original.arguments_size(); ++i) {
+        wrapped.add_arguments(original.arguments(i));
+      }
+    }
+    *wrapped.mutable_environment() = original.environment();
+    *wrapped.mutable_uris() = original.uris();
+    return wrapped;
+  };
+  *task.mutable_command() = wrap(command);
+  if (task.has_health_check() && task.health_check().has_command()) {
+    CommandInfo check = task.health_check().command();
+    if (executor.image) check = isolation::withImageEnvironment(std::move(check), *executor.image);
+    *task.mutable_health_check()->mutable_command() = wrap(check);
+  }
+  return task;
+}
+
+void Slave::releaseImage(const Executor& executor) {
+  if (!images_) return;
+  const std::string id = executor.containerId.value();
+  if (executor.rootfs.empty() && executor.imageName.empty() && !images_->provisioned(id)) return;
+  images_->destroy(id).then(self(), [id](const Result<process::Nothing>& destroyed) {
+    if (!destroyed) {
+      LOG(ERROR) << "Cannot remove the root filesystem of container " << id << ": "
+                 << destroyed.error().message;
+    } else {
+      VLOG(1) << "Removed the root filesystem of container " << id;
+    }
+  });
 }
 
 std::map<std::string, std::string> Slave::executorEnvironment(const Framework& framework,
@@ -507,6 +682,19 @@ void Slave::sendTaskToExecutor(const Framework& framework, Executor* executor,
   setRunTaskFrameworkId(&message, framework.id);
   if (framework.pid) message.set_pid(framework.pid.toString());
   *message.mutable_task() = task;
+  if (executor->commandExecutor && !executor->rootfs.empty()) {
+    auto inImage = taskInImage(framework, *executor, task);
+    if (inImage) {
+      *message.mutable_task() = std::move(inImage).value();
+    } else {
+      // Checked before the executor started (provisioned()): never here.
+      // The task must not run on the host's root instead.
+      LOG(ERROR) << "Task " << task.task_id().value()
+                 << " cannot run in its image: " << inImage.error().message;
+      message.mutable_task()->mutable_command()->Clear();
+      message.mutable_task()->mutable_command()->set_value("exit 127");
+    }
+  }
   executor->launchedTasks[task.task_id().value()] = createTask(task, TASK_STAGING, framework.id);
   resized(*executor);
   VLOG(1) << "Sending task " << task.task_id().value() << " to " << describeExecutor(*executor);
@@ -826,6 +1014,10 @@ void Slave::signalExecutor(FrameworkID frameworkId, ExecutorID executorId,
     fetcher_->kill(containerId.value(), "the executor is shutting down");
     return;
   }
+  if (executor->provisioning) {
+    images_->kill(containerId.value(), "the executor is shutting down");
+    return;
+  }
   LOG(INFO) << "Sending " << (signal == SIGKILL ? "SIGKILL" : "SIGTERM") << " to "
             << describeExecutor(*executor) << " (process group " << executor->osPid << ")";
   containerizer_->kill(executor->containerId, executor->osPid, signal);
@@ -905,6 +1097,10 @@ void Slave::registrationTimeout(FrameworkID frameworkId, ExecutorID executorId,
     fetcher_->kill(containerId.value(), "the executor registration timeout passed");
     return;
   }
+  if (executor->provisioning) {
+    images_->kill(containerId.value(), "the executor registration timeout passed");
+    return;
+  }
   containerizer_->kill(executor->containerId, executor->osPid, SIGKILL);
 }
 
@@ -960,6 +1156,7 @@ void Slave::executorTerminated(Framework* fw, Executor* executor, int status) {
   if (containerizer_->destroy(executor->containerId, executor->osPid)) {
     LOG(INFO) << "Killed the processes " << describeExecutor(*executor) << " left running";
   }
+  releaseImage(*executor);
   if (executor->registrationTimer) cancel(*executor->registrationTimer);
   executor->registrationTimer.reset();
   if (executor->shutdownTimer) cancel(*executor->shutdownTimer);

@@ -5,6 +5,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <climits>
 #include <sstream>
 
@@ -201,6 +203,26 @@ Flags::Flags() {
   add(&frameworks_home, "frameworks_home",
       "Directory that relative paths among a task's URIs are resolved against; unset, such URIs "
       "fail");
+  add(&image_providers, "image_providers",
+      "Image formats containers may be started from (ContainerInfo.mesos.image), "
+      "comma-separated: docker. Needs the filesystem/linux isolator; add docker/runtime for the "
+      "images' entrypoint, environment, working directory and user. Unset: no images");
+  add(&image_provisioner_backend, "image_provisioner_backend",
+      "How a container's root filesystem is made from its image's layers: overlay, copy or "
+      "bind (single-layer images only). Unset: overlay where the kernel has it, else copy",
+      std::string());
+  add(&docker_registry, "docker_registry",
+      "Where Docker images whose name gives no registry come from: a registry's URL "
+      "(https://host[:port], or http:// for a registry without TLS) or an absolute path to a "
+      "directory of 'docker save' or OCI tarballs named <repository>:<tag>.tar",
+      std::string("https://registry-1.docker.io"));
+  add(&docker_store_dir, "docker_store_dir",
+      "Directory of the image store: the layers of every image pulled, shared by all "
+      "containers",
+      std::string("/tmp/mesos/store/docker"));
+  add(&docker_config, "docker_config",
+      "Registry credentials, in the format of Docker's config.json (auths): a path to the "
+      "file, or the JSON itself");
   add(&executor_environment_variables, "executor_environment_variables",
       "The environment executors start from, as a JSON object of names and string values "
       "('{\"PATH\":\"/bin:/usr/bin\"}'), inline or file:///PATH; the slave's MESOS_* "
@@ -266,6 +288,29 @@ Result<void> Flags::validate() const {
   if (fetcher_cache_dir.empty() || fetcher_cache_dir[0] != '/') {
     return Error{"--fetcher_cache_dir: '" + fetcher_cache_dir +
                  "' is not an absolute path (e.g. --fetcher_cache_dir=/tmp/mesos/fetch)"};
+  }
+  if (image_providers) {
+    std::stringstream names(*image_providers);
+    std::string name;
+    while (std::getline(names, name, ',')) {
+      std::string lower;
+      for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (lower != "docker") {
+        return Error{"--image_providers: '" + name + "' is not supported (docker is)"};
+      }
+    }
+    auto isolators = isolation::expandIsolation(isolation);
+    if (std::find(isolators->begin(), isolators->end(), "filesystem/linux") == isolators->end()) {
+      return Error{"--image_providers needs the filesystem/linux isolator: add it to --isolation"};
+    }
+    if (docker_store_dir.empty() || docker_store_dir[0] != '/') {
+      return Error{"--docker_store_dir: '" + docker_store_dir + "' is not an absolute path"};
+    }
+  }
+  if (!image_provisioner_backend.empty() && image_provisioner_backend != "overlay" &&
+      image_provisioner_backend != "copy" && image_provisioner_backend != "bind") {
+    return Error{"--image_provisioner_backend: '" + image_provisioner_backend +
+                 "' is not overlay, copy or bind"};
   }
   if (http_allowed_origins) {
     auto origins = process::http::AllowedOrigins::parse(*http_allowed_origins);

@@ -60,6 +60,12 @@ struct Flags : mesos::flags::FlagSet {
   std::string fetcher_cache_dir;
   std::optional<std::string> hadoop_home;
   std::optional<std::string> frameworks_home;
+  // Container images (docs/container-images.md).
+  std::optional<std::string> image_providers;
+  std::string image_provisioner_backend;
+  std::string docker_registry;
+  std::string docker_store_dir;
+  std::optional<std::string> docker_config;
   // Hardening (docs/security.md).
   std::optional<std::string> executor_environment_variables;
   std::optional<std::string> http_allowed_origins;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include <glog/logging.h>
 
@@ -91,6 +92,19 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
     recovered = Error{"--isolation: " + destroyed.error().message};
   }
   if (!recovered) return recovered.error();
+  std::unique_ptr<Images> images;
+  if (flags.image_providers) {
+    images =
+        std::make_unique<Images>(launcherBinaryPath(flags.launcher_dir, kProvisionerHelper), flags);
+    // The root filesystems of the containers not kept go.
+    std::set<std::string> keep;
+    if (*recovered) {
+      for (const auto& [id, pid] : (*recovered)->live) keep.insert(id);
+    }
+    if (auto cleaned = images->recover(keep); !cleaned) {
+      return Error{"--image_providers: " + cleaned.error().message};
+    }
+  }
   if (info.has_id()) {
     // Cached files are not checked against their URIs: a new run of the
     // slave fetches them again.
@@ -99,9 +113,11 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
       LOG(WARNING) << "Cannot clear the fetcher cache: " << cleared.error().message;
     }
   }
-  return std::unique_ptr<Slave>(new Slave(flags, std::move(options), std::move(info),
-                                          std::move(containerizer), std::move(limitationTarget),
-                                          std::move(recovered).value(), std::move(checkpointed)));
+  std::unique_ptr<Slave> slave(new Slave(flags, std::move(options), std::move(info),
+                                         std::move(containerizer), std::move(limitationTarget),
+                                         std::move(recovered).value(), std::move(checkpointed)));
+  slave->images_ = std::move(images);
+  return slave;
 }
 
 namespace {

@@ -28,6 +28,7 @@
 #include "slave/containerizer/launcher.hpp"
 #include "slave/fetcher.hpp"
 #include "slave/gc.hpp"
+#include "slave/images.hpp"
 #include "slave/machine.hpp"
 #include "slave/meta.hpp"
 #include "slave/metrics.hpp"
@@ -279,6 +280,18 @@ class Slave : public process::Actor {
   std::string executorUser(const Framework& framework, const ExecutorInfo& info) const;
   // Launches the executor's process in its container.
   Result<void> startExecutor(Executor* executor, const Framework& framework);
+  // images.hpp: pulls and provisions the executor's image (it has one),
+  // then starts it (provisioned()).
+  void provisionImage(Executor* executor);
+  void provisioned(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
+                   const Result<ProvisionedImage>& result);
+  // What a command task with an image runs, as its executor gets it: its
+  // command (and COMMAND health check) run by the launch helper in the
+  // container's root filesystem, as the image's runtime says.
+  Result<TaskInfo> taskInImage(const Framework& framework, const Executor& executor,
+                               TaskInfo task) const;
+  // Its executor has ended: its root filesystem goes too.
+  void releaseImage(const Executor& executor);
   void fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
                const Result<process::Nothing>& result);
   std::map<std::string, std::string> executorEnvironment(const Framework& framework,
@@ -405,6 +418,8 @@ class Slave : public process::Actor {
   process::Spawned<Monitor> monitor_;
   process::Spawned<GarbageCollector> gc_;
   std::unique_ptr<Fetcher> fetcher_;
+  // With --image_providers (made and recovered by create()).
+  std::unique_ptr<Images> images_;
 
   std::optional<process::TimerId> registrationTimer_;
   std::optional<process::TimerId> pingTimer_;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "mesos/isolator.hpp"
 #include "mesos/resources.hpp"
 #include "messages.pb.h"
 #include "process/clock.hpp"
@@ -65,6 +66,14 @@ struct Executor {
   bool recovered = false;
   // Its CommandInfo.uris are being fetched; it has no process yet.
   bool fetching = false;
+  // Its container's image (images.hpp): the Docker image it names ("":
+  // none), whether the image is being pulled and provisioned (no process
+  // yet), and then the root filesystem on the host and the image's
+  // configuration. A command executor runs its task in there.
+  std::string imageName;
+  bool provisioning = false;
+  std::string rootfs;
+  std::optional<mesos::isolation::ContainerConfig::Image> image;
 
   // Tasks the slave still has to see through (queued, running, or awaiting
   // the acknowledgement of their terminal update).

@@ -133,9 +133,62 @@ TEST_F(RootfsTest, AWorkingDirectoryAndNoSandbox) {
   ChildResult result = run({"--rootfs=" + rootfs_, "--working_dir=/work"}, "pwd");
   ASSERT_TRUE(result.exitedWith(0)) << result.describe();
   EXPECT_EQ(result.out, "/work\n");
-  ChildResult missing = run({"--rootfs=" + rootfs_, "--working_dir=/nowhere"}, "pwd");
-  EXPECT_TRUE(missing.exitedWith(127)) << missing.describe();
-  EXPECT_NE(missing.err.find("working directory /nowhere"), std::string::npos) << missing.err;
+  // One the image lacks is made, as Docker makes it.
+  ChildResult missing = run({"--rootfs=" + rootfs_, "--working_dir=/made/here"}, "pwd");
+  ASSERT_TRUE(missing.exitedWith(0)) << missing.describe();
+  EXPECT_EQ(missing.out, "/made/here\n");
+  std::ofstream(rootfs_ + "/file") << "not a directory\n";
+  ChildResult impossible = run({"--rootfs=" + rootfs_, "--working_dir=/file/sub"}, "pwd");
+  EXPECT_TRUE(impossible.exitedWith(127)) << impossible.describe();
+  EXPECT_NE(impossible.err.find("working directory /file/sub"), std::string::npos)
+      << impossible.err;
+}
+
+// The command executor's model: its helper prepares the root filesystem
+// but stays on the host's root (--task_rootfs); the task's helper, started
+// from there, enters it (--chroot), with MESOS_SANDBOX as seen inside.
+TEST_F(RootfsTest, APreparedRootFilesystemIsEnteredByTheTasksHelper) {
+  std::vector<std::string> args = {helper_,
+                                   "--task_rootfs=" + rootfs_,
+                                   "--sandbox=" + sandbox_,
+                                   "--volume=" + volume_ + ":/data:ro",
+                                   "--",
+                                   "/bin/sh",
+                                   "-c",
+                                   "test -e /etc/debian_version && echo outside > " + sandbox_ +
+                                       "/where && exec " + helper_ + " --chroot=" + rootfs_ +
+                                       " -- /bin/sh -c 'cat /etc/os-release /data/given > "
+                                       "\"$MESOS_SANDBOX/seen\"; pwd >> \"$MESOS_SANDBOX/seen\"'"};
+  if (!fs::exists("/etc/debian_version")) GTEST_SKIP() << "the host is not Debian";
+  ChildResult result = runChild(args, 60s);
+  ASSERT_TRUE(result.exitedWith(0)) << result.describe();
+  EXPECT_EQ(slurp(sandbox_ + "/where"), "outside\n");
+  EXPECT_EQ(slurp(sandbox_ + "/seen"), "ID=mesos-test-image\nfrom the host\n/mnt/mesos/sandbox\n");
+}
+
+// The image's user is the image's: looked up in its own /etc/passwd.
+TEST_F(RootfsTest, TheImagesUserIsLookedUpInTheImage) {
+  std::ofstream(rootfs_ + "/etc/passwd") << "root:x:0:0::/root:/bin/sh\n"
+                                         << "app:x:4321:4322:App:/home/app:/bin/sh\n";
+  std::ofstream(rootfs_ + "/etc/group") << "root:x:0:\nstaff:x:50:\n";
+  ChildResult named = run({"--rootfs=" + rootfs_, "--sandbox=" + sandbox_, "--image_user=app"},
+                          "echo $(id -u):$(id -g):$HOME:$USER");
+  ASSERT_TRUE(named.exitedWith(0)) << named.describe();
+  EXPECT_EQ(named.out, "4321:4322:/home/app:app\n");
+  ChildResult withGroup =
+      run({"--rootfs=" + rootfs_, "--image_user=app:staff"}, "echo $(id -u):$(id -g)");
+  ASSERT_TRUE(withGroup.exitedWith(0)) << withGroup.describe();
+  EXPECT_EQ(withGroup.out, "4321:50\n");
+  ChildResult numbers =
+      run({"--rootfs=" + rootfs_, "--image_user=777:778"}, "echo $(id -u):$(id -g)");
+  ASSERT_TRUE(numbers.exitedWith(0)) << numbers.describe();
+  EXPECT_EQ(numbers.out, "777:778\n");
+  ChildResult unknown = run({"--rootfs=" + rootfs_, "--image_user=ghost"}, "true");
+  EXPECT_TRUE(unknown.exitedWith(127)) << unknown.describe();
+  EXPECT_NE(unknown.err.find("no user 'ghost' in the image's /etc/passwd"), std::string::npos)
+      << unknown.err;
+  ChildResult both = run({"--rootfs=" + rootfs_, "--image_user=app", "--user=root"}, "true");
+  EXPECT_TRUE(both.exitedWith(127)) << both.describe();
 }
 
 // An image's symlink must not lead a mount onto the host's tree: the

@@ -42,6 +42,7 @@ PAGES = {
     "high-availability.md": None,  # a "daemon" column names the program
     "slave.md": "mesos-slave",  # and mesos-executor, in its own section
     "fetcher.md": "mesos-slave",
+    "container-images.md": "mesos-slave",
     "isolation.md": "mesos-slave",
     "recovery.md": "mesos-slave",
     "health-checks.md": "mesos-slave",

@@ -81,6 +81,16 @@ TEST_F(TaskValidationTest, ContainersSlavesCannotRunAreRefusedNamingTheField) {
   image.mutable_container()->mutable_mesos()->mutable_image()->set_type(Image::DOCKER);
   image.mutable_container()->mutable_mesos()->mutable_image()->mutable_docker()->set_name("b");
 
+  TaskInfo appc = task("appc");
+  appc.mutable_container()->set_type(ContainerInfo::MESOS);
+  appc.mutable_container()->mutable_mesos()->mutable_image()->set_type(Image::APPC);
+  appc.mutable_container()->mutable_mesos()->mutable_image()->mutable_appc()->set_name("b");
+
+  TaskInfo unnamed = task("unnamed");
+  unnamed.mutable_container()->set_type(ContainerInfo::MESOS);
+  unnamed.mutable_container()->mutable_mesos()->mutable_image()->set_type(Image::DOCKER);
+  unnamed.mutable_container()->mutable_mesos()->mutable_image()->mutable_docker()->set_name("");
+
   TaskInfo climbing = task("climbing");
   climbing.mutable_container()->set_type(ContainerInfo::MESOS);
   Volume* volume = climbing.mutable_container()->add_volumes();
@@ -96,13 +106,14 @@ TEST_F(TaskValidationTest, ContainersSlavesCannotRunAreRefusedNamingTheField) {
   volume->set_mode(Volume::RO);
 
   TaskInfo plain = task("plain");
-  launchAll({commandContainer, docker, image, climbing, volumes, plain});
+  launchAll({commandContainer, docker, image, appc, unnamed, climbing, volumes, plain});
 
   expectError("command-container", "TaskInfo.command.container is not supported");
   expectError("docker", "ExecutorInfo.container.type DOCKER is not supported yet");
-  expectError("image", "TaskInfo.container.mesos.image is not supported yet");
+  expectError("appc", "TaskInfo.container.mesos.image.type APPC is not supported yet");
+  expectError("unnamed", "TaskInfo.container.mesos.image.docker.name is empty");
   expectError("climbing", "TaskInfo.container.volumes[0]: a path holds '..'");
-  EXPECT_EQ((std::vector<std::string>{"volumes", "plain"}), launched());
+  EXPECT_EQ((std::vector<std::string>{"image", "volumes", "plain"}), launched());
 }
 
 TEST_F(TaskValidationTest, HealthChecksThatCannotWorkAreRefused) {

@@ -56,6 +56,7 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
   std::vector<std::string> wrappers;
   std::vector<mesos::isolation::LaunchRequirements::Mount> mounts;
   std::string rootfs;
+  bool rootfsForTask = false;
   std::string workingDirectory;
   for (const auto& isolator : isolators_) {
     auto requirements = isolator->prepare(config);
@@ -72,8 +73,13 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
         return undo("launch", Error{isolator->name() + " gives a second root filesystem"});
       }
       rootfs = requirements->rootfs;
-      workingDirectory = requirements->workingDirectory;
+      rootfsForTask = requirements->rootfsForTask;
     }
+    if (workingDirectory.empty()) workingDirectory = requirements->workingDirectory;
+  }
+  if (!config.rootfs.empty() && rootfs.empty()) {
+    return undo("launch", Error{"the container has an image, which needs the filesystem/linux "
+                                "isolator (--isolation)"});
   }
   if (!namespaces.empty()) {
     std::string list;
@@ -93,13 +99,19 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
                       (mount.readOnly ? ":ro" : ":rw"));
       overHost = overHost || (!mount.target.empty() && mount.target[0] == '/');
     }
-    if (!rootfs.empty()) {
+    if (rootfsForTask) {
+      setup.push_back("--task_rootfs=" + rootfs);
+    } else if (!rootfs.empty()) {
       setup.push_back("--rootfs=" + rootfs);
       if (!workingDirectory.empty()) setup.push_back("--working_dir=" + workingDirectory);
+      // The image's user, where the slave would run the executor as root.
+      if (spec.user.empty() && config.image && !config.image->user.empty()) {
+        setup.push_back("--image_user=" + config.image->user);
+      }
     }
     // The framework chose what is mounted over the container's tree: a
     // set-user-id program there must not give its user more rights.
-    if (overHost && !spec.user.empty()) setup.push_back("--no_new_privileges");
+    if (overHost && !spec.user.empty() && !rootfsForTask) setup.push_back("--no_new_privileges");
   }
   // Wrappers of the isolators need root (lxc-execute); the caller's run as
   // they are, unless something else needs the helper.

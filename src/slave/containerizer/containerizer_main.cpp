@@ -19,7 +19,15 @@
 // sandbox at /mnt/mesos/sandbox and the volumes (read-only with :ro) at
 // their targets, in --working_dir (default: the sandbox). Without it, the
 // volumes are mounted in the host's tree as this mount namespace sees it
-// (relative targets in --sandbox). With --no_new_privileges, nothing the
+// (relative targets in --sandbox). With --task_rootfs, all of that is
+// mounted into the root filesystem, but the program stays on the host's
+// root (the command executor, which starts its task in there with
+// --chroot): --chroot enters such a prepared root filesystem, in a mount
+// namespace of its own. Inside a root filesystem, MESOS_SANDBOX is set to
+// the sandbox as seen in there. --image_user=USER[:GROUP] (names or
+// numbers) is looked up in the root filesystem's /etc/passwd and
+// /etc/group (the image's user, for a container the slave would otherwise
+// run as root). With --no_new_privileges, nothing the
 // program runs gains rights from set-user-id files. Then, with --user
 // (looked up on the host, before the root filesystem), takes NAME's
 // uid, gid and supplementary groups; with --environment_fd, then (no longer
@@ -188,6 +196,64 @@ int enterNamespaces(int flags) {
   return 0;
 }
 
+// The fields of the line of `file` (an /etc/passwd or /etc/group of the
+// root filesystem) whose name (field 0) or number (field 2) is `key`.
+std::vector<std::string> lookUp(const char* file, const std::string& key) {
+  FILE* in = std::fopen(file, "re");
+  if (in == nullptr) return {};
+  char* line = nullptr;
+  size_t size = 0;
+  std::vector<std::string> found;
+  while (found.empty() && ::getline(&line, &size, in) > 0) {
+    std::vector<std::string> fields;
+    std::stringstream text(line);
+    std::string field;
+    while (std::getline(text, field, ':')) fields.push_back(field);
+    if (!fields.empty() && !fields.back().empty() && fields.back().back() == '\n') {
+      fields.back().pop_back();
+    }
+    if (fields.size() >= 3 && (fields[0] == key || fields[2] == key)) found = std::move(fields);
+  }
+  std::free(line);
+  std::fclose(in);
+  return found;
+}
+
+bool numeric(const std::string& text) {
+  return !text.empty() && text.size() < 10 &&
+         text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// Resolves --image_user's USER[:GROUP] in the root filesystem entered:
+// names through its /etc/passwd and /etc/group, numbers as they are (a
+// number without a passwd line gets group 0 and home /, as Docker does).
+// Empty on success, else why not.
+std::string imageUser(const std::string& spec, uid_t* uid, gid_t* gid, std::string* home,
+                      std::string* name) {
+  const size_t colon = spec.find(':');
+  const std::string user = spec.substr(0, colon);
+  const std::string group = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  std::vector<std::string> entry = lookUp("/etc/passwd", user);
+  if (entry.empty() && !numeric(user)) return "no user '" + user + "' in the image's /etc/passwd";
+  if (!entry.empty() && !numeric(entry[2]))
+    return "the image's /etc/passwd line of '" + user + "' has no numeric uid";
+  *uid = static_cast<uid_t>(std::stoul(entry.empty() ? user : entry[2]));
+  *gid = entry.size() >= 4 && numeric(entry[3]) ? static_cast<gid_t>(std::stoul(entry[3])) : 0;
+  *home = entry.size() >= 6 && !entry[5].empty() ? entry[5] : "/";
+  *name = entry.empty() ? user : entry[0];
+  if (!group.empty()) {
+    std::vector<std::string> groupEntry = lookUp("/etc/group", group);
+    if (groupEntry.empty() && !numeric(group)) {
+      return "no group '" + group + "' in the image's /etc/group";
+    }
+    if (!groupEntry.empty() && !numeric(groupEntry[2])) {
+      return "the image's /etc/group line of '" + group + "' has no numeric gid";
+    }
+    *gid = static_cast<gid_t>(std::stoul(groupEntry.empty() ? group : groupEntry[2]));
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -196,6 +262,9 @@ int main(int argc, char** argv) {
   std::string user;
   int environmentFd = -1;
   mesos::internal::slave::RootfsSpec rootfs;
+  bool taskRootfs = false;  // --task_rootfs: prepared, not entered
+  std::string chroot;       // --chroot: a prepared root filesystem to enter
+  std::string imageUserSpec;
   bool noNewPrivileges = false;
   for (; i < argc; ++i) {
     std::string arg = argv[i];
@@ -222,6 +291,19 @@ int main(int argc, char** argv) {
     }
     if (arg.rfind("--rootfs=", 0) == 0) {
       rootfs.rootfs = arg.substr(9);
+      continue;
+    }
+    if (arg.rfind("--task_rootfs=", 0) == 0) {
+      rootfs.rootfs = arg.substr(14);
+      taskRootfs = true;
+      continue;
+    }
+    if (arg.rfind("--chroot=", 0) == 0) {
+      chroot = arg.substr(9);
+      continue;
+    }
+    if (arg.rfind("--image_user=", 0) == 0) {
+      imageUserSpec = arg.substr(13);
       continue;
     }
     if (arg.rfind("--sandbox=", 0) == 0) {
@@ -254,13 +336,16 @@ int main(int argc, char** argv) {
       continue;
     }
     if (arg.rfind("--join=", 0) != 0) {
-      std::fprintf(stderr,
-                   "mesos-containerizer: unknown argument '%s'\n"
-                   "usage: mesos-containerizer [--join=FILE...] [--unshare=NAME,...] "
-                   "[--rootfs=DIR] [--sandbox=DIR] [--volume=SOURCE:TARGET[:ro|:rw]...] "
-                   "[--working_dir=DIR] [--no_new_privileges] [--user=NAME] [--environment_fd=N] "
-                   "-- PROGRAM [ARGUMENT...]\n",
-                   argv[i]);
+      std::fprintf(
+          stderr,
+          "mesos-containerizer: unknown argument '%s'\n"
+          "usage: mesos-containerizer [--join=FILE...] [--unshare=NAME,...] "
+          "[--rootfs=DIR|--task_rootfs=DIR|--chroot=DIR] [--sandbox=DIR] "
+          "[--volume=SOURCE:TARGET[:ro|:rw]...] "
+          "[--working_dir=DIR] [--no_new_privileges] [--user=NAME] [--image_user=USER[:GROUP]] "
+          "[--environment_fd=N] "
+          "-- PROGRAM [ARGUMENT...]\n",
+          argv[i]);
       return 127;
     }
     std::string file = arg.substr(7);
@@ -282,6 +367,14 @@ int main(int argc, char** argv) {
   std::string home;
   uid_t uid = 0;
   gid_t gid = 0;
+  if (!user.empty() && !imageUserSpec.empty()) {
+    std::fprintf(stderr, "mesos-containerizer: --user and --image_user exclude each other\n");
+    return 127;
+  }
+  if (!imageUserSpec.empty() && rootfs.rootfs.empty() && chroot.empty()) {
+    std::fprintf(stderr, "mesos-containerizer: --image_user needs --rootfs or --chroot\n");
+    return 127;
+  }
   if (!user.empty()) {
     errno = 0;
     const passwd* entry = ::getpwnam(user.c_str());
@@ -300,11 +393,37 @@ int main(int argc, char** argv) {
       if (int failed = enterNamespaces(CLONE_NEWNS); failed != 0) return failed;
     }
     std::string error = rootfs.rootfs.empty() ? mesos::internal::slave::mountVolumes(rootfs)
+                        : taskRootfs          ? mesos::internal::slave::prepareRootfs(rootfs)
                                               : mesos::internal::slave::enterRootfs(rootfs);
     if (!error.empty()) {
       std::fprintf(stderr, "mesos-containerizer: %s\n", error.c_str());
       return 127;
     }
+  }
+  if (!chroot.empty()) {
+    if (!ownMountNamespace) {
+      if (int failed = enterNamespaces(CLONE_NEWNS); failed != 0) return failed;
+    }
+    std::string workdir = rootfs.workingDirectory;
+    if (workdir.empty()) {
+      const std::string sandbox = chroot + rootfs.sandboxTarget;
+      workdir = ::access(sandbox.c_str(), F_OK) == 0 ? rootfs.sandboxTarget : "/";
+    }
+    if (std::string error = mesos::internal::slave::pivotInto(chroot, workdir); !error.empty()) {
+      std::fprintf(stderr, "mesos-containerizer: %s\n", error.c_str());
+      return 127;
+    }
+  }
+  // Inside the root filesystem: the sandbox is where it was mounted.
+  const bool inside = (!rootfs.rootfs.empty() && !taskRootfs) || !chroot.empty();
+  const bool sandboxInside = inside && (!chroot.empty() || !rootfs.sandbox.empty());
+  if (!imageUserSpec.empty()) {
+    if (std::string error = imageUser(imageUserSpec, &uid, &gid, &home, &user); !error.empty()) {
+      std::fprintf(stderr, "mesos-containerizer: --image_user=%s: %s\n", imageUserSpec.c_str(),
+                   error.c_str());
+      return 127;
+    }
+    if (::setgroups(1, &gid) != 0) return fail("cannot set the groups of " + user, errno);
   }
   // Nothing the program runs gains rights by its file (set-user-id
   // programs of an image, or of a host directory a volume put over /etc).
@@ -332,6 +451,7 @@ int main(int argc, char** argv) {
       setEntry(&entries, entry.substr(0, eq), entry.substr(eq + 1));
     }
   }
+  if (sandboxInside) setEntry(&entries, "MESOS_SANDBOX", rootfs.sandboxTarget);
   if (!user.empty()) {
     setEntry(&entries, "USER", user);
     setEntry(&entries, "LOGNAME", user);

@@ -191,7 +191,7 @@ std::string mountVolumes(const RootfsSpec& spec) {
   return "";
 }
 
-std::string enterRootfs(const RootfsSpec& spec) {
+std::string prepareRootfs(const RootfsSpec& spec) {
   const std::string& root = spec.rootfs;
   struct stat info {};
   if (::stat(root.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
@@ -229,18 +229,41 @@ std::string enterRootfs(const RootfsSpec& spec) {
       return error;
     }
   }
+  return "";
+}
+
+std::string pivotInto(const std::string& root, const std::string& workingDirectory) {
+  // pivot_root wants the new root to be a mount point (already so after
+  // prepareRootfs(); a second bind, with everything mounted below it, when
+  // a prepared root filesystem is entered from another mount namespace).
+  if (auto error = bind(root, root, false); !error.empty()) return error;
   // The root filesystem becomes "/", the host's tree is stacked below it
   // and detached (pivot_root(".", ".")).
   if (::chdir(root.c_str()) != 0) return failed("cannot enter " + root, errno);
   if (::syscall(SYS_pivot_root, ".", ".") != 0)
     return failed("cannot pivot_root to " + root, errno);
   if (::umount2(".", MNT_DETACH) != 0) return failed("cannot detach the host's root", errno);
-  std::string workdir = spec.workingDirectory;
-  if (workdir.empty()) workdir = spec.sandbox.empty() ? "/" : spec.sandboxTarget;
-  if (::chdir(workdir.c_str()) != 0) {
-    return failed("cannot enter working directory " + workdir + " in the root filesystem", errno);
+  // A working directory the image names but does not have is made, as
+  // Docker does (inside: the host's tree is gone).
+  if (::chdir(workingDirectory.c_str()) != 0 && errno == ENOENT) {
+    for (size_t end = workingDirectory.find('/', 1);; end = workingDirectory.find('/', end + 1)) {
+      const std::string prefix = workingDirectory.substr(0, end);
+      if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) break;
+      if (end == std::string::npos) break;
+    }
+  }
+  if (::chdir(workingDirectory.c_str()) != 0) {
+    return failed("cannot enter working directory " + workingDirectory + " in the root filesystem",
+                  errno);
   }
   return "";
+}
+
+std::string enterRootfs(const RootfsSpec& spec) {
+  if (auto error = prepareRootfs(spec); !error.empty()) return error;
+  std::string workdir = spec.workingDirectory;
+  if (workdir.empty()) workdir = spec.sandbox.empty() ? "/" : spec.sandboxTarget;
+  return pivotInto(spec.rootfs, workdir);
 }
 
 }  // namespace mesos::internal::slave

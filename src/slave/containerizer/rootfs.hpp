@@ -40,7 +40,19 @@ std::string parseVolume(const std::string& value, RootfsVolume* volume);
 // enterRootfs().
 std::string mountVolumes(const RootfsSpec& spec);
 
-// Does it all. REQUIRES: the caller is in a mount namespace of its own
+// Mounts /proc, /sys, /dev, the sandbox and the volumes into the root
+// filesystem, and leaves the process on the host's root: the command
+// executor stays there and starts its task in it (pivotInto()). REQUIRES as
+// enterRootfs().
+std::string prepareRootfs(const RootfsSpec& spec);
+
+// Makes `root`, prepared already, the process's root (pivot_root; the
+// host's tree detached) and moves to `workingDirectory` in it. REQUIRES as
+// enterRootfs().
+std::string pivotInto(const std::string& root, const std::string& workingDirectory);
+
+// Does it all: prepareRootfs(), then pivotInto() the working directory
+// (empty: the sandbox's target, else /). REQUIRES: the caller is in a mount namespace of its own
 // whose mounts do not propagate to the host's (MS_SLAVE or MS_PRIVATE),
 // and is root. Returns "" or one line naming the step that failed and why
 // (errno text); on failure the process should exit: it is half inside.

@@ -8,6 +8,7 @@
 #include "slave/containerizer/isolators/cgroups/cgroups_isolator.hpp"
 #include "slave/containerizer/isolators/disk/disk_du_isolator.hpp"
 #include "slave/containerizer/isolators/disk/disk_xfs_isolator.hpp"
+#include "slave/containerizer/isolators/docker/runtime_isolator.hpp"
 #include "slave/containerizer/isolators/filesystem/linux_filesystem_isolator.hpp"
 #include "slave/containerizer/isolators/lxc/lxc_isolator.hpp"
 #include "slave/containerizer/isolators/namespaces/namespaces_isolator.hpp"
@@ -128,6 +129,11 @@ Result<std::unique_ptr<Isolator>> linuxFilesystem(const IsolationOptions&,
   return std::unique_ptr<Isolator>(std::move(isolator).value());
 }
 
+Result<std::unique_ptr<Isolator>> dockerRuntime(const IsolationOptions&,
+                                                const std::vector<std::string>&) {
+  return std::unique_ptr<Isolator>(std::make_unique<DockerRuntimeIsolator>());
+}
+
 // One line per isolator.
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
@@ -143,6 +149,7 @@ const std::vector<Entry>& table() {
       {"namespaces/pid", "namespaces", namespaces},
       {"namespaces/ipc", "namespaces", namespaces},
       {"network/cni", "network/cni", networkCni},
+      {"docker/runtime", "docker/runtime", dockerRuntime},
   };
   return entries;
 }

@@ -1,27 +1,41 @@
-// mesos-provisioner: pulls an image into the store for the slave, as
-// mesos-fetcher fetches URIs (the slave runs it as a subprocess, so that
-// libcurl and the network stay out of the slave's own process):
+// mesos-provisioner: the slave's helper for container images, as
+// mesos-fetcher is for URIs (the slave runs it as a subprocess, so that
+// libcurl, the network, and the blocking mounts and copies stay out of the
+// slave's own process and threads):
 //
 //   mesos-provisioner pull --image=REF --docker_store_dir=DIR
 //       [--docker_registry=URL|DIR] [--docker_config=FILE|JSON]
+//   mesos-provisioner provision --image=REF --container=ID --directory=DIR
+//       --docker_store_dir=DIR [--backend=overlay|copy|bind]
+//       [--docker_registry=URL|DIR] [--docker_config=FILE|JSON]
+//   mesos-provisioner destroy --container=ID --directory=DIR --docker_store_dir=DIR
 //
-// On success it prints one JSON object on stdout, the image as stored:
+// pull puts the image in the store (unless it is there) and prints one JSON
+// object on stdout, the image as stored:
 //   {"reference": "registry/repo:tag", "manifest_digest": "sha256:...",
 //    "config_digest": "sha256:...", "layers": ["sha256:...", ...] (bottom first),
 //    "config": {"entrypoint": [...], "cmd": [...], "env": [...],
 //               "working_dir": "...", "user": "..."},
 //    "cached": false}
-// and exits 0; "cached" is true when the store had the image and nothing
-// was fetched. On failure it writes one line on stderr ("mesos-provisioner:
-// Failed to pull 'REF': why") and exits 1; 2 on bad usage.
+// ("cached": the store had the image and nothing was fetched). provision
+// pulls the same way, pins the image for container ID (its layers stay in
+// the store until destroy), makes the container's root filesystem at
+// DIR/rootfs with the backend, and prints the same object with "rootfs"
+// added. destroy unmounts and removes DIR and forgets the container's pin;
+// it prints nothing, and succeeds when there is nothing to undo.
+// On failure each writes one line on stderr ("mesos-provisioner: Failed to
+// pull 'REF': why") and exits 1, having undone what it did; 2 on bad usage.
 #include <curl/curl.h>
 
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 
 #include "common/json.hpp"
 #include "slave/containerizer/provisioner/docker/puller.hpp"
+#include "slave/containerizer/provisioner/provisioner.hpp"
 #include "slave/containerizer/provisioner/store.hpp"
 
 namespace {
@@ -32,9 +46,19 @@ int usage(const std::string& problem) {
   std::fprintf(stderr,
                "mesos-provisioner: %s\n"
                "usage: mesos-provisioner pull --image=REF --docker_store_dir=DIR "
-               "[--docker_registry=URL|DIR] [--docker_config=FILE|JSON]\n",
+               "[--docker_registry=URL|DIR] [--docker_config=FILE|JSON]\n"
+               "       mesos-provisioner provision --image=REF --container=ID --directory=DIR "
+               "--docker_store_dir=DIR [--backend=overlay|copy|bind] [--docker_registry=URL|DIR] "
+               "[--docker_config=FILE|JSON]\n"
+               "       mesos-provisioner destroy --container=ID --directory=DIR "
+               "--docker_store_dir=DIR\n",
                problem.c_str());
   return 2;
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "mesos-provisioner: %s\n", message.c_str());
+  return 1;
 }
 
 mesos::json::Value strings(const std::vector<std::string>& items) {
@@ -47,10 +71,17 @@ mesos::json::Value strings(const std::vector<std::string>& items) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "--help") {
-    usage("pulls a Docker image into the image store");
+    usage("pulls Docker images into the image store and makes containers' root filesystems");
     return 0;
   }
-  if (argc < 2 || std::string(argv[1]) != "pull") return usage("the command must be 'pull'");
+  const std::string command = argc >= 2 ? argv[1] : "";
+  std::set<std::string> known = {"docker_store_dir"};
+  if (command == "pull" || command == "provision") {
+    known.insert({"image", "docker_registry", "docker_config"});
+  }
+  if (command == "provision" || command == "destroy") known.insert({"container", "directory"});
+  if (command == "provision") known.insert("backend");
+  if (known.size() == 1) return usage("the command must be pull, provision or destroy");
   std::map<std::string, std::string> flags = {{"docker_registry", "https://registry-1.docker.io"},
                                               {"docker_store_dir", "/tmp/mesos/store/docker"}};
   for (int i = 2; i < argc; ++i) {
@@ -60,21 +91,37 @@ int main(int argc, char** argv) {
       return usage("unknown argument '" + arg + "'");
     }
     std::string name = arg.substr(2, equals - 2);
-    if (name != "image" && name != "docker_registry" && name != "docker_store_dir" &&
-        name != "docker_config") {
-      return usage("unknown flag '--" + name + "'");
-    }
+    if (known.count(name) == 0) return usage("unknown flag '--" + name + "' for " + command);
     flags[name] = arg.substr(equals + 1);
   }
-  if (flags["image"].empty()) return usage("--image is required");
-
-  curl_global_init(CURL_GLOBAL_DEFAULT);
-  auto fail = [](const std::string& message) {
-    std::fprintf(stderr, "mesos-provisioner: %s\n", message.c_str());
-    return 1;
-  };
+  for (const std::string& name : known) {
+    if (name != "docker_config" && name != "backend" && flags[name].empty()) {
+      return usage("--" + name + " is required");
+    }
+  }
   auto store = Store::open(flags["docker_store_dir"]);
+
+  if (command == "destroy") {
+    if (!store) return fail("Failed to open the image store: " + store.error().message);
+    if (auto destroyed = destroyRootfs(flags["directory"]); !destroyed) {
+      return fail("Failed to destroy the root filesystem of container " + flags["container"] +
+                  ": " + destroyed.error().message);
+    }
+    if (auto unpinned = store->unpin(flags["container"]); !unpinned) {
+      return fail("Failed to unpin the image of container " + flags["container"] + ": " +
+                  unpinned.error().message);
+    }
+    return 0;
+  }
+
   if (!store) return fail("Failed to pull '" + flags["image"] + "': " + store.error().message);
+  std::optional<Provisioner> provisioner;
+  if (command == "provision") {
+    auto created = Provisioner::create(flags["backend"]);
+    if (!created) return fail(created.error().message);
+    provisioner.emplace(std::move(created).value());
+  }
+  curl_global_init(CURL_GLOBAL_DEFAULT);
   docker::PullOptions options;
   options.registry = flags["docker_registry"];
   options.dockerConfig = flags["docker_config"];
@@ -95,6 +142,20 @@ int main(int argc, char** argv) {
   output["layers"] = strings(image.layers);
   output["config"] = std::move(config);
   output["cached"] = pulled->cached;
+
+  if (provisioner) {
+    const std::string& container = flags["container"];
+    if (auto pinned = store->pin(container, image.reference); !pinned) {
+      return fail("Failed to pin '" + image.reference + "' for container " + container + ": " +
+                  pinned.error().message);
+    }
+    auto rootfs = provisioner->provision(*store, image, flags["directory"]);
+    if (!rootfs) {
+      (void)store->unpin(container);
+      return fail(rootfs.error().message);
+    }
+    output["rootfs"] = *rootfs;
+  }
   std::printf("%s\n", mesos::json::stringify(output).c_str());
   return 0;
 }

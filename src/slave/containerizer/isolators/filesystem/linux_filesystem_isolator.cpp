@@ -92,6 +92,9 @@ Result<mesos::isolation::LaunchRequirements> LinuxFilesystemIsolator::prepare(
     }
     requirements.mounts.push_back(std::move(mount));
   }
+  // A container from an image: the volumes go into its root filesystem.
+  requirements.rootfs = config.rootfs;
+  requirements.rootfsForTask = !config.rootfs.empty() && !config.executorInRootfs;
   return requirements;
 }
 

@@ -9,6 +9,11 @@
 //     the sandbox (made when missing);
 //   - mode RO mounts it read-only: writes fail (EROFS) whatever the file
 //     permissions say.
+// A container from an image (ContainerConfig::rootfs, provisioned by the
+// slave) runs in that root filesystem, with /proc, /sys, a minimal /dev,
+// the sandbox at /mnt/mesos/sandbox and the volumes (absolute targets in
+// the image's tree, made there when missing) mounted into it; the command
+// executor stays on the host's root and starts its task in it.
 // Mounts end with the container's mount namespace: nothing is left on the
 // host after the container, whatever killed it. So the isolator keeps no
 // state, and recovery and cleanup have nothing to do.

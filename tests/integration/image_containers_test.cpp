@@ -1,0 +1,276 @@
+// Containers from images end to end: a docker-registry process on loopback
+// serving images the test builds from busybox-static (umoci, skopeo),
+// mesos-master and mesos-slave processes, the slave with
+// --image_providers=docker and --isolation=filesystem/linux,docker/runtime,
+// and mesos-execute --docker_image running command tasks in the images (as
+// root, which the mounts need).
+#include <signal.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "containerizer/provisioner/image_helpers.hpp"
+#include "support/daemon.hpp"
+#include "support/subprocess.hpp"
+
+namespace mesos::test {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+namespace images = mesos::internal::slave::provisioner::testing;
+
+constexpr char kImage[] = "test/busybox:latest";  // from the slave's --docker_registry
+
+class ImageContainersTest : public DaemonsFixture {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "mount namespaces and overlay mounts need root";
+    if (std::string missing = images::missingImageTool(); !missing.empty()) {
+      GTEST_SKIP() << "needs " << missing << " (scripts/install-deps.sh installs it)";
+    }
+    DaemonsFixture::SetUp();
+    if (IsSkipped()) return;
+    if (std::string failed = images::buildTestImages(dir_); !failed.empty()) {
+      FAIL() << failed;
+    }
+    registry_ = std::make_unique<images::Registry>(dir_);
+    ASSERT_EQ("", registry_->error());
+    for (const char* tag : {"latest", "base"}) {
+      ASSERT_EQ("", images::copyImage(
+                        dir_, tag, "docker://" + registry_->hostPort() + "/test/busybox:" + tag));
+    }
+    master_ = startMaster({"--allocation_interval=100ms"});
+  }
+
+  void TearDown() override {
+    // What a failed test left mounted goes first: the scratch directory is
+    // removed next, and must not be removed through a mount.
+    std::vector<std::string> mounts = mountsHere();
+    for (auto it = mounts.rbegin(); it != mounts.rend(); ++it) {
+      std::istringstream fields(*it);
+      std::string id, parent, device, root, point;
+      fields >> id >> parent >> device >> root >> point;
+      ::umount2(point.c_str(), MNT_DETACH);
+    }
+    DaemonsFixture::TearDown();
+    if (registry_) registry_->stop();
+  }
+
+  std::vector<std::string> slaveFlags(const std::string& isolation) const {
+    return {"--resources=cpus:2;mem:512;disk:512", "--isolation=" + isolation,
+            "--image_providers=docker", "--docker_registry=" + registry_->url(),
+            "--docker_store_dir=" + dir_ + "/store"};
+  }
+
+  pid_t startSlaveWith(const std::string& isolation = "filesystem/linux,docker/runtime,posix/cpu",
+                       std::vector<std::string> extra = {}) {
+    std::vector<std::string> flags = slaveFlags(isolation);
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    pid_t pid = startSlave(master_, "slave", flags, freePort());
+    EXPECT_GT(pid, 0);
+    EXPECT_TRUE(waitUntil([&] { return metric(master_, "master/slaves_active") == 1; }, 30s))
+        << "the slave did not register within 30 s";
+    return pid;
+  }
+
+  ChildResult execute(const std::string& name, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {MESOS_EXECUTE_PATH, "--master=" + master_.toString(),
+                                     "--name=" + name, "--resources=cpus:0.1;mem:32"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return runChild(args, 120s);
+  }
+
+  // The containers' root filesystems the slave has now.
+  std::vector<std::string> rootfses() const {
+    std::vector<std::string> found;
+    std::error_code error;
+    for (const auto& entry :
+         fs::directory_iterator(dir_ + "/slave/provisioner/containers", error)) {
+      found.push_back(entry.path().string());
+    }
+    return found;
+  }
+
+  // The mounts of this process's mount namespace (the host's) under the
+  // test's directory.
+  std::vector<std::string> mountsHere() const {
+    std::vector<std::string> found;
+    std::ifstream mountinfo("/proc/self/mountinfo");
+    std::string line;
+    while (std::getline(mountinfo, line)) {
+      if (line.find(dir_) != std::string::npos) found.push_back(line);
+    }
+    return found;
+  }
+
+  // The sandbox's `file` of the executor `name` (the latest run).
+  std::string sandboxFile(const std::string& name, const std::string& file) const {
+    std::error_code error;
+    for (const auto& entry : fs::recursive_directory_iterator(dir_ + "/slave/slaves", error)) {
+      const std::string path = entry.path().string();
+      if (path.find("/executors/" + name + "/runs/") != std::string::npos &&
+          entry.path().filename() == file) {
+        return readFile(path);
+      }
+    }
+    return "";
+  }
+
+  process::Address master_;
+  std::unique_ptr<images::Registry> registry_;
+};
+
+TEST_F(ImageContainersTest, ATaskRunsInItsImageAsItsUserAndNothingStaysMounted) {
+  ASSERT_GT(startSlaveWith(), 0);
+  // Each check is a condition of the task's success: the image's own
+  // /etc/os-release and its second layer's deletion of /etc/removed, the
+  // image's user (1000), working directory and environment, the sandbox at
+  // MESOS_SANDBOX.
+  ChildResult run = execute(
+      "inside", {"--docker_image=" + std::string(kImage),
+                 "--command=grep -q 'mesos test image' /etc/os-release && [ ! -e /etc/removed ] && "
+                 "[ \"$(id -u)\" = 1000 ] && [ \"$PWD\" = /tmp ] && [ \"$GREETING\" = hi ] && "
+                 "[ \"$MESOS_SANDBOX\" = /mnt/mesos/sandbox ] && [ -f \"$MESOS_SANDBOX/stdout\" ] "
+                 "&& echo seen-inside"});
+  EXPECT_TRUE(run.exitedWith(0)) << run.describe() << readFile(dir_ + "/slave.log");
+  EXPECT_NE(run.out.find("TASK_FINISHED"), std::string::npos) << run.describe();
+  EXPECT_NE(sandboxFile("inside", "stdout").find("seen-inside"), std::string::npos);
+  // Destroyed with its executor: no root filesystem, nothing mounted.
+  EXPECT_TRUE(waitUntil([&] { return rootfses().empty(); }, 30s))
+      << "left: " << (rootfses().empty() ? "" : rootfses().front());
+  EXPECT_EQ(std::vector<std::string>{}, mountsHere());
+}
+
+TEST_F(ImageContainersTest, TheImagesEntrypointRunsWhenTheTaskGivesNoCommand) {
+  ASSERT_GT(startSlaveWith(), 0);
+  ChildResult run = execute("entrypoint", {"--docker_image=" + std::string(kImage), "--no-shell"});
+  EXPECT_TRUE(run.exitedWith(0)) << run.describe() << readFile(dir_ + "/slave.log");
+  // The image's entrypoint and cmd: sh -c 'cat /etc/os-release'.
+  EXPECT_NE(sandboxFile("entrypoint", "stdout").find("mesos test image"), std::string::npos)
+      << sandboxFile("entrypoint", "stderr");
+}
+
+TEST_F(ImageContainersTest, ASecondContainerOfTheImageStartsWithoutTheRegistry) {
+  ASSERT_GT(startSlaveWith(), 0);
+  ChildResult first = execute("first", {"--docker_image=" + std::string(kImage), "--command=true"});
+  ASSERT_TRUE(first.exitedWith(0)) << first.describe() << readFile(dir_ + "/slave.log");
+  registry_->stop();
+  ChildResult second =
+      execute("second", {"--docker_image=" + std::string(kImage), "--command=cat /etc/os-release"});
+  EXPECT_TRUE(second.exitedWith(0)) << second.describe() << readFile(dir_ + "/slave.log");
+  EXPECT_NE(readFile(dir_ + "/slave.log").find("(cached)"), std::string::npos);
+  // A tag the store does not have needs the registry, which is gone now.
+  ChildResult third = execute("third", {"--docker_image=test/busybox:base", "--command=true"});
+  EXPECT_TRUE(third.exitedWith(1)) << third.describe();
+  EXPECT_NE(third.out.find("Failed to pull 'test/busybox:base'"), std::string::npos)
+      << third.describe();
+}
+
+TEST_F(ImageContainersTest, AMissingImageFailsTheTaskWithTheRegistrysReason) {
+  ASSERT_GT(startSlaveWith(), 0);
+  ChildResult run = execute("missing", {"--docker_image=test/nothing:1", "--command=true"});
+  EXPECT_TRUE(run.exitedWith(1)) << run.describe();
+  EXPECT_NE(run.out.find("TASK_FAILED"), std::string::npos) << run.describe();
+  EXPECT_NE(run.out.find("Failed to pull 'test/nothing:1'"), std::string::npos) << run.describe();
+  EXPECT_TRUE(waitUntil([&] { return rootfses().empty(); }, 30s));
+}
+
+TEST_F(ImageContainersTest, ACorruptLayerFailsTheTaskNamingTheDigest) {
+  ASSERT_GT(startSlaveWith(), 0);
+  // The largest blob of the registry is busybox's layer: its bytes change,
+  // its name (the digest the manifest gives) does not.
+  std::string largest;
+  uintmax_t size = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(registry_->storage())) {
+    if (entry.is_regular_file() && entry.path().filename() == "data" && entry.file_size() > size) {
+      size = entry.file_size();
+      largest = entry.path().string();
+    }
+  }
+  ASSERT_FALSE(largest.empty());
+  std::ofstream(largest, std::ios::binary | std::ios::trunc) << std::string(4096, 'x');
+  ChildResult run = execute("corrupt", {"--docker_image=" + std::string(kImage), "--command=true"});
+  EXPECT_TRUE(run.exitedWith(1)) << run.describe();
+  EXPECT_NE(run.out.find("TASK_FAILED"), std::string::npos) << run.describe();
+  EXPECT_NE(run.out.find("sha256:"), std::string::npos) << run.describe();
+  EXPECT_TRUE(waitUntil([&] { return rootfses().empty(); }, 30s));
+  EXPECT_EQ(std::vector<std::string>{}, mountsHere());
+}
+
+TEST_F(ImageContainersTest, ASlaveKilledWithAContainerRunningLeavesNothingAfterItsRestart) {
+  pid_t slave = startSlaveWith();
+  ASSERT_GT(slave, 0);
+  pid_t framework = startDaemon({MESOS_EXECUTE_PATH, "--master=" + master_.toString(),
+                                 "--name=long", "--resources=cpus:0.1;mem:32",
+                                 "--docker_image=" + std::string(kImage), "--command=sleep 1000"},
+                                dir_ + "/execute.log");
+  ASSERT_GT(framework, 0);
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        json::Value state = getJson(master_, "/state");
+        for (const json::Value& fw : state["frameworks"].array()) {
+          for (const json::Value& task : fw["tasks"].array()) {
+            if (task["state"].isString() && task["state"].string() == "TASK_RUNNING") return true;
+          }
+        }
+        return false;
+      },
+      60s))
+      << readFile(dir_ + "/slave.log");
+  ASSERT_EQ(1u, rootfses().size());
+  ASSERT_FALSE(mountsHere().empty());
+  ::kill(slave, SIGKILL);
+  EXPECT_EQ(128 + SIGKILL, waitForExit(slave, 30s));
+  reaped(slave);
+  ::kill(framework, SIGKILL);
+  waitForExit(framework, 30s);
+  // The restarted slave kills the container it does not keep and removes
+  // its root filesystem.
+  ASSERT_GT(startSlave(
+                master_, "slave",
+                [&] {
+                  std::vector<std::string> flags =
+                      slaveFlags("filesystem/linux,docker/runtime,posix/cpu");
+                  flags.push_back("--recover=cleanup");
+                  return flags;
+                }(),
+                freePort()),
+            0);
+  EXPECT_TRUE(waitUntil([&] { return rootfses().empty() && mountsHere().empty(); }, 60s))
+      << "left: " << mountsHere().size() << " mounts, " << rootfses().size() << " rootfses\n"
+      << readFile(dir_ + "/slave.log");
+}
+
+TEST_F(ImageContainersTest, ASlaveWithoutImageProvidersFailsTheTaskSayingSo) {
+  ASSERT_GT(
+      startSlave(master_, "slave", {"--resources=cpus:2;mem:512;disk:512", "--isolation=posix/cpu"},
+                 freePort()),
+      0);
+  ASSERT_TRUE(waitUntil([&] { return metric(master_, "master/slaves_active") == 1; }, 30s));
+  ChildResult run =
+      execute("unprovided", {"--docker_image=" + std::string(kImage), "--command=true"});
+  EXPECT_TRUE(run.exitedWith(1)) << run.describe();
+  EXPECT_NE(run.out.find("--image_providers"), std::string::npos) << run.describe();
+}
+
+TEST_F(ImageContainersTest, ImageProvidersWithoutFilesystemLinuxStopTheSlave) {
+  pid_t slave = startSlave(master_, "bad", slaveFlags("posix/cpu"), freePort());
+  ASSERT_GT(slave, 0);
+  EXPECT_EQ(1, waitForExit(slave, 30s));
+  reaped(slave);
+  EXPECT_NE(readFile(dir_ + "/bad.log").find("needs the filesystem/linux isolator"),
+            std::string::npos)
+      << readFile(dir_ + "/bad.log");
+}
+
+}  // namespace
+}  // namespace mesos::test
