@@ -538,7 +538,7 @@ void Slave::provisioned(FrameworkID frameworkId, ExecutorID executorId, Containe
     // executor starts.
     if (executor->commandExecutor) {
       for (const TaskInfo& task : executor->queuedTasks) {
-        if (auto runnable = taskInImage(*fw, *executor, task); !runnable) {
+        if (auto runnable = taskInImage(*fw, *executor, task, false); !runnable) {
           failure = runnable.error();
         }
       }
@@ -561,7 +561,7 @@ void Slave::provisioned(FrameworkID frameworkId, ExecutorID executorId, Containe
 }
 
 Result<TaskInfo> Slave::taskInImage(const Framework& framework, const Executor& executor,
-                                    TaskInfo task) const {
+                                    TaskInfo task, bool write) const {
   CommandInfo command = task.command();
   if (executor.image) {
     auto merged = isolation::imageCommand(command, *executor.image);
@@ -588,11 +588,36 @@ Result<TaskInfo> Slave::taskInImage(const Framework& framework, const Executor& 
     enter.push_back("--image_user=" + executor.image->user);
   }
   enter.push_back("--");
-  auto wrap = [&](const CommandInfo& original) {
+  // The command's variables (the framework's, the image's) go through a
+  // file only root reads, which the helper opens before anything else:
+  // they never reach the helper's own environment while it runs as root
+  // (LD_PRELOAD...).
+  const std::string directory = images_->directory(executor.containerId.value());
+  std::optional<Error> unwritten;
+  auto wrap = [&](const CommandInfo& original, const std::string& name) {
+    const std::string file = directory + "/" + name;
+    if (write) {
+      std::map<std::string, std::string> variables;
+      for (const auto& variable : original.environment().variables()) {
+        if (validVariable(variable.name(), variable.value())) {
+          variables[variable.name()] = variable.value();
+        }
+      }
+      const std::string text = encodeEnvironment(variables);
+      int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+      bool whole =
+          fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+      int error = errno;
+      if (fd >= 0) ::close(fd);
+      if (!whole) unwritten = Error{"cannot write " + file + ": " + std::strerror(error)};
+    }
     CommandInfo wrapped;
     wrapped.set_shell(false);
     wrapped.set_value(helper);
-    for (const std::string& argument : enter) wrapped.add_arguments(argument);
+    for (const std::string& argument : enter) {
+      if (argument == "--") wrapped.add_arguments("--environment_file=" + file);
+      wrapped.add_arguments(argument);
+    }
     if (original.shell()) {
       for (const char* argument : {"/bin/sh", "-c"}) wrapped.add_arguments(argument);
       wrapped.add_arguments(original.value());
@@ -602,16 +627,16 @@ Result<TaskInfo> Slave::taskInImage(const Framework& framework, const Executor& 
         wrapped.add_arguments(original.arguments(i));
       }
     }
-    *wrapped.mutable_environment() = original.environment();
     *wrapped.mutable_uris() = original.uris();
     return wrapped;
   };
-  *task.mutable_command() = wrap(command);
+  *task.mutable_command() = wrap(command, "task.environment");
   if (task.has_health_check() && task.health_check().has_command()) {
     CommandInfo check = task.health_check().command();
     if (executor.image) check = isolation::withImageEnvironment(std::move(check), *executor.image);
-    *task.mutable_health_check()->mutable_command() = wrap(check);
+    *task.mutable_health_check()->mutable_command() = wrap(check, "health_check.environment");
   }
+  if (unwritten) return *unwritten;
   return task;
 }
 
@@ -683,7 +708,7 @@ void Slave::sendTaskToExecutor(const Framework& framework, Executor* executor,
   if (framework.pid) message.set_pid(framework.pid.toString());
   *message.mutable_task() = task;
   if (executor->commandExecutor && !executor->rootfs.empty()) {
-    auto inImage = taskInImage(framework, *executor, task);
+    auto inImage = taskInImage(framework, *executor, task, true);
     if (inImage) {
       *message.mutable_task() = std::move(inImage).value();
     } else {

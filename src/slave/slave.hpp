@@ -287,9 +287,11 @@ class Slave : public process::Actor {
                    const Result<ProvisionedImage>& result);
   // What a command task with an image runs, as its executor gets it: its
   // command (and COMMAND health check) run by the launch helper in the
-  // container's root filesystem, as the image's runtime says.
-  Result<TaskInfo> taskInImage(const Framework& framework, const Executor& executor,
-                               TaskInfo task) const;
+  // container's root filesystem, as the image's runtime says, with their
+  // environments in files beside the root filesystem (written when
+  // `write`).
+  Result<TaskInfo> taskInImage(const Framework& framework, const Executor& executor, TaskInfo task,
+                               bool write) const;
   // Its executor has ended: its root filesystem goes too.
   void releaseImage(const Executor& executor);
   void fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,

@@ -150,6 +150,23 @@ TEST_F(ImageContainersTest, ATaskRunsInItsImageAsItsUserAndNothingStaysMounted) 
   EXPECT_EQ(std::vector<std::string>{}, mountsHere());
 }
 
+// The command executor starts the task through the launch helper, as root:
+// the framework's variables must reach the task, never the helper (a
+// dynamic program, whose loader would load an LD_PRELOAD as root). The
+// image's programs are static (busybox), so only the helper's loader could
+// complain about the library.
+TEST_F(ImageContainersTest, TheFrameworksVariablesReachTheTaskButNotTheHelperRunningAsRoot) {
+  ASSERT_GT(startSlaveWith(), 0);
+  ChildResult run = execute(
+      "preload", {"--docker_image=" + std::string(kImage),
+                  "--env={\"LD_PRELOAD\":\"/nonexistent/preload.so\",\"GREETING\":\"mine\"}",
+                  "--command=[ \"$LD_PRELOAD\" = /nonexistent/preload.so ] && "
+                  "[ \"$GREETING\" = mine ]"});
+  EXPECT_TRUE(run.exitedWith(0)) << run.describe() << readFile(dir_ + "/slave.log");
+  EXPECT_EQ(sandboxFile("preload", "stderr").find("preload.so"), std::string::npos)
+      << sandboxFile("preload", "stderr");
+}
+
 TEST_F(ImageContainersTest, TheImagesEntrypointRunsWhenTheTaskGivesNoCommand) {
   ASSERT_GT(startSlaveWith(), 0);
   ChildResult run = execute("entrypoint", {"--docker_image=" + std::string(kImage), "--no-shell"});

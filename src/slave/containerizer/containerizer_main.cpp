@@ -34,7 +34,10 @@
 // root) reads the program's environment from the open file N (each
 // NAME=VALUE ended by a NUL byte; the slave's launcher writes it), closes
 // N, and sets those variables over its own (what the slave and the wrappers
-// before it, say LXC's `container`, gave it); with --user, sets USER,
+// before it, say LXC's `container`, gave it); --environment_file=PATH is
+// the same from a file the slave wrote, opened before anything else (the
+// command executor starts its task so: the framework's variables never
+// reach this process's own environment while it runs as root); with --user, sets USER,
 // LOGNAME and HOME to NAME's; then executes PROGRAM (looked up in the PATH
 // of that environment) with the arguments. The environment this process
 // starts with is what executors start from (environment.hpp), never the
@@ -261,6 +264,7 @@ int main(int argc, char** argv) {
   std::string pid = std::to_string(::getpid());
   std::string user;
   int environmentFd = -1;
+  int environmentFile = -1;  // --environment_file, opened as root
   mesos::internal::slave::RootfsSpec rootfs;
   bool taskRootfs = false;  // --task_rootfs: prepared, not entered
   std::string chroot;       // --chroot: a prepared root filesystem to enter
@@ -283,6 +287,13 @@ int main(int argc, char** argv) {
         return 127;
       }
       environmentFd = static_cast<int>(fd);
+      continue;
+    }
+    if (arg.rfind("--environment_file=", 0) == 0) {
+      // Opened now, as root, on the host's tree (a file of the slave's that
+      // only root reads), and read as --environment_fd is.
+      environmentFile = ::open(arg.c_str() + 19, O_RDONLY | O_CLOEXEC);
+      if (environmentFile < 0) return fail("cannot open " + arg.substr(19), errno);
       continue;
     }
     if (arg == "--no_new_privileges") {
@@ -343,7 +354,7 @@ int main(int argc, char** argv) {
           "[--rootfs=DIR|--task_rootfs=DIR|--chroot=DIR] [--sandbox=DIR] "
           "[--volume=SOURCE:TARGET[:ro|:rw]...] "
           "[--working_dir=DIR] [--no_new_privileges] [--user=NAME] [--image_user=USER[:GROUP]] "
-          "[--environment_fd=N] "
+          "[--environment_fd=N] [--environment_file=PATH] "
           "-- PROGRAM [ARGUMENT...]\n",
           argv[i]);
       return 127;
@@ -439,13 +450,13 @@ int main(int argc, char** argv) {
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     entries.emplace_back(*entry);
   }
-  if (environmentFd >= 0) {
+  for (int fd : {environmentFd, environmentFile}) {
+    if (fd < 0) continue;
     std::vector<std::string> given;
-    if (!readEnvironment(environmentFd, &given)) {
-      return fail("cannot read the environment from descriptor " + std::to_string(environmentFd),
-                  errno);
+    if (!readEnvironment(fd, &given)) {
+      return fail("cannot read the environment from descriptor " + std::to_string(fd), errno);
     }
-    ::close(environmentFd);
+    ::close(fd);
     for (const std::string& entry : given) {
       size_t eq = entry.find('=');
       setEntry(&entries, entry.substr(0, eq), entry.substr(eq + 1));
