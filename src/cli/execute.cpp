@@ -38,6 +38,7 @@
 #include "common/flags.hpp"
 #include "common/json.hpp"
 #include "common/protobuf_json.hpp"
+#include "common/strings.hpp"
 #include "common/task_states.hpp"
 #include "mesos/resources.hpp"
 #include "mesos/scheduler.hpp"
@@ -98,6 +99,9 @@ struct ExecuteFlags : flags::FlagSet {
         "given as file:///PATH or /PATH ('[{\"container_path\":\"data\",\"host_path\":"
         "\"/srv/data\",\"mode\":\"RO\"}]'; a relative host_path is a directory of the "
         "sandbox, a relative container_path is in the sandbox; docs/isolation.md)");
+    add(&networks, "networks",
+        "CNI networks the task's container joins, comma-separated (a MESOS container with one "
+        "NetworkInfo per name; the slave needs the network/cni isolator, docs/cni.md)");
     add(&timeout, "timeout",
         "Give up (status 1) when the task has not been launched this long after starting, "
         "e.g. 30secs (default: wait for ever)");
@@ -105,9 +109,9 @@ struct ExecuteFlags : flags::FlagSet {
   Result<void> validate() const override {
     if (!master) return Error{"missing --master (e.g. --master=127.0.0.1:5050)"};
     if (task_group) {
-      if (name || command || env || uris || volumes) {
+      if (name || command || env || uris || volumes || networks) {
         return Error{
-            "--name, --command, --env, --uris and --volumes describe one task: not "
+            "--name, --command, --env, --uris, --volumes and --networks describe one task: not "
             "with --task_group (its JSON describes each task)"};
       }
       return {};
@@ -144,6 +148,7 @@ struct ExecuteFlags : flags::FlagSet {
   std::optional<std::string> secret;
   std::optional<std::string> task_group;
   std::optional<std::string> volumes;
+  std::optional<std::string> networks;
   std::optional<flags::Duration> timeout;
 };
 
@@ -726,6 +731,17 @@ int main(int argc, char** argv) {
       return 1;
     }
     container = std::move(parsed).value();
+  }
+  if (flags.networks) {
+    if (!container) container.emplace().set_type(ContainerInfo::MESOS);
+    for (const std::string& network :
+         mesos::internal::strings::splitNonEmpty(*flags.networks, ',')) {
+      container->add_network_infos()->set_name(network);
+    }
+    if (container->network_infos_size() == 0) {
+      std::cerr << "mesos-execute: --networks names no network (e.g. --networks=apps)" << std::endl;
+      return 1;
+    }
   }
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;

@@ -43,6 +43,7 @@ PAGES = {
     "slave.md": "mesos-slave",  # and mesos-executor, in its own section
     "fetcher.md": "mesos-slave",
     "isolation.md": "mesos-slave",
+    "cni.md": "mesos-slave",
     "recovery.md": "mesos-slave",
     "health-checks.md": "mesos-slave",
     "mesos-local.md": "mesos-local",
