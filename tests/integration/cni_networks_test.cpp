@@ -133,7 +133,7 @@ class CniNetworksTest : public DaemonsFixture {
     slave_ = startSlave(
         master_, "slave",
         {"--ip=" + std::string(kSlaveIp), "--resources=cpus:2;mem:512;disk:512",
-         "--isolation=network/cni,posix/cpu", "--network_cni_config_dir=" + dir_ + "/cni",
+         "--isolation=" + isolation_, "--network_cni_config_dir=" + dir_ + "/cni",
          "--network_cni_plugins_dir=" + std::string(kPlugins), "--network_cni_root_dir_persist"},
         slavePort_);
     ASSERT_GT(slave_, 0);
@@ -217,6 +217,7 @@ class CniNetworksTest : public DaemonsFixture {
     EXPECT_EQ(status, expected);
   }
 
+  std::string isolation_ = "network/cni,posix/cpu";
   std::string ip_;
   std::string ipam_;
   std::string shared_;
@@ -313,6 +314,32 @@ TEST_F(CniNetworksTest, TheNetworksOfAContainerThatDiedWhileTheSlaveWasDownAreLe
   int status = waitForExit(a, 60s);
   reaped(a);
   EXPECT_NE(status, 0);
+}
+
+// With namespaces/pid too: the helper forks into the new pid namespace
+// after it entered the network namespace, which is still found at the pid
+// the slave knows.
+class CniNetworksPidTest : public CniNetworksTest {
+ protected:
+  void SetUp() override {
+    isolation_ = "network/cni,namespaces/pid,posix/cpu";
+    CniNetworksTest::SetUp();
+  }
+};
+
+TEST_F(CniNetworksPidTest, ATaskInItsOwnPidNamespaceJoinsTheNetworkToo) {
+  ChildResult run = runChild(
+      {MESOS_EXECUTE_PATH, "--master=" + master_.toString(), "--name=pid",
+       "--resources=cpus:0.1;mem:32", "--networks=testnet",
+       "--command=grep -q mesos-executor /proc/1/cmdline && ping -c 1 -W 5 10.231.0.1 && "
+       "[ \"$(cat /proc/sys/kernel/hostname)\" = \"$(cat /etc/hostname)\" ] && "
+       "grep -q \" $(cat /etc/hostname)$\" /etc/hosts && ip -4 -o addr show eth0 | grep -q "
+       "10.231.0."},
+      90s);
+  EXPECT_TRUE(run.exitedWith(0)) << run.describe();
+  EXPECT_NE(run.out.find("TASK_FINISHED"), std::string::npos) << run.describe();
+  EXPECT_TRUE(waitUntil([&] { return containers().empty(); }, 30s));
+  EXPECT_FALSE(vethsLeft());
 }
 
 }  // namespace
