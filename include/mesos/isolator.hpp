@@ -177,6 +177,11 @@ class Isolator {
   virtual std::optional<std::vector<pid_t>> processes(const ContainerID&) {
     return std::nullopt;
   }
+
+  // What this isolator knows of the container that the framework is told
+  // with every status update of its tasks (the networks it joined, with
+  // their addresses); nullopt: nothing. Merged over every isolator.
+  virtual std::optional<ContainerStatus> status(const ContainerID&) { return std::nullopt; }
 };
 
 }  // namespace mesos::isolation

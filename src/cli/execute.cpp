@@ -38,6 +38,7 @@
 #include "common/flags.hpp"
 #include "common/json.hpp"
 #include "common/protobuf_json.hpp"
+#include "common/strings.hpp"
 #include "common/task_states.hpp"
 #include "mesos/resources.hpp"
 #include "mesos/scheduler.hpp"
@@ -110,6 +111,9 @@ struct ExecuteFlags : flags::FlagSet {
         "Run --command with /bin/sh -c; with --no-shell the task gives no command and runs its "
         "image's entrypoint (--docker_image, docker/runtime)",
         true);
+    add(&networks, "networks",
+        "CNI networks the task's container joins, comma-separated (a MESOS container with one "
+        "NetworkInfo per name; the slave needs the network/cni isolator, docs/cni.md)");
     add(&timeout, "timeout",
         "Give up (status 1) when the task has not been launched this long after starting, "
         "e.g. 30secs (default: wait for ever)");
@@ -117,10 +121,10 @@ struct ExecuteFlags : flags::FlagSet {
   Result<void> validate() const override {
     if (!master) return Error{"missing --master (e.g. --master=127.0.0.1:5050)"};
     if (task_group) {
-      if (name || command || env || uris || volumes || docker_image) {
+      if (name || command || env || uris || volumes || networks || docker_image) {
         return Error{
-            "--name, --command, --env, --uris, --volumes and --docker_image describe one task: "
-            "not with --task_group (its JSON describes each task)"};
+            "--name, --command, --env, --uris, --volumes, --networks and --docker_image describe "
+            "one task: not with --task_group (its JSON describes each task)"};
       }
       return {};
     }
@@ -171,6 +175,7 @@ struct ExecuteFlags : flags::FlagSet {
   std::optional<std::string> docker_image;
   std::string containerizer;
   bool shell;
+  std::optional<std::string> networks;
   std::optional<flags::Duration> timeout;
 };
 
@@ -768,6 +773,17 @@ int main(int argc, char** argv) {
       Image* image = container->mutable_mesos()->mutable_image();
       image->set_type(Image::DOCKER);
       image->mutable_docker()->set_name(*flags.docker_image);
+      }
+    }
+  if (flags.networks) {
+    if (!container) container.emplace().set_type(ContainerInfo::MESOS);
+    for (const std::string& network :
+         mesos::internal::strings::splitNonEmpty(*flags.networks, ',')) {
+      container->add_network_infos()->set_name(network);
+    }
+    if (container->network_infos_size() == 0) {
+      std::cerr << "mesos-execute: --networks names no network (e.g. --networks=apps)" << std::endl;
+      return 1;
     }
   }
   google::InitGoogleLogging(argv[0]);

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "common/build.hpp"
+#include "common/protobuf_json.hpp"
 
 namespace mesos::json {
 
@@ -130,6 +131,12 @@ Value fromTask(const internal::Task& task) {
     entry["state"] = TaskState_Name(status.state());
     entry["timestamp"] = status.timestamp();
     if (status.has_message()) entry["message"] = status.message();
+    // The container's networks and addresses, as Apache Mesos shows them.
+    if (status.has_container_status()) {
+      if (auto container = parse(toJson(status.container_status()))) {
+        entry["container_status"] = std::move(container).value();
+      }
+    }
     statuses.push_back(std::move(entry));
   }
   object["statuses"] = std::move(statuses);

@@ -22,6 +22,8 @@ TaskStatus slim(const TaskStatus& status) {
   if (status.has_timestamp()) out.set_timestamp(status.timestamp());
   if (status.has_message()) out.set_message(status.message());
   if (status.has_healthy()) out.set_healthy(status.healthy());
+  // The container's networks and addresses (/state shows them).
+  if (status.has_container_status()) *out.mutable_container_status() = status.container_status();
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "master/validation.hpp"
 
+#include <set>
+
 #include "common/ids.hpp"
 #include "exec/health_check.hpp"
 
@@ -9,7 +11,8 @@ namespace {
 
 // A ContainerInfo as slaves can run it: a MESOS container, from a Docker
 // image or not, whose volumes are host paths (Volume.host_path: absolute,
-// or relative to the sandbox).
+// or relative to the sandbox) and whose networks are CNI networks named
+// (NetworkInfo.name).
 // What no slave acts on yet is refused, naming the field: silently ignoring
 // it would run the task other than asked.
 Result<void> validateContainer(const ContainerInfo& container, const std::string& field) {
@@ -26,7 +29,37 @@ Result<void> validateContainer(const ContainerInfo& container, const std::string
     }
     if (image.docker().name().empty()) return Error{field + ".mesos.image.docker.name is empty"};
   }
-  if (container.network_infos_size() > 0) return Error{field + ".network_infos" + kNotYet};
+  // CNI networks by name (the slave's network/cni isolator, docs/cni.md).
+  std::set<std::string> networks;
+  for (int i = 0; i < container.network_infos_size(); ++i) {
+    const NetworkInfo& network = container.network_infos(i);
+    const std::string name = field + ".network_infos[" + std::to_string(i) + "]";
+    if (network.name().empty()) {
+      return Error{name +
+                   ".name is empty: name the CNI network to join (the host's network "
+                   "is what a container without network_infos gets)"};
+    }
+    if (!networks.insert(network.name()).second) {
+      return Error{name + ": network '" + network.name() + "' is named twice"};
+    }
+    // The deprecated single address, through reflection (its accessors warn).
+    const bool oldAddress = network.GetReflection()->HasField(
+        network, NetworkInfo::descriptor()->FindFieldByName("ip_address"));
+    if (oldAddress || network.groups_size() > 0) {
+      return Error{name + (oldAddress ? ".ip_address" : ".groups") + kNotYet};
+    }
+    for (const NetworkInfo::IPAddress& address : network.ip_addresses()) {
+      if (address.has_ip_address()) {
+        return Error{name + ".ip_addresses: asking for address " + address.ip_address() +
+                     " is not supported (the network's IPAM plugin chooses)"};
+      }
+    }
+  }
+  if (!container.hostname().empty() && networks.empty()) {
+    return Error{field +
+                 ".hostname needs network_infos: a container on the host's network "
+                 "has the host's name"};
+  }
   for (int i = 0; i < container.volumes_size(); ++i) {
     const Volume& volume = container.volumes(i);
     const std::string name = field + ".volumes[" + std::to_string(i) + "]";

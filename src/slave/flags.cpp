@@ -130,6 +130,18 @@ Flags::Flags() {
   add(&xfs_project_range, "xfs_project_range",
       "The XFS project ids disk/xfs gives containers' sandboxes, as [first-last]",
       std::string("[5000-10000]"));
+  add(&network_cni_config_dir, "network_cni_config_dir",
+      "Directory of the CNI network configurations network/cni reads (one network per .conf, "
+      ".conflist or .json file; docs/cni.md)",
+      std::string());
+  add(&network_cni_plugins_dir, "network_cni_plugins_dir",
+      "Where network/cni finds the CNI plugins: directories separated by ':', searched in "
+      "order (also the plugins' CNI_PATH)",
+      std::string());
+  add(&network_cni_root_dir_persist, "network_cni_root_dir_persist",
+      "Keep network/cni's per-container state under --work_dir (isolators/network/cni) instead "
+      "of /run/mesos, so that it survives a reboot and the networks are left then too",
+      false);
   add(&containerizers, "containerizers", "Containerizers to use; 'mesos' is the only one",
       std::string("mesos"));
   add(&launcher_dir, "launcher_dir",

@@ -36,6 +36,10 @@ struct Flags : mesos::flags::FlagSet {
   mesos::flags::Duration container_disk_watch_interval;
   bool enforce_container_disk_quota;
   std::string xfs_project_range;
+  // network/cni (docs/cni.md).
+  std::string network_cni_config_dir;
+  std::string network_cni_plugins_dir;
+  bool network_cni_root_dir_persist;
   std::string containerizers;
   std::string launcher_dir;
   mesos::flags::Duration executor_registration_timeout;

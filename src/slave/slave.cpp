@@ -66,6 +66,11 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
   isolation.enforceContainerDiskQuota = flags.enforce_container_disk_quota;
   isolation.workDir = flags.work_dir;
   isolation.xfsProjectRange = flags.xfs_project_range;
+  isolation.networkCniConfigDir = flags.network_cni_config_dir;
+  isolation.networkCniPluginsDir = flags.network_cni_plugins_dir;
+  if (flags.network_cni_root_dir_persist) {
+    isolation.networkCniRootDir = flags.work_dir + "/isolators/network/cni";
+  }
   isolation.onLimitation = [limitationTarget](const mesos::isolation::ContainerLimitation& l) {
     process::dispatch(process::Pid<Slave>(*limitationTarget), &Slave::containerLimited, l);
   };

@@ -12,6 +12,22 @@ namespace mesos::internal::slave {
 
 using process::UPID;
 
+namespace {
+
+// What the containerizer knows of the task's container (its networks and
+// addresses, as Apache Mesos adds them to every update it forwards), over
+// what the executor said of it.
+void addContainerStatus(Containerizer& containerizer, const ContainerID& containerId,
+                        TaskStatus* status) {
+  auto known = containerizer.status(containerId);
+  if (!known) return;
+  ContainerStatus* container = status->mutable_container_status();
+  if (known->network_infos_size() > 0) container->clear_network_infos();
+  container->MergeFrom(*known);
+}
+
+}  // namespace
+
 void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
   if (!wellFormed(from, message)) {
     metrics_.invalidStatusUpdates++;
@@ -96,6 +112,7 @@ void Slave::statusUpdate(const UPID& from, const StatusUpdateMessage& message) {
         limitExecutor(executor, *limited);
       }
     }
+    addContainerStatus(*containerizer_, executor->containerId, status);
     recordTaskState(executor, *status);
   }
   VLOG(1) << "Status update " << TaskState_Name(status->state()) << " for task " << taskId
@@ -179,6 +196,7 @@ void Slave::sendSlaveUpdate(const FrameworkID& frameworkId, const ExecutorID* ex
   Framework* fw = framework(frameworkId.value());
   Executor* executor = fw == nullptr ? nullptr : fw->executorOfTask(taskId.value());
   if (executor != nullptr) {
+    addContainerStatus(*containerizer_, executor->containerId, update.mutable_status());
     recordTaskState(executor, update.status());
   } else {
     countTerminalTask(state);  // a task that never reached an executor

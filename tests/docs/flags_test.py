@@ -44,6 +44,7 @@ PAGES = {
     "fetcher.md": "mesos-slave",
     "container-images.md": "mesos-slave",
     "isolation.md": "mesos-slave",
+    "cni.md": "mesos-slave",
     "recovery.md": "mesos-slave",
     "health-checks.md": "mesos-slave",
     "mesos-local.md": "mesos-local",

@@ -204,5 +204,36 @@ TEST_F(TaskValidationTest, NegativeKillPolicyGracePeriodIsRefused) {
       << "the slave gets the kill policy as sent";
 }
 
+TEST_F(TaskValidationTest, NetworksAreTakenByNameAndWhatCniCannotDoIsRefused) {
+  auto withNetworks = [&](const std::string& id, const std::vector<std::string>& names) {
+    TaskInfo t = task(id);
+    t.mutable_container()->set_type(ContainerInfo::MESOS);
+    for (const std::string& name : names)
+      t.mutable_container()->add_network_infos()->set_name(name);
+    return t;
+  };
+  TaskInfo named = withNetworks("named", {"apps", "storage"});
+  named.mutable_container()->set_hostname("web-1");
+  named.mutable_container()->mutable_network_infos(0)->add_ip_addresses()->set_protocol(
+      NetworkInfo::IPv4);
+  TaskInfo nameless = withNetworks("nameless", {""});
+  TaskInfo twice = withNetworks("twice", {"apps", "apps"});
+  TaskInfo address = withNetworks("address", {"apps"});
+  address.mutable_container()->mutable_network_infos(0)->add_ip_addresses()->set_ip_address(
+      "10.0.0.7");
+  TaskInfo groups = withNetworks("groups", {"apps"});
+  groups.mutable_container()->mutable_network_infos(0)->add_groups("web");
+  TaskInfo hostname = withNetworks("hostname", {});
+  hostname.mutable_container()->set_hostname("web-1");
+  launchAll({named, nameless, twice, address, groups, hostname});
+
+  expectError("nameless", "TaskInfo.container.network_infos[0].name is empty");
+  expectError("twice", "TaskInfo.container.network_infos[1]: network 'apps' is named twice");
+  expectError("address", "asking for address 10.0.0.7 is not supported");
+  expectError("groups", "TaskInfo.container.network_infos[0].groups is not supported yet");
+  expectError("hostname", "TaskInfo.container.hostname needs network_infos");
+  EXPECT_EQ((std::vector<std::string>{"named"}), launched());
+}
+
 }  // namespace
 }  // namespace mesos::test

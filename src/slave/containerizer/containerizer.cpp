@@ -1,12 +1,19 @@
 #include "slave/containerizer/containerizer.hpp"
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <set>
 
 #include <glog/logging.h>
 
+#include "common/fd.hpp"
 #include "slave/environment.hpp"
 
 namespace mesos::internal::slave {
@@ -86,9 +93,21 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
     for (const std::string& name : namespaces) list += (list.empty() ? "" : ",") + name;
     setup.push_back("--unshare=" + list);
   }
+  // A host name of its own goes with a UTS namespace of its own: the one
+  // the framework asked for, else the container id (as Apache Mesos).
+  if (namespaces.count("uts") > 0) {
+    const ContainerInfo& container = config.executor.container();
+    setup.push_back("--hostname=" +
+                    (container.hostname().empty() ? id.value() : container.hostname()));
+  }
   if (!rootfs.empty() || !mounts.empty()) {
     setup.push_back("--sandbox=" + spec.directory);
+    // Only what the framework chose: a volume over the host's tree.
     bool overHost = !rootfs.empty();
+    for (const Volume& volume : config.executor.container().volumes()) {
+      overHost =
+          overHost || (!volume.container_path().empty() && volume.container_path()[0] == '/');
+    }
     for (const auto& mount : mounts) {
       if (mount.source.find(':') != std::string::npos ||
           mount.target.find(':') != std::string::npos) {
@@ -97,7 +116,6 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
       }
       setup.push_back("--volume=" + mount.source + ":" + mount.target +
                       (mount.readOnly ? ":ro" : ":rw"));
-      overHost = overHost || (!mount.target.empty() && mount.target[0] == '/');
     }
     if (rootfsForTask) {
       setup.push_back("--task_rootfs=" + rootfs);
@@ -126,6 +144,21 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
   // container up (joins, namespaces, mounts), runs the wrappers, or
   // switches to the executor's user.
   std::vector<std::string> prefix;
+  // When the helper is the first program, it stops once the container is
+  // set up (joined, in its namespaces) and waits for the isolators'
+  // isolate() (--sync_fd): nothing of the executor runs before them, and
+  // they see the container as the executor will (its network namespace).
+  std::optional<Fd> sync;
+  if (privileged && (!setup.empty() || wrappers.empty())) {
+    int ends[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
+      return undo("launch", Error{std::string("cannot make the launch helper's sync socket: ") +
+                                  std::strerror(errno)});
+    }
+    sync.emplace(ends[0]);
+    spec.inheritedFds = {ends[1]};
+    setup.insert(setup.begin(), "--sync_fd=" + std::to_string(kEnvironmentFd + 1));
+  }
   if (privileged) {
     if (launchHelper_.empty()) {
       return undo("launch", Error{"no launch helper (mesos-containerizer) to set the container "
@@ -156,16 +189,73 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
   }
   spec.prefix = std::move(prefix);
   auto pid = launcher_->launch(spec);
+  for (int fd : spec.inheritedFds) ::close(fd);  // the helper's end, now its own
   if (!pid) return undo("launch", pid.error());
+  auto abandon = [&] {
+    sync.reset();  // without the go-ahead the helper exits (127)
+    launcher_->kill(*pid, SIGKILL);
+    killInIsolators(id);
+  };
+  if (sync) {
+    if (auto ready = awaitHelper(sync->get(), spec.stderrPath); !ready) {
+      abandon();
+      return undo("launch", ready.error());
+    }
+  }
   for (const auto& isolator : isolators_) {
     if (auto isolated = isolator->isolate(id, *pid); !isolated) {
-      launcher_->kill(*pid, SIGKILL);
-      killInIsolators(id);
+      abandon();
       return undo(isolator->name() + " cannot isolate process " + std::to_string(*pid),
                   isolated.error());
     }
   }
+  if (sync && ::send(sync->get(), "G", 1, MSG_NOSIGNAL) != 1) {
+    const int error = errno;
+    abandon();
+    return undo("launch",
+                Error{std::string("cannot let the launch helper go on: ") + std::strerror(error)});
+  }
   return pid;
+}
+
+Result<void> Containerizer::awaitHelper(int fd, const std::string& stderrPath) {
+  pollfd ready{fd, POLLIN, 0};
+  const int timeout = static_cast<int>(syncTimeout_.count());
+  int polled;
+  do {
+    polled = ::poll(&ready, 1, timeout);
+  } while (polled < 0 && errno == EINTR);
+  if (polled == 0) {
+    return Error{"the launch helper did not set the container up within " +
+                 std::to_string(syncTimeout_.count()) + " ms"};
+  }
+  char byte = 0;
+  ssize_t n;
+  do {
+    n = ::recv(fd, &byte, 1, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n == 1 && byte == 'R') return {};
+  // It ended: what it said last is in the sandbox's stderr.
+  std::string said;
+  if (std::ifstream in(stderrPath); in) {
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) said = line;
+    }
+  }
+  return Error{"the launch helper ended before the container was set up" +
+               (said.empty() ? std::string() : ": " + said)};
+}
+
+std::optional<ContainerStatus> Containerizer::status(const ContainerID& containerId) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::optional<ContainerStatus> merged;
+  for (const auto& isolator : isolators_) {
+    if (auto status = isolator->status(containerId)) {
+      if (!merged) merged.emplace();
+      merged->MergeFrom(*status);
+    }
+  }
+  return merged;
 }
 
 void Containerizer::recovered(const mesos::isolation::ContainerConfig& config) {

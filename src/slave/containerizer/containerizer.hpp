@@ -12,6 +12,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,11 +44,21 @@ class Containerizer {
   std::string isolation() const;
 
   // Starts the executor of `config` as `spec` says, in a container the
-  // isolators prepared and then isolated. On success returns the executor's
+  // isolators prepared and then isolated (when the launch helper runs
+  // first, the executor's program starts only after every isolate()). On
+  // success returns the executor's
   // pid (reaped by the caller, as Launcher::launch says). On failure, of the
   // launch or of any isolator, nothing of the container is left (the
   // process, if it started, is killed) and the Error names the step.
   Result<pid_t> launch(const mesos::isolation::ContainerConfig& config, LaunchSpec spec);
+
+  // What the isolators know of the container for its tasks' status
+  // updates (Isolator::status(), merged); nullopt: nothing.
+  std::optional<ContainerStatus> status(const ContainerID& containerId);
+
+  // How long launch() waits for the launch helper to set a container up
+  // (its namespaces) before it kills it and fails.
+  void setSyncTimeout(std::chrono::milliseconds timeout) { syncTimeout_ = timeout; }
 
   // A container recover() kept, with its sandbox and resources (see
   // Isolator::recovered()).
@@ -95,9 +106,14 @@ class Containerizer {
   // The first `count` isolators' cleanup(); failures are logged.
   void cleanUp(const ContainerID& containerId, size_t count);
 
+  // Waits (syncTimeout_) for the launch helper's "set up" on `fd`; fails
+  // when it ended first (with the last line of its stderr, `stderrPath`).
+  Result<void> awaitHelper(int fd, const std::string& stderrPath);
+
   std::unique_ptr<Launcher> launcher_;
   std::vector<std::unique_ptr<mesos::isolation::Isolator>> isolators_;
   const std::string launchHelper_;
+  std::chrono::milliseconds syncTimeout_{10000};
   std::mutex mutex_;
 };
 

@@ -4,8 +4,9 @@
 // from its first instruction), and the last before the executor when it is
 // to run as another user (--switch_user) or runs under wrappers:
 //
-//   mesos-containerizer [--join=FILE ...] [--unshare=NAME,...] [--user=NAME]
-//                       [--environment_fd=N] -- PROGRAM [ARGUMENT ...]
+//   mesos-containerizer [--sync_fd=N] [--join=FILE ...] [--unshare=NAME,...]
+//                       [--hostname=NAME] [--user=NAME] [--environment_fd=N]
+//                       -- PROGRAM [ARGUMENT ...]
 //
 // writes its own pid to every FILE, in order; with --unshare, enters new
 // namespaces of those names (pid, ipc, net, uts, mnt). A new pid namespace
@@ -14,7 +15,13 @@
 // own, mounts no longer shared with the host's, with a /proc of its own),
 // and this process stays outside, passing on the signals it gets (but
 // SIGKILL, which reaches the child through its parent-death signal) and
-// exiting as the child does. With --rootfs, the program runs in that root
+// exiting as the child does. With --hostname (needs uts), the new UTS
+// namespace gets that host name; in a new network namespace, lo is brought
+// up. With --sync_fd=N (a socket from the slave), once all of that is done,
+// it sends the slave one byte and waits for one back (the go-ahead, sent
+// once the isolators have isolated the container) before it goes on: when
+// the slave closes N instead, it exits (127) saying so. N is closed before
+// anything else runs. With --rootfs, the program runs in that root
 // filesystem (in a mount namespace of its own: rootfs.hpp), with the
 // sandbox at /mnt/mesos/sandbox and the volumes (read-only with :ro) at
 // their targets, in --working_dir (default: the sandbox). Without it, the
@@ -51,8 +58,11 @@
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -136,6 +146,9 @@ int namespaceFlags(const std::string& list) {
 
 pid_t child = -1;  // pid 1 of the new pid namespace, seen from outside
 bool ownMountNamespace = false;
+bool ownUtsNamespace = false;
+bool ownNetworkNamespace = false;
+int syncFd = -1;  // --sync_fd
 
 void passOn(int signal) {
   if (child > 0) ::kill(child, signal);
@@ -182,10 +195,15 @@ int enterNamespaces(int flags) {
     }
     ownMountNamespace = true;
   }
+  ownUtsNamespace = ownUtsNamespace || (flags & CLONE_NEWUTS) != 0;
+  ownNetworkNamespace = ownNetworkNamespace || (flags & CLONE_NEWNET) != 0;
   if ((flags & CLONE_NEWPID) == 0) return 0;
   child = ::fork();
   if (child < 0) return fail("cannot fork into the new pid namespace", errno);
-  if (child > 0) waitAndMirror();
+  if (child > 0) {
+    if (syncFd >= 0) ::close(syncFd);  // the child answers the slave
+    waitAndMirror();
+  }
   // The first process of the namespace: it dies with this helper's outer
   // half, and everything in the namespace dies with it.
   // (The outer half ends only after this process, unless killed with
@@ -257,6 +275,47 @@ std::string imageUser(const std::string& spec, uid_t* uid, gid_t* gid, std::stri
   return "";
 }
 
+// Brings the loopback interface of this (new) network namespace up.
+int loopbackUp() {
+  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail("cannot open a socket to bring up lo", errno);
+  ifreq request{};
+  std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
+  int result = ::ioctl(fd, SIOCGIFFLAGS, &request);
+  if (result == 0) {
+    request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP | IFF_RUNNING);
+    result = ::ioctl(fd, SIOCSIFFLAGS, &request);
+  }
+  const int error = errno;
+  ::close(fd);
+  return result == 0 ? 0 : fail("cannot bring up lo", error);
+}
+
+// Tells the slave the container is set up, and waits for its go-ahead (its
+// isolators have isolated the container). Closes the descriptor either way.
+int awaitGoAhead(int fd) {
+  ssize_t n;
+  do {
+    n = ::send(fd, "R", 1, MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  char byte = 0;
+  if (n == 1) {
+    do {
+      n = ::recv(fd, &byte, 1, 0);
+    } while (n < 0 && errno == EINTR);
+  }
+  const int error = errno;
+  ::close(fd);
+  if (n < 0) return fail("cannot hear from the slave (--sync_fd)", error);
+  if (n == 0 || byte != 'G') {
+    std::fprintf(stderr,
+                 "mesos-containerizer: the slave did not let the container start (an isolator "
+                 "failed to isolate it; the slave's log says why)\n");
+    return 127;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -270,9 +329,28 @@ int main(int argc, char** argv) {
   std::string chroot;       // --chroot: a prepared root filesystem to enter
   std::string imageUserSpec;
   bool noNewPrivileges = false;
+  std::string hostname;
+  // Found first: the outer half of a pid namespace's fork closes it.
+  for (int j = 1; j < argc && std::strcmp(argv[j], "--") != 0; ++j) {
+    if (std::strncmp(argv[j], "--sync_fd=", 10) != 0) continue;
+    char* end = nullptr;
+    long fd = std::strtol(argv[j] + 10, &end, 10);
+    if (end == argv[j] + 10 || *end != '\0' || fd < 0 || fd > 1024 ||
+        ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC) != 0) {
+      std::fprintf(stderr, "mesos-containerizer: --sync_fd: '%s' is not an open file\n",
+                   argv[j] + 10);
+      return 127;
+    }
+    syncFd = static_cast<int>(fd);
+  }
   for (; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--") break;
+    if (arg.rfind("--sync_fd=", 0) == 0) continue;  // above
+    if (arg.rfind("--hostname=", 0) == 0) {
+      hostname = arg.substr(11);
+      continue;
+    }
     if (arg.rfind("--user=", 0) == 0) {
       user = arg.substr(7);
       continue;
@@ -352,10 +430,9 @@ int main(int argc, char** argv) {
           "mesos-containerizer: unknown argument '%s'\n"
           "usage: mesos-containerizer [--join=FILE...] [--unshare=NAME,...] "
           "[--rootfs=DIR|--task_rootfs=DIR|--chroot=DIR] [--sandbox=DIR] "
-          "[--volume=SOURCE:TARGET[:ro|:rw]...] "
-          "[--working_dir=DIR] [--no_new_privileges] [--user=NAME] [--image_user=USER[:GROUP]] "
-          "[--environment_fd=N] [--environment_file=PATH] "
-          "-- PROGRAM [ARGUMENT...]\n",
+          "[--volume=SOURCE:TARGET[:ro|:rw]...] [--working_dir=DIR] [--no_new_privileges] "
+          "[--hostname=NAME] [--sync_fd=N] [--user=NAME] [--image_user=USER[:GROUP]] "
+          "[--environment_fd=N] [--environment_file=PATH] -- PROGRAM [ARGUMENT...]\n",
           argv[i]);
       return 127;
     }
@@ -372,6 +449,23 @@ int main(int argc, char** argv) {
   if (i + 1 >= argc) {
     std::fprintf(stderr, "mesos-containerizer: no program after '--'\n");
     return 127;
+  }
+  if (!hostname.empty()) {
+    if (!ownUtsNamespace) {
+      std::fprintf(stderr,
+                   "mesos-containerizer: --hostname needs a UTS namespace of its own "
+                   "(--unshare=uts)\n");
+      return 127;
+    }
+    if (::sethostname(hostname.data(), hostname.size()) != 0) {
+      return fail("cannot set the hostname to '" + hostname + "'", errno);
+    }
+  }
+  if (ownNetworkNamespace) {
+    if (int failed = loopbackUp(); failed != 0) return failed;
+  }
+  if (syncFd >= 0) {
+    if (int failed = awaitGoAhead(syncFd); failed != 0) return failed;
   }
   // The user is the host's (it owns the sandbox), looked up before the
   // root filesystem replaces the host's /etc.

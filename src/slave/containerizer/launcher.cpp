@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -142,15 +143,30 @@ Result<pid_t> PosixLauncher::launch(const LaunchSpec& spec) {
   sigfillset(&all);
   posix_spawnattr_setsigdefault(&state.attr, &all);
 
+  // The inherited descriptors, first moved above every target number, so
+  // that no dup2 below overwrites one before it is copied.
+  std::deque<Fd> inherited;  // Fd does not move
+  const int lastFd = kEnvironmentFd + static_cast<int>(spec.inheritedFds.size());
+  for (int fd : spec.inheritedFds) {
+    inherited.emplace_back(::fcntl(fd, F_DUPFD_CLOEXEC, lastFd + 1));
+    if (inherited.back().get() < 0) return spawnError("cannot pass on descriptor", errno);
+  }
+
   posix_spawn_file_actions_adddup2(&state.actions, in.get(), STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&state.actions, out.get(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&state.actions, err.get(), STDERR_FILENO);
   if (environmentFile) {
     posix_spawn_file_actions_adddup2(&state.actions, environmentFile->get(), kEnvironmentFd);
+  } else if (!inherited.empty()) {
+    posix_spawn_file_actions_adddup2(&state.actions, in.get(), kEnvironmentFd);
+  }
+  for (size_t i = 0; i < inherited.size(); ++i) {
+    posix_spawn_file_actions_adddup2(&state.actions, inherited[i].get(),
+                                     kEnvironmentFd + 1 + static_cast<int>(i));
   }
   // Nothing else of ours (listening sockets, peers) leaks into the executor.
-  posix_spawn_file_actions_addclosefrom_np(&state.actions,
-                                           environmentFile ? kEnvironmentFd + 1 : STDERR_FILENO + 1);
+  posix_spawn_file_actions_addclosefrom_np(
+      &state.actions, environmentFile || !inherited.empty() ? lastFd + 1 : STDERR_FILENO + 1);
   posix_spawn_file_actions_addchdir_np(&state.actions, spec.directory.c_str());
 
   pid_t pid = -1;

@@ -47,6 +47,10 @@ struct LaunchSpec {
   // groups), switched to by the containerizer's launch helper just before
   // the command; the launcher itself ignores it.
   std::string user;
+  // Descriptors the process finds open at kEnvironmentFd + 1, + 2, ... in
+  // this order (the launch helper's --sync_fd); the caller keeps its own
+  // and closes them.
+  std::vector<int> inheritedFds;
 };
 
 // The descriptor the launch helper reads the command's environment from

@@ -357,8 +357,26 @@ TEST_F(CniIsolatorTest, TheNetworksDnsMakesResolvConfAndTheHostnameIsTheContaine
       "ipam": {"type": "host-local", "subnet": "10.250.4.0/24", "dataDir": ")" +
                               dir_ + R"(/ipam"}})");
   CniIsolator& isolator = start();
-  ASSERT_TRUE(isolator.prepare(config("c1", {"dns"}, "web-1")).ok());
+  auto prepared = isolator.prepare(config("c1", {"dns"}, "web-1"));
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  // The launch: new net and uts namespaces, the files over /etc, and the
+  // executor listening in its own namespace.
+  EXPECT_EQ(prepared->namespaces, (std::vector<std::string>{"net", "uts"}));
+  ASSERT_EQ(prepared->mounts.size(), 3u);
+  EXPECT_EQ(prepared->mounts[0].source, dir_ + "/run/c1/hosts");
+  EXPECT_EQ(prepared->mounts[0].target, "/etc/hosts");
+  EXPECT_EQ(prepared->mounts[1].target, "/etc/hostname");
+  EXPECT_EQ(prepared->mounts[2].source, dir_ + "/run/c1/resolv.conf");
+  EXPECT_EQ(prepared->mounts[2].target, "/etc/resolv.conf");
+  EXPECT_EQ(prepared->environment.at("LIBPROCESS_IP"), "0.0.0.0");
+  EXPECT_FALSE(isolator.status(idOf("c1")).has_value());
   ASSERT_TRUE(isolator.isolate(idOf("c1"), startContainer()).ok());
+  auto status = isolator.status(idOf("c1"));
+  ASSERT_TRUE(status.has_value());
+  ASSERT_EQ(status->network_infos_size(), 1);
+  EXPECT_EQ(status->network_infos(0).name(), "dns");
+  ASSERT_EQ(status->network_infos(0).ip_addresses_size(), 1);
+  EXPECT_EQ(status->network_infos(0).ip_addresses(0).ip_address(), addressOf("c1"));
   auto files = isolator.filesDirectory(idOf("c1"));
   ASSERT_TRUE(files.has_value());
   EXPECT_EQ(readFile(*files + "/resolv.conf"),

@@ -145,7 +145,21 @@ Result<mesos::isolation::LaunchRequirements> CniIsolator::prepare(
   pending.hostname =
       container.has_hostname() && !container.hostname().empty() ? container.hostname() : id;
   pending_[id] = std::move(pending);
-  return mesos::isolation::LaunchRequirements{};
+  // The executor starts in network and UTS namespaces of its own (the
+  // containerizer names the host after ContainerInfo.hostname, else the
+  // container id, as prepare() did above) and sees the files isolate()
+  // writes over its /etc. It listens on every address of its namespace and
+  // advertises the address its hostname resolves to there (its first
+  // network's), never the slave's.
+  mesos::isolation::LaunchRequirements requirements;
+  requirements.namespaces = {"net", "uts"};
+  const std::string directory = options_.rootDir + "/" + id;
+  for (const char* file : {"hosts", "hostname", "resolv.conf"}) {
+    requirements.mounts.push_back({directory + "/" + file, std::string("/etc/") + file, false});
+  }
+  requirements.environment["LIBPROCESS_IP"] = "0.0.0.0";
+  requirements.environment["LIBPROCESS_ADVERTISE_IP"] = "";
+  return requirements;
 }
 
 Result<void> CniIsolator::isolate(const ContainerID& containerId, pid_t pid) {
@@ -183,6 +197,14 @@ std::vector<NetworkInfo> CniIsolator::networkInfos(const ContainerID& containerI
   auto it = attached_.find(containerId.value());
   if (it == attached_.end()) return {};
   return cni::networkInfos(it->second);
+}
+
+std::optional<ContainerStatus> CniIsolator::status(const ContainerID& containerId) {
+  std::vector<NetworkInfo> infos = networkInfos(containerId);
+  if (infos.empty()) return std::nullopt;
+  ContainerStatus status;
+  for (NetworkInfo& info : infos) *status.add_network_infos() = std::move(info);
+  return status;
 }
 
 std::optional<std::string> CniIsolator::filesDirectory(const ContainerID& containerId) const {

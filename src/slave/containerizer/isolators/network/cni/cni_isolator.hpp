@@ -5,9 +5,9 @@
 // A container that names no network stays in the host's network and this
 // isolator does nothing for it. docs/cni.md.
 //
-// The executor of a container that joins networks must be started in a
-// network (and UTS) namespace of its own (joinsCniNetworks()); isolate()
-// refuses one that shares the slave's. The plugins run from isolate() and
+// The executor of a container that joins networks is started in network
+// and UTS namespaces of its own (prepare() asks for them, with the files
+// over its /etc); isolate() refuses one that shares the slave's. The plugins run from isolate() and
 // cleanup(): those calls block while they run, each plugin at most
 // CniOptions::pluginTimeout.
 #pragma once
@@ -59,6 +59,8 @@ class CniIsolator : public mesos::isolation::Isolator {
   Result<void> usage(const ContainerID&, ResourceStatistics*) override { return {}; }
   Result<void> kill(const ContainerID&) override { return {}; }
   Result<void> cleanup(const ContainerID& containerId) override;
+  // The networks it joined, with their addresses (networkInfos()).
+  std::optional<ContainerStatus> status(const ContainerID& containerId) override;
 
   // The networks the container joined, with their addresses: for
   // ContainerStatus.network_infos. Empty for a container on the host's
