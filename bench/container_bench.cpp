@@ -25,7 +25,16 @@
 //                                   (--steps, the default)
 //   limitations_reported            limits the isolators reported (none
 //                                   is expected)
-// and the isolation, the number of containers and the load average before
+// With --image, every container runs in the root filesystem of one cached
+// image, a layer the bench makes from busybox-static in an image store of
+// its own, provisioned for each container by --image_backend (the slave's
+// provisioner) before its launch and removed after its destroy (the
+// isolation needs filesystem/linux):
+//   provision_ms_p50, provision_ms_p99  Provisioner::provision() (overlay:
+//                                   one mount)
+//   unprovision_ms_p50, ..._p99     Provisioner::destroy() (unmount, remove)
+// and containers_per_s then counts them too.
+// And the isolation, the number of containers and the load average before
 // and after. It leaves nothing behind: every container is destroyed (also
 // on SIGINT, SIGTERM or SIGHUP, and after a failed launch), the root
 // cgroup --cgroups_root is removed from every hierarchy (after any run but
@@ -69,6 +78,8 @@
 #include "slave/constants.hpp"
 #include "slave/containerizer/containerizer.hpp"
 #include "slave/containerizer/launcher.hpp"
+#include "slave/containerizer/provisioner/provisioner.hpp"
+#include "slave/containerizer/provisioner/store.hpp"
 #include "slave/paths.hpp"
 #include "slave/reaper.hpp"
 
@@ -95,6 +106,12 @@ DEFINE_string(launcher_dir, MESOS_LAUNCHER_DIR,
 DEFINE_string(work_dir, "/tmp",
               "The sandboxes go in a new directory under it, removed at the end.");
 DEFINE_int32(timeout_s, 60, "Give up waiting for a container's exit after this long.");
+DEFINE_bool(image, false,
+            "Run every container in the root filesystem of one cached image (busybox-static), "
+            "provisioned per container; needs filesystem/linux in --isolation");
+DEFINE_string(image_backend, "",
+              "The provisioner backend: overlay, copy or bind (default: "
+              "overlay where the kernel has it, else copy).");
 DEFINE_bool(steps, true,
             "Time each step inside the containerizer (the launcher's and each isolator's "
             "calls) and print step_*_s lines; false runs them unwrapped.");
@@ -338,6 +355,7 @@ class Exits {
 struct Container {
   ContainerID id;
   pid_t pid = -1;
+  bool provisioned = false;  // --image: its root filesystem was made
 };
 
 // --cgroups_root in every cgroup hierarchy mounted at or below
@@ -476,9 +494,53 @@ class Bench {
   }
 
  private:
+  // --image: the store under the work directory, holding one layer made
+  // from busybox-static, and the image of that layer.
+  bool makeImage() {
+    namespace provisioner = mesos::internal::slave::provisioner;
+    auto created = provisioner::Provisioner::create(FLAGS_image_backend);
+    if (!created) {
+      std::cerr << "container_bench: " << created.error().message << std::endl;
+      return false;
+    }
+    provisioner_.emplace(std::move(created).value());
+    auto store = provisioner::Store::open(work_ + "/store");
+    if (!store) {
+      std::cerr << "container_bench: " << store.error().message << std::endl;
+      return false;
+    }
+    store_.emplace(std::move(store).value());
+    auto staged = store_->makeStaging();
+    if (!staged) {
+      std::cerr << "container_bench: " << staged.error().message << std::endl;
+      return false;
+    }
+    std::error_code error;
+    fs::create_directories(*staged + "/rootfs/bin", error);
+    fs::create_directories(*staged + "/rootfs/etc", error);
+    fs::copy_file("/bin/busybox", *staged + "/rootfs/bin/busybox", error);
+    if (error) {
+      std::cerr << "container_bench: --image needs /bin/busybox (busybox-static): "
+                << error.message() << std::endl;
+      return false;
+    }
+    for (const char* tool : {"sh", "sleep", "true"}) {
+      fs::create_symlink("busybox", *staged + "/rootfs/bin/" + tool, error);
+    }
+    const std::string layer = "sha256:" + std::string(64, 'b');
+    if (auto committed = store_->commitLayer(layer, *staged); !committed) {
+      std::cerr << "container_bench: " << committed.error().message << std::endl;
+      return false;
+    }
+    image_.reference = "bench/busybox:latest";
+    image_.layers = {layer};
+    return true;
+  }
+
   bool launchAll() {
     Resources resources = *Resources::parse(FLAGS_resources);
-    std::string program = which(FLAGS_command);
+    std::string program = FLAGS_image ? "/bin/" + FLAGS_command : which(FLAGS_command);
+    if (FLAGS_image && !makeImage()) return false;
     for (int i = 0; i < FLAGS_containers && !interrupted; ++i) {
       Container container;
       container.id.set_value("c" + std::to_string(i));
@@ -491,6 +553,18 @@ class Bench {
       config.executor.mutable_command()->set_value(program);
       config.directory = sandbox;
       config.resources = resources;
+      if (FLAGS_image) {
+        Clock::time_point provisioning = Clock::now();
+        auto rootfs = provisioner_->provision(*store_, image_, rootfsDirectory(container));
+        if (!rootfs) {
+          std::cerr << "container_bench: cannot provision container " << container.id.value()
+                    << ": " << rootfs.error().message << std::endl;
+          return false;
+        }
+        provisionMs_.push_back(msSince(provisioning));
+        config.rootfs = *rootfs;
+        container.provisioned = true;
+      }
       LaunchSpec spec;
       spec.command.set_shell(false);
       spec.command.set_value(program);
@@ -507,6 +581,7 @@ class Bench {
       if (!pid) {
         std::cerr << "container_bench: cannot launch container " << container.id.value()
                   << ": " << pid.error().message << std::endl;
+        if (container.provisioned) (void)provisioner_->destroy(rootfsDirectory(container));
         return false;
       }
       launchMs_.push_back(ms);
@@ -533,13 +608,27 @@ class Bench {
         continue;
       }
       if (timing) destroyMs_.push_back(msSince(start));
+      if (container.provisioned) {
+        Clock::time_point unprovisioning = Clock::now();
+        if (auto destroyed = provisioner_->destroy(rootfsDirectory(container)); !destroyed) {
+          std::cerr << "container_bench: cannot remove the root filesystem of "
+                    << container.id.value() << ": " << destroyed.error().message << std::endl;
+          ok = false;
+        } else if (timing) {
+          unprovisionMs_.push_back(msSince(unprovisioning));
+        }
+      }
     }
     return ok;
   }
 
+  std::string rootfsDirectory(const Container& container) const {
+    return work_ + "/rootfses/" + container.id.value();
+  }
+
   void report(const std::string& loadBefore, const std::string& loadAfter) {
-    double launchTotal = sum(launchMs_) / 1000;
-    double destroyTotal = sum(destroyMs_) / 1000;
+    double launchTotal = (sum(launchMs_) + sum(provisionMs_)) / 1000;
+    double destroyTotal = (sum(destroyMs_) + sum(unprovisionMs_)) / 1000;
     std::printf("# launch_ms: Containerizer::launch(), call to return (isolators' prepare, "
                 "spawn until the first program runs, isolators' isolate)\n");
     std::printf("# destroy_ms: Containerizer::destroy() (kill, cgroups killed and removed) "
@@ -551,6 +640,13 @@ class Bench {
     std::printf("launch_ms_p99: %.3f ms\n", percentile(launchMs_, 0.99));
     std::printf("destroy_ms_p50: %.3f ms\n", percentile(destroyMs_, 0.50));
     std::printf("destroy_ms_p99: %.3f ms\n", percentile(destroyMs_, 0.99));
+    if (FLAGS_image) {
+      std::printf("image_backend: %s\n", provisioner_->backend().c_str());
+      std::printf("provision_ms_p50: %.3f ms\n", percentile(provisionMs_, 0.50));
+      std::printf("provision_ms_p99: %.3f ms\n", percentile(provisionMs_, 0.99));
+      std::printf("unprovision_ms_p50: %.3f ms\n", percentile(unprovisionMs_, 0.50));
+      std::printf("unprovision_ms_p99: %.3f ms\n", percentile(unprovisionMs_, 0.99));
+    }
     std::printf("launch_total_s: %.3f s\n", launchTotal);
     std::printf("destroy_total_s: %.3f s\n", destroyTotal);
     double total = launchTotal + destroyTotal;
@@ -579,6 +675,11 @@ class Bench {
   std::vector<Container> containers_;
   std::vector<double> launchMs_;
   std::vector<double> destroyMs_;
+  std::vector<double> provisionMs_;
+  std::vector<double> unprovisionMs_;
+  std::optional<mesos::internal::slave::provisioner::Provisioner> provisioner_;
+  std::optional<mesos::internal::slave::provisioner::Store> store_;
+  mesos::internal::slave::provisioner::StoredImage image_;
   double launchCpu_ = 0;
   double destroyCpu_ = 0;
 };

@@ -703,15 +703,19 @@
           const r = res(t.resources);
           const started = t.statuses && t.statuses.length ? t.statuses[0].timestamp : 0;
           return '<tr><td class="mono">' + esc(t.id) + '</td><td>' + esc(t.name) + '</td><td>' +
-            stateBadge(t.state) + '</td><td><a href="#/slaves/' + enc(t.slave_id) + '">' +
-            esc(slaveName(t.slave_id)) + '</a></td><td class="num">' + num(r.cpus) + '</td><td class="num">' +
-            mem(r.mem) + '</td><td>' + esc(when(started)) + '</td><td><a href="#/sandbox?framework=' +
-            enc(id) + '&task=' + enc(t.id) + '">sandbox</a></td></tr>';
+              stateBadge(t.state) + '</td><td><a href="#/slaves/' + enc(t.slave_id) + '">' +
+              esc(slaveName(t.slave_id)) + '</a></td><td class="mono">' +
+              esc(addresses(t).join(' ')) + '</td><td class="num">' + num(r.cpus) +
+              '</td><td class="num">' + mem(r.mem) + '</td><td>' + esc(when(started)) +
+              '</td><td><a href="#/sandbox?framework=' + enc(id) + '&task=' + enc(t.id) +
+              '">sandbox</a></td></tr>';
         }).join('');
-        $('tasks').innerHTML = pager(page, pages, count) + '<table class="data table table-sm"><thead><tr>' +
-          '<th>ID</th><th>Name</th><th>State</th><th>Slave</th><th class="num">CPUs</th>' +
-          '<th class="num">Memory</th><th>Started</th><th></th></tr></thead><tbody>' +
-          (rows || '<tr><td colspan="8" class="muted">no tasks</td></tr>') + '</tbody></table>';
+        $('tasks').innerHTML = pager(page, pages, count) +
+            '<table class="data table table-sm"><thead><tr>' +
+            '<th>ID</th><th>Name</th><th>State</th><th>Slave</th><th>Addresses</th>' +
+            '<th class="num">CPUs</th><th class="num">Memory</th><th>Started</th><th></th></tr></thead>' +
+            '<tbody>' + (rows || '<tr><td colspan="9" class="muted">no tasks</td></tr>') +
+            '</tbody></table>';
         bindPager($('tasks'), page, pages, (p) => { page = p; loadTasks(); });
       } catch (error) {
         if (mine === seq && $('tasks')) $('tasks').innerHTML = errorBox(error.message);
@@ -751,6 +755,23 @@
       leave: reload.cancel,
     };
   };
+
+  // A task's addresses on its container's networks (CNI), from its latest
+  // status that reports them (container_status.network_infos).
+  function addresses(t) {
+    const statuses = t.statuses || [];
+    for (let i = statuses.length - 1; i >= 0; i--) {
+      const infos = ((statuses[i].container_status || {}).network_infos) || [];
+      const found = [];
+      for (const n of infos) {
+        for (const a of n.ip_addresses || []) {
+          if (a.ip_address) found.push(a.ip_address + (n.name ? ' (' + n.name + ')' : ''));
+        }
+      }
+      if (found.length) return found;
+    }
+    return [];
+  }
 
   function attributes(a) {
     if (!a) return '';

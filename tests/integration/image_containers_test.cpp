@@ -52,14 +52,13 @@ class ImageContainersTest : public DaemonsFixture {
   }
 
   void TearDown() override {
-    // What a failed test left mounted goes first: the scratch directory is
-    // removed next, and must not be removed through a mount.
-    std::vector<std::string> mounts = mountsHere();
-    for (auto it = mounts.rbegin(); it != mounts.rend(); ++it) {
-      std::istringstream fields(*it);
-      std::string id, parent, device, root, point;
-      fields >> id >> parent >> device >> root >> point;
-      ::umount2(point.c_str(), MNT_DETACH);
+    // A container's root filesystem goes a moment after its executor (the
+    // slave's destroy runs in a helper); what a failed test left mounted
+    // is detached, so that the scratch directory is not removed through
+    // a mount.
+    if (!dir_.empty()) {
+      waitUntil([&] { return rootfses().empty(); }, 30s);
+      images::unmountBelow(dir_);
     }
     DaemonsFixture::TearDown();
     if (registry_) registry_->stop();

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -148,6 +149,28 @@ inline std::string tarOf(const std::vector<TarEntry>& entries) {
   }
   out.append(1024, '\0');
   return out;
+}
+
+// The mount points of this process's mount namespace at or below `dir`,
+// deepest last.
+inline std::vector<std::string> mountsBelow(const std::string& dir) {
+  std::vector<std::string> found;
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(mountinfo, line)) {
+    std::istringstream fields(line);
+    std::string id, parent, device, root, point;
+    fields >> id >> parent >> device >> root >> point;
+    if (point == dir || point.rfind(dir + "/", 0) == 0) found.push_back(point);
+  }
+  return found;
+}
+
+// Detaches what a failed test left mounted at or below `dir` (deepest
+// first), so that removing `dir` does not go through a mount.
+inline void unmountBelow(const std::string& dir) {
+  std::vector<std::string> mounts = mountsBelow(dir);
+  for (auto it = mounts.rbegin(); it != mounts.rend(); ++it) ::umount2(it->c_str(), MNT_DETACH);
 }
 
 // Docker's registry (Debian's docker-registry) serving a directory on a

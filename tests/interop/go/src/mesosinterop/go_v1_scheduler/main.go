@@ -4,7 +4,8 @@
 // POST /api/v1/scheduler.
 //
 //	go_v1_scheduler --master=<ip:port> [--encoding=protobuf|json]
-//	                [--timeout=60s] [--user=<name>]
+//	                [--timeout=60s] [--user=<name>] [--command=<shell>]
+//	                [--docker_image=<image>]
 //
 // What it does, in order:
 //
@@ -14,7 +15,8 @@
 //     first SUBSCRIBED;
 //  2. on the first offer holding cpus 0.1 and mem 32, ACCEPTs it with one
 //     LAUNCH operation: the command task "go-v1-task"
-//     (`echo hello-v1 && sleep 1`, cpus 0.1, mem 32); every other offer,
+//     (`echo hello-v1 && sleep 1`, or --command; cpus 0.1, mem 32; in a
+//     MESOS container from --docker_image when given); every other offer,
 //     before and after, is DECLINEd;
 //  3. prints each UPDATE of that task and ACKNOWLEDGEs every one that
 //     carries a uuid; TASK_STAGING and TASK_STARTING are let by, TASK_RUNNING
@@ -133,6 +135,8 @@ type probe struct {
 	frameworkID string
 	launched    bool
 	running     bool
+	command     string // the task's shell command
+	dockerImage string // when set, the task runs in this Docker image (a MESOS container)
 }
 
 // call sends `c` with the framework id; a failure (anything but 202) ends
@@ -156,13 +160,22 @@ func (p *probe) offers(offers []mesos.Offer) {
 			continue
 		}
 		shell := true
-		command := taskCommand
+		command := p.command
 		task := mesos.TaskInfo{
 			Name:      taskID,
 			TaskID:    mesos.TaskID{Value: taskID},
 			AgentID:   offer.AgentID,
 			Resources: []mesos.Resource{scalarResource("cpus", taskCpus), scalarResource("mem", taskMem)},
 			Command:   &mesos.CommandInfo{Value: &command, Shell: &shell},
+		}
+		if p.dockerImage != "" {
+			task.Container = &mesos.ContainerInfo{
+				Type: mesos.ContainerInfo_MESOS.Enum(),
+				Mesos: &mesos.ContainerInfo_MesosInfo{Image: &mesos.Image{
+					Type:   mesos.Image_DOCKER.Enum(),
+					Docker: &mesos.Image_Docker{Name: p.dockerImage},
+				}},
+			}
 		}
 		accept := calls.Accept(calls.OfferOperations{calls.OpLaunch(task)}.WithOffers(offer.ID)).
 			With(calls.RefuseSeconds(time.Second))
@@ -216,9 +229,11 @@ func main() {
 	encodingName := flag.String("encoding", "protobuf", "protobuf or json, both ways")
 	timeout := flag.Duration("timeout", 60*time.Second, "how long the whole run may take")
 	userName := flag.String("user", "", "the framework's user (default: the current user)")
+	command := flag.String("command", taskCommand, "the task's shell command")
+	dockerImage := flag.String("docker_image", "", "a Docker image the task runs in (a MESOS container)")
 	flag.Parse()
 	if *master == "" || flag.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: go_v1_scheduler --master=<ip:port> [--encoding=protobuf|json] [--timeout=60s] [--user=NAME]")
+		fmt.Fprintln(os.Stderr, "usage: go_v1_scheduler --master=<ip:port> [--encoding=protobuf|json] [--timeout=60s] [--user=NAME] [--command=SHELL] [--docker_image=IMAGE]")
 		os.Exit(3)
 	}
 	var codec encoding.Codec
@@ -248,7 +263,8 @@ func main() {
 		httpcli.Codec(codec),
 		httpcli.Do(loggingDo(httpcli.With(httpcli.Timeout(10*time.Second)))),
 	)
-	p := &probe{ctx: ctx, client: client, caller: httpsched.NewCaller(client)}
+	p := &probe{ctx: ctx, client: client, caller: httpsched.NewCaller(client), command: *command,
+		dockerImage: *dockerImage}
 
 	step("subscribing %s %s", endpoint, codec.Name)
 	info := &mesos.FrameworkInfo{User: *userName, Name: frameworkName}
