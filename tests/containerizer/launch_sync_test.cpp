@@ -246,7 +246,7 @@ TEST_F(LaunchSyncTest, TheSyncDescriptorDoesNotReachTheProgram) {
     ::dup2(ends[1], 4);
     ::fcntl(4, F_SETFD, 0);
     const std::string helper = helperPath();
-    const std::string list = "ls /proc/self/fd > " + out;
+    const std::string list = "ls -l /proc/self/fd/ > " + out;
     ::execl(helper.c_str(), helper.c_str(), "--sync_fd=4", "--", "/bin/sh", "-c", list.c_str(),
             static_cast<char*>(nullptr));
     ::_exit(126);
@@ -259,7 +259,10 @@ TEST_F(LaunchSyncTest, TheSyncDescriptorDoesNotReachTheProgram) {
   int status = reap(pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   std::string fds = slurp(out);
-  EXPECT_EQ(fds.find("\n4\n"), std::string::npos) << fds;
+  // No socket among the program's descriptors (the numbers themselves
+  // depend on what the test's runner left open: ctest leaves some).
+  EXPECT_NE(fds.find(" 2 -> "), std::string::npos) << fds;
+  EXPECT_EQ(fds.find("socket:"), std::string::npos) << fds;
 }
 
 }  // namespace
