@@ -487,6 +487,12 @@ void Slave::fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID 
     if (auto started = startExecutor(executor, *fw); !started) failure = started.error();
   }
   if (!failure && executor->state == Executor::State::kRegistering) return;
+  // Failed, or shut down or timed out while fetching: it ends here, and
+  // its tasks with it.
+  endBeforeStart(fw, executor, failure);
+}
+
+void Slave::endBeforeStart(Framework* fw, Executor* executor, const std::optional<Error>& failure) {
   if (failure) {
     LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": " << failure->message;
     if (!executor->killReason) {
@@ -494,8 +500,6 @@ void Slave::fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID 
       executor->killMessage = failure->message;
     }
   }
-  // Failed, or shut down or timed out while fetching: it ends here, and
-  // its tasks with it.
   executorTerminated(fw, executor, -1);
 }
 
@@ -548,16 +552,9 @@ void Slave::provisioned(FrameworkID frameworkId, ExecutorID executorId, Containe
     }
   }
   if (!failure && executor->state == Executor::State::kRegistering) return;
-  if (failure) {
-    LOG(ERROR) << "Cannot launch " << describeExecutor(*executor) << ": " << failure->message;
-    if (!executor->killReason) {
-      executor->killReason = TaskStatus::REASON_CONTAINER_LAUNCH_FAILED;
-      executor->killMessage = failure->message;
-    }
-  }
   // Failed, or shut down or timed out while provisioning: it ends here
   // (and its root filesystem, whatever was made of it, with it).
-  executorTerminated(fw, executor, -1);
+  endBeforeStart(fw, executor, failure);
 }
 
 Result<TaskInfo> Slave::taskInImage(const Framework& framework, const Executor& executor,

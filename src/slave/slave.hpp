@@ -292,6 +292,10 @@ class Slave : public process::Actor {
   // `write`).
   Result<TaskInfo> taskInImage(const Framework& framework, const Executor& executor, TaskInfo task,
                                bool write) const;
+  // An executor that never started (its fetch or image failed, or it was
+  // shut down meanwhile) ends; a failure makes its tasks
+  // REASON_CONTAINER_LAUNCH_FAILED with the failure's message.
+  void endBeforeStart(Framework* fw, Executor* executor, const std::optional<Error>& failure);
   // Its executor has ended: its root filesystem goes too.
   void releaseImage(const Executor& executor);
   void fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
