@@ -429,15 +429,12 @@ Result<void> Slave::startExecutor(Executor* executor, const Framework& framework
     for (const auto& variable : info.command().environment().variables()) {
       given.insert(variable.name());
     }
-    for (const std::string& entry : executor->image->env) {
-      const size_t equals = entry.find('=');
-      if (equals == 0 || equals == std::string::npos) continue;
-      const std::string name = entry.substr(0, equals);
+    for (const auto& [name, value] : isolation::imageEnvironment(*executor->image)) {
       if (given.count(name) != 0 || name.rfind("MESOS_", 0) == 0 ||
           name.rfind("LIBPROCESS_", 0) == 0) {
         continue;
       }
-      spec.environment[name] = entry.substr(equals + 1);
+      spec.environment[name] = value;
     }
   }
   mesos::isolation::ContainerConfig container;

@@ -35,19 +35,27 @@ Result<CommandInfo> imageCommand(CommandInfo command,
   return command;
 }
 
+std::map<std::string, std::string> imageEnvironment(
+    const mesos::isolation::ContainerConfig::Image& image) {
+  std::map<std::string, std::string> variables;
+  for (const std::string& entry : image.env) {
+    const size_t equals = entry.find('=');
+    if (equals == 0 || equals == std::string::npos) continue;
+    variables[entry.substr(0, equals)] = entry.substr(equals + 1);
+  }
+  return variables;
+}
+
 CommandInfo withImageEnvironment(CommandInfo command,
                                  const mesos::isolation::ContainerConfig::Image& image) {
   std::set<std::string> given;
   for (const auto& variable : command.environment().variables()) given.insert(variable.name());
   Environment merged;
-  for (const std::string& entry : image.env) {
-    const size_t equals = entry.find('=');
-    if (equals == 0 || equals == std::string::npos) continue;
-    const std::string name = entry.substr(0, equals);
+  for (const auto& [name, value] : imageEnvironment(image)) {
     if (given.count(name) != 0) continue;
     auto* variable = merged.add_variables();
     variable->set_name(name);
-    variable->set_value(entry.substr(equals + 1));
+    variable->set_value(value);
   }
   merged.mutable_variables()->MergeFrom(command.environment().variables());
   *command.mutable_environment() = std::move(merged);

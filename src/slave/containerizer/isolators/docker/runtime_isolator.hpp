@@ -30,6 +30,11 @@ namespace mesos::internal::isolation {
 Result<CommandInfo> imageCommand(CommandInfo command,
                                  const mesos::isolation::ContainerConfig::Image& image);
 
+// `image`'s Env as name -> value; malformed entries (no name, no '=') are
+// left out.
+std::map<std::string, std::string> imageEnvironment(
+    const mesos::isolation::ContainerConfig::Image& image);
+
 // `command` with `image`'s Env added under its own variables.
 CommandInfo withImageEnvironment(CommandInfo command,
                                  const mesos::isolation::ContainerConfig::Image& image);
