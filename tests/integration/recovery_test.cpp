@@ -62,6 +62,12 @@ class RecoveryTest : public DaemonsFixture {
     bool registered = waitUntil([&] { return metric(master_, "master/slaves_active") == 1; }, 30s);
     ASSERT_TRUE(registered) << "the slave did not register within 30 s";
     slaveId_ = slaveIds().at(0);
+    // The master counts the slave before the slave has written its id down;
+    // a slave killed in between comes back as a new one.
+    bool noted =
+        waitUntil([&] { return readFile(dir_ + "/slave/meta/slaves/latest") == slaveId_ + "\n"; },
+                  30s, slavePid_);
+    ASSERT_TRUE(noted) << "the slave did not checkpoint its id " << slaveId_;
   }
 
   void TearDown() override {
