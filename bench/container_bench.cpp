@@ -33,7 +33,15 @@
 //   provision_ms_p50, provision_ms_p99  Provisioner::provision() (overlay:
 //                                   one mount)
 //   unprovision_ms_p50, ..._p99     Provisioner::destroy() (unmount, remove)
-// and containers_per_s then counts them too.
+// and containers_per_s then counts them too. With --image and --pulls=N,
+// before the containers, the image is pulled N times into a fresh store of
+// its own and once more from that store: a first pull against a cached
+// one, through the slave's puller (the mesos-provisioner helper's), from a
+// `docker save` tarball the bench makes of the same layer (the
+// --docker_registry=DIR form: no registry server, no network):
+//   pull_first_ms_p50, pull_first_ms_max  reading the tarball, checking
+//                                   the layer's digest, unpacking it
+//   pull_cached_ms_p50, pull_cached_ms_max  finding the image in the store
 // And the isolation, the number of containers and the load average before
 // and after. It leaves nothing behind: every container is destroyed (also
 // on SIGINT, SIGTERM or SIGHUP, and after a failed launch), the root
@@ -78,6 +86,7 @@
 #include "slave/constants.hpp"
 #include "slave/containerizer/containerizer.hpp"
 #include "slave/containerizer/launcher.hpp"
+#include "slave/containerizer/provisioner/docker/puller.hpp"
 #include "slave/containerizer/provisioner/provisioner.hpp"
 #include "slave/containerizer/provisioner/store.hpp"
 #include "slave/paths.hpp"
@@ -112,6 +121,9 @@ DEFINE_bool(image, false,
 DEFINE_string(image_backend, "",
               "The provisioner backend: overlay, copy or bind (default: "
               "overlay where the kernel has it, else copy).");
+DEFINE_int32(pulls, 0,
+             "With --image: pull the image this many times into a fresh store, and again "
+             "from it (first pull against cached), before the containers.");
 DEFINE_bool(steps, true,
             "Time each step inside the containerizer (the launcher's and each isolator's "
             "calls) and print step_*_s lines; false runs them unwrapped.");
@@ -537,9 +549,62 @@ class Bench {
     return true;
   }
 
+  // --pulls: a `docker save` tarball of busybox under <work>/pulls, pulled
+  // FLAGS_pulls times into fresh stores, each time also again from the
+  // store.
+  bool measurePulls() {
+    namespace provisioner = mesos::internal::slave::provisioner;
+    const std::string dir = work_ + "/pulls";
+    const std::string script =
+        "set -e; cd '" + dir +
+        "'; mkdir -p rootfs/bin img tarballs/bench; cp /bin/busybox rootfs/bin/; "
+        "for t in sh sleep true; do ln -s busybox rootfs/bin/$t; done; "
+        "tar -C rootfs -cf layer.tar .; d=$(sha256sum layer.tar | cut -d' ' -f1); "
+        "mkdir img/$d; mv layer.tar img/$d/layer.tar; "
+        "printf '{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{},"
+        "\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"sha256:%s\"]}}' $d > "
+        "img/config.json; "
+        "printf '[{\"Config\":\"config.json\",\"RepoTags\":[\"bench/busybox:latest\"],"
+        "\"Layers\":[\"%s/layer.tar\"]}]' $d > img/manifest.json; "
+        "tar -C img -cf tarballs/bench/busybox:latest.tar .";
+    fs::create_directories(dir);
+    if (std::system(script.c_str()) != 0) {
+      std::cerr << "container_bench: --pulls: cannot make the image's tarball (tar, sha256sum)"
+                << std::endl;
+      return false;
+    }
+    provisioner::docker::PullOptions options;
+    options.registry = dir + "/tarballs";
+    for (int i = 0; i < FLAGS_pulls && !interrupted; ++i) {
+      const std::string storeDir = dir + "/store" + std::to_string(i);
+      auto store = provisioner::Store::open(storeDir);
+      if (!store) {
+        std::cerr << "container_bench: " << store.error().message << std::endl;
+        return false;
+      }
+      for (bool cached : {false, true}) {
+        Clock::time_point start = Clock::now();
+        auto pulled = provisioner::docker::pull(*store, "bench/busybox:latest", options);
+        double ms = msSince(start);
+        if (!pulled || pulled->cached != cached) {
+          std::cerr << "container_bench: --pulls: "
+                    << (pulled ? std::string("the store's answer was not the expected one")
+                               : pulled.error().message)
+                    << std::endl;
+          return false;
+        }
+        (cached ? pullCachedMs_ : pullFirstMs_).push_back(ms);
+      }
+      std::error_code error;
+      fs::remove_all(storeDir, error);
+    }
+    return true;
+  }
+
   bool launchAll() {
     Resources resources = *Resources::parse(FLAGS_resources);
     std::string program = FLAGS_image ? "/bin/" + FLAGS_command : which(FLAGS_command);
+    if (FLAGS_image && FLAGS_pulls > 0 && !measurePulls()) return false;
     if (FLAGS_image && !makeImage()) return false;
     for (int i = 0; i < FLAGS_containers && !interrupted; ++i) {
       Container container;
@@ -646,6 +711,16 @@ class Bench {
       std::printf("provision_ms_p99: %.3f ms\n", percentile(provisionMs_, 0.99));
       std::printf("unprovision_ms_p50: %.3f ms\n", percentile(unprovisionMs_, 0.50));
       std::printf("unprovision_ms_p99: %.3f ms\n", percentile(unprovisionMs_, 0.99));
+      if (!pullFirstMs_.empty()) {
+        std::printf(
+            "# pull_*: the image from a docker-save tarball into a fresh store "
+            "(first), then from that store (cached); %zu times\n",
+            pullFirstMs_.size());
+        std::printf("pull_first_ms_p50: %.3f ms\n", percentile(pullFirstMs_, 0.50));
+        std::printf("pull_first_ms_max: %.3f ms\n", percentile(pullFirstMs_, 1.0));
+        std::printf("pull_cached_ms_p50: %.3f ms\n", percentile(pullCachedMs_, 0.50));
+        std::printf("pull_cached_ms_max: %.3f ms\n", percentile(pullCachedMs_, 1.0));
+      }
     }
     std::printf("launch_total_s: %.3f s\n", launchTotal);
     std::printf("destroy_total_s: %.3f s\n", destroyTotal);
@@ -677,6 +752,8 @@ class Bench {
   std::vector<double> destroyMs_;
   std::vector<double> provisionMs_;
   std::vector<double> unprovisionMs_;
+  std::vector<double> pullFirstMs_;
+  std::vector<double> pullCachedMs_;
   std::optional<mesos::internal::slave::provisioner::Provisioner> provisioner_;
   std::optional<mesos::internal::slave::provisioner::Store> store_;
   mesos::internal::slave::provisioner::StoredImage image_;

@@ -10,7 +10,7 @@ packages=(
   libgoogle-glog-dev libgflags-dev
   libzookeeper-mt-dev zookeeper default-jre-headless
   libjemalloc-dev
-  libcurl4-openssl-dev libarchive-dev ca-certificates
+  libcurl4-openssl-dev libarchive-dev ca-certificates curl
   libssl-dev openssl
   tar gzip bzip2 xz-utils zip xfsprogs
   lxc

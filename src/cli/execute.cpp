@@ -7,6 +7,7 @@
 // soon as the last one ended when any did not.
 //
 //   mesos-execute --master=HOST:PORT --task_group=file:///PATH [--role...]
+//   mesos-execute --master=HOST:PORT --task=file:///PATH [--role...]
 //   mesos-execute --master=HOST:PORT --name=NAME --command=CMD
 //                 [--resources=cpus:1;mem:128] [--env='{"NAME":"value"}']
 //                 [--role=ROLE] [--framework_name=NAME] [--checkpoint]
@@ -93,6 +94,12 @@ struct ExecuteFlags : flags::FlagSet {
         "\"task_id\":{\"value\":...},\"resources\":[...],\"command\":{\"value\":...}}]}), "
         "inline or in a file given as file:///PATH or /PATH; agent_id need not be set. "
         "Not with --name, --command, --env or --uris");
+    add(&task, "task",
+        "One task to launch instead of --command: Apache's JSON of a TaskInfo ({\"name\":...,"
+        "\"task_id\":{\"value\":...},\"resources\":[...],\"command\":{\"value\":...},"
+        "\"container\":{...}}), inline or in a file given as file:///PATH or /PATH; agent_id "
+        "need not be set. Not with --name, --command, --env, --uris, --volumes, --networks, "
+        "--docker_image or --task_group");
     add(&volumes, "volumes",
         "Volumes of the task's container (a MESOS container; the slave needs the "
         "filesystem/linux isolator): a JSON array of Volume objects, inline or in a file "
@@ -120,11 +127,12 @@ struct ExecuteFlags : flags::FlagSet {
   }
   Result<void> validate() const override {
     if (!master) return Error{"missing --master (e.g. --master=127.0.0.1:5050)"};
-    if (task_group) {
+    if (task && task_group) return Error{"--task and --task_group: give one"};
+    if (task_group || task) {
       if (name || command || env || uris || volumes || networks || docker_image) {
         return Error{
             "--name, --command, --env, --uris, --volumes, --networks and --docker_image describe "
-            "one task: not with --task_group (its JSON describes each task)"};
+            "one task: not with --task_group or --task (their JSON describes each task)"};
       }
       return {};
     }
@@ -171,6 +179,7 @@ struct ExecuteFlags : flags::FlagSet {
   std::optional<std::string> principal;
   std::optional<std::string> secret;
   std::optional<std::string> task_group;
+  std::optional<std::string> task;
   std::optional<std::string> volumes;
   std::optional<std::string> docker_image;
   std::string containerizer;
@@ -187,17 +196,65 @@ constexpr const char* kGroupExecutorResources = "cpus:0.1;mem:32;disk:32";
 // The group of --task_group: a TaskGroupInfo in Apache's JSON, inline or
 // in a file (file:///PATH or /PATH). Each task's agent_id (slave_id) is
 // set at launch. Fails with one line naming the task or the problem.
-Result<TaskGroupInfo> parseTaskGroup(const std::string& value) {
-  std::string text = value;
-  if (value.rfind("file://", 0) == 0 || value.rfind("/", 0) == 0) {
-    std::string path = value.rfind("file://", 0) == 0 ? value.substr(7) : value;
-    std::ifstream file(path);
-    if (!file) return Error{"--task_group: cannot read '" + path + "'"};
-    std::stringstream contents;
-    contents << file.rdbuf();
-    text = contents.str();
+// The text of a flag that is JSON inline or in a file (file:///PATH or
+// /PATH).
+Result<std::string> jsonFlagText(const std::string& flag, const std::string& value) {
+  if (value.rfind("file://", 0) != 0 && value.rfind("/", 0) != 0) return value;
+  std::string path = value.rfind("file://", 0) == 0 ? value.substr(7) : value;
+  std::ifstream file(path);
+  if (!file) return Error{"--" + flag + ": cannot read '" + path + "'"};
+  std::stringstream contents;
+  contents << file.rdbuf();
+  return contents.str();
+}
+
+// A task of --task or --task_group, its slave left for the offer to give
+// (a placeholder slave_id: the field is required).
+void dropAgent(json::Value& task) {
+  if (!task.isObject()) return;
+  auto& fields = std::get<json::Object>(task.v);
+  fields.erase("agent_id");
+  fields["slave_id"] = json::Value(json::Object{{"value", json::Value(std::string())}});
+}
+
+// What a task of --task or --task_group must have. `name` names it in the
+// error.
+Result<void> checkTask(const TaskInfo& task, const std::string& flag) {
+  const std::string name = "--" + flag + ": task '" + task.task_id().value() + "'";
+  if (task.task_id().value().empty()) return Error{"--" + flag + ": a task has no task_id"};
+  if (!task.has_command() || (task.command().value().empty() && task.command().shell())) {
+    return Error{name + " has no command ({\"command\":{\"value\":\"...\"}})"};
   }
-  auto parsed = json::parse(text);
+  return {};
+}
+
+// The task of --task: a TaskInfo in Apache's JSON, inline or in a file.
+Result<TaskInfo> parseTask(const std::string& value) {
+  auto text = jsonFlagText("task", value);
+  if (!text) return text.error();
+  auto parsed = json::parse(*text);
+  if (!parsed || !parsed->isObject()) {
+    return Error{"--task: expected a JSON object of a TaskInfo ({\"name\":...,\"task_id\":...})" +
+                 (parsed ? std::string() : ": " + parsed.error().message)};
+  }
+  json::Value document = *parsed;
+  dropAgent(document);
+  TaskInfo task;
+  if (auto read = fromJson(json::stringify(document), &task); !read) {
+    return Error{"--task: " + read.error().message};
+  }
+  if (auto checked = checkTask(task, "task"); !checked) return checked.error();
+  if (task.has_executor()) {
+    return Error{"--task: task '" + task.task_id().value() +
+                 "' names an executor: mesos-execute runs command tasks"};
+  }
+  return task;
+}
+
+Result<TaskGroupInfo> parseTaskGroup(const std::string& value) {
+  auto text = jsonFlagText("task_group", value);
+  if (!text) return text.error();
+  auto parsed = json::parse(*text);
   if (!parsed || !parsed->isObject()) {
     return Error{"--task_group: expected a JSON object of a TaskGroupInfo ({\"tasks\":[...]})" +
                  (parsed ? std::string() : ": " + parsed.error().message)};
@@ -207,12 +264,7 @@ Result<TaskGroupInfo> parseTaskGroup(const std::string& value) {
   auto& object = std::get<json::Object>(document.v);
   if (auto tasks = object.find("tasks");
       tasks != object.end() && std::holds_alternative<json::Array>(tasks->second.v)) {
-    for (json::Value& task : std::get<json::Array>(tasks->second.v)) {
-      if (!task.isObject()) continue;
-      auto& fields = std::get<json::Object>(task.v);
-      fields.erase("agent_id");
-      fields["slave_id"] = json::Value(json::Object{{"value", json::Value(std::string())}});
-    }
+    for (json::Value& task : std::get<json::Array>(tasks->second.v)) dropAgent(task);
   }
   TaskGroupInfo group;
   if (auto read = fromJson(json::stringify(document), &group); !read) {
@@ -220,13 +272,10 @@ Result<TaskGroupInfo> parseTaskGroup(const std::string& value) {
   }
   if (group.tasks_size() == 0) return Error{"--task_group: the group has no tasks"};
   for (const TaskInfo& task : group.tasks()) {
-    const std::string name = "--task_group: task '" + task.task_id().value() + "'";
-    if (task.task_id().value().empty()) return Error{"--task_group: a task has no task_id"};
-    if (!task.has_command() || task.command().value().empty()) {
-      return Error{name + " has no command ({\"command\":{\"value\":\"...\"}})"};
-    }
+    if (auto checked = checkTask(task, "task_group"); !checked) return checked.error();
     if (task.has_executor()) {
-      return Error{name + " names an executor: the group's (the default executor) runs it"};
+      return Error{"--task_group: task '" + task.task_id().value() +
+                   "' names an executor: the group's (the default executor) runs it"};
     }
   }
   return group;
@@ -235,16 +284,9 @@ Result<TaskGroupInfo> parseTaskGroup(const std::string& value) {
 // The container of --volumes: a JSON array of Volume objects, inline or in
 // a file (file:///PATH or /PATH), in a MESOS ContainerInfo.
 Result<ContainerInfo> parseVolumes(const std::string& value) {
-  std::string text = value;
-  if (value.rfind("file://", 0) == 0 || value.rfind("/", 0) == 0) {
-    std::string path = value.rfind("file://", 0) == 0 ? value.substr(7) : value;
-    std::ifstream file(path);
-    if (!file) return Error{"--volumes: cannot read '" + path + "'"};
-    std::stringstream contents;
-    contents << file.rdbuf();
-    text = contents.str();
-  }
-  auto parsed = json::parse(text);
+  auto text = jsonFlagText("volumes", value);
+  if (!text) return text.error();
+  auto parsed = json::parse(*text);
   if (!parsed || !parsed->isArray()) {
     return Error{
         "--volumes: expected a JSON array of Volume objects ([{\"container_path\":...,"
@@ -444,10 +486,11 @@ class CommandScheduler : public Scheduler {
  public:
   CommandScheduler(const ExecuteFlags& flags, std::map<std::string, std::string> environment,
                    std::vector<CommandInfo::URI> uris, std::optional<TaskGroupInfo> group,
-                   std::optional<ContainerInfo> container)
+                   std::optional<TaskInfo> task, std::optional<ContainerInfo> container)
       : flags_(flags),
         group_(std::move(group)),
-        resources_(wanted(flags, group_)),
+        task_(std::move(task)),
+        resources_(wanted(flags, group_, task_)),
         environment_(std::move(environment)),
         uris_(std::move(uris)),
         container_(std::move(container)) {}
@@ -583,9 +626,11 @@ class CommandScheduler : public Scheduler {
   }
 
  private:
-  // What an offer must hold: --resources, or the group's tasks' and its
-  // executor's.
-  static Resources wanted(const ExecuteFlags& flags, const std::optional<TaskGroupInfo>& group) {
+  // What an offer must hold: --resources, --task's, or the group's tasks'
+  // and its executor's.
+  static Resources wanted(const ExecuteFlags& flags, const std::optional<TaskGroupInfo>& group,
+                          const std::optional<TaskInfo>& task) {
+    if (task) return Resources(task->resources());
     if (!group) return Resources::parse(flags.resources).value();
     Resources total = Resources::parse(kGroupExecutorResources).value();
     for (const TaskInfo& task : group->tasks()) total += Resources(task.resources());
@@ -594,8 +639,11 @@ class CommandScheduler : public Scheduler {
 
   std::string what() const {
     return group_ ? "task group of " + std::to_string(group_->tasks_size()) + " task(s)"
-                  : "task '" + *flags_.name + "'";
+                  : "task '" + name() + "'";
   }
+
+  // The task's id (--name, or --task's).
+  std::string name() const { return task_ ? task_->task_id().value() : *flags_.name; }
 
   // Each task's resources, and the executor's, taken from `offer`, in one
   // LAUNCH_GROUP. REQUIRES: mutex_ held; the offer holds them all.
@@ -642,6 +690,13 @@ class CommandScheduler : public Scheduler {
 
   // REQUIRES: mutex_ held.
   void launch(SchedulerDriver* driver, const Offer& offer, const Resources& taken) {
+    if (task_) {
+      TaskInfo task = *task_;
+      *task.mutable_slave_id() = offer.slave_id();
+      *task.mutable_resources() = taken.proto();
+      submit(driver, offer, task);
+      return;
+    }
     TaskInfo task;
     task.set_name(*flags_.name);
     task.mutable_task_id()->set_value(*flags_.name);
@@ -660,10 +715,15 @@ class CommandScheduler : public Scheduler {
     }
     *task.mutable_resources() = taken.proto();
     if (container_) *task.mutable_container() = *container_;
+    submit(driver, offer, task);
+  }
+
+  // REQUIRES: mutex_ held.
+  void submit(SchedulerDriver* driver, const Offer& offer, const TaskInfo& task) {
     driver->launchTasks(offer.id(), {task});
     launched_ = true;
     changed_.notify_all();
-    std::cout << "Submitted task '" << *flags_.name << "' to slave " << offer.slave_id().value()
+    std::cout << "Submitted task '" << name() << "' to slave " << offer.slave_id().value()
               << std::endl;
   }
 
@@ -691,6 +751,7 @@ class CommandScheduler : public Scheduler {
 
   const ExecuteFlags& flags_;
   const std::optional<TaskGroupInfo> group_;
+  const std::optional<TaskInfo> task_;
   const Resources resources_;
   const std::map<std::string, std::string> environment_;
   const std::vector<CommandInfo::URI> uris_;
@@ -754,6 +815,15 @@ int main(int argc, char** argv) {
     }
     group = std::move(parsed).value();
   }
+  std::optional<TaskInfo> single;
+  if (flags.task) {
+    auto parsed = parseTask(*flags.task);
+    if (!parsed) {
+      std::cerr << "mesos-execute: " << parsed.error().message << std::endl;
+      return 1;
+    }
+    single = std::move(parsed).value();
+  }
   std::optional<ContainerInfo> container;
   if (flags.volumes) {
     auto parsed = parseVolumes(*flags.volumes);
@@ -791,7 +861,7 @@ int main(int argc, char** argv) {
   FLAGS_minloglevel = google::GLOG_WARNING;
 
   CommandScheduler scheduler(flags, std::move(environment), std::move(uris), std::move(group),
-                             std::move(container));
+                             std::move(single), std::move(container));
   FrameworkInfo framework;
   framework.set_name(flags.framework_name);
   framework.set_role(flags.role);

@@ -140,6 +140,13 @@ Value fromTask(const internal::Task& task) {
     statuses.push_back(std::move(entry));
   }
   object["statuses"] = std::move(statuses);
+  // The task's ContainerInfo (its image, volumes, networks), in protobuf's
+  // JSON form as Apache Mesos shows it.
+  if (task.has_container()) {
+    if (auto container = parse(toJson(task.container()))) {
+      object["container"] = std::move(container).value();
+    }
+  }
   return object;
 }
 

@@ -367,6 +367,7 @@ TaskRecord& Registry::addTask(Framework& framework, Slave& slave, const TaskInfo
   if (info.has_labels()) task.mutable_labels()->CopyFrom(info.labels());
   if (info.has_discovery()) task.mutable_discovery()->CopyFrom(info.discovery());
   if (info.has_kill_policy()) task.mutable_kill_policy()->CopyFrom(info.kill_policy());
+  if (info.has_container()) task.mutable_container()->CopyFrom(info.container());
   if (info.has_command() && info.command().has_user()) {
     task.set_user(info.command().user());
   } else if (info.has_executor() && info.executor().command().has_user()) {

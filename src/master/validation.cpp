@@ -10,8 +10,9 @@ namespace mesos::internal::master {
 namespace {
 
 // A ContainerInfo as slaves can run it: a MESOS container, from a Docker
-// image or not, whose volumes are host paths (Volume.host_path: absolute,
-// or relative to the sandbox) and whose networks are CNI networks named
+// image or not, whose volumes are host paths or sandbox paths
+// (Volume.source HOST_PATH or SANDBOX_PATH, or the older host_path:
+// absolute, or relative to the sandbox) and whose networks are CNI networks named
 // (NetworkInfo.name).
 // What no slave acts on yet is refused, naming the field: silently ignoring
 // it would run the task other than asked.
@@ -65,8 +66,38 @@ Result<void> validateContainer(const ContainerInfo& container, const std::string
     const std::string name = field + ".volumes[" + std::to_string(i) + "]";
     if (volume.has_image()) return Error{name + ".image" + kNotYet};
     if (volume.container_path().empty()) return Error{name + ".container_path is empty"};
-    if (volume.host_path().empty()) return Error{name + ".host_path is empty"};
-    for (const std::string* path : {&volume.container_path(), &volume.host_path()}) {
+    // Its source: Volume.source (a host path, or a path in the sandbox), or
+    // the older host_path.
+    const std::string* source = &volume.host_path();
+    if (volume.has_source()) {
+      const Volume::Source& from = volume.source();
+      if (!volume.host_path().empty()) return Error{name + " has both host_path and source"};
+      if (from.type() == Volume::Source::HOST_PATH) {
+        source = &from.host_path().path();
+        if (source->empty() || (*source)[0] != '/') {
+          return Error{name + ".source.host_path.path '" + *source + "' is not absolute"};
+        }
+        if (from.host_path().mount_propagation().mode() == MountPropagation::BIDIRECTIONAL) {
+          return Error{name + ".source.host_path.mount_propagation BIDIRECTIONAL" + kNotYet};
+        }
+      } else if (from.type() == Volume::Source::SANDBOX_PATH) {
+        source = &from.sandbox_path().path();
+        if (from.sandbox_path().type() != Volume::Source::SandboxPath::SELF) {
+          return Error{name + ".source.sandbox_path.type " +
+                       Volume::Source::SandboxPath::Type_Name(from.sandbox_path().type()) +
+                       kNotYet + " (SELF is: there are no nested containers)"};
+        }
+        if (source->empty() || (*source)[0] == '/') {
+          return Error{name + ".source.sandbox_path.path '" + *source + "' is not relative"};
+        }
+      } else {
+        return Error{name + ".source.type " + Volume::Source::Type_Name(from.type()) + kNotYet +
+                     " (HOST_PATH and SANDBOX_PATH are)"};
+      }
+    } else if (volume.host_path().empty()) {
+      return Error{name + ".host_path is empty"};
+    }
+    for (const std::string* path : {&volume.container_path(), source}) {
       if (path->find(':') != std::string::npos) return Error{name + ": a path holds ':'"};
       if (("/" + *path + "/").find("/../") != std::string::npos) {
         return Error{name + ": a path holds '..'"};

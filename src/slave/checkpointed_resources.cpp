@@ -124,7 +124,44 @@ bool Slave::volumeInUse(const Resource& volume, const Executor* except) const {
   return false;
 }
 
-Result<void> Slave::linkVolumes(const Framework& framework, const Executor& executor,
+namespace {
+
+// Notes the persistent `volume` (at `directory` on the host) of a container
+// from an image for its launch, where it becomes a bind mount; a container
+// already running cannot take a new one.
+Result<void> addImageVolume(Executor& executor, const Resource& volume,
+                            const std::string& directory) {
+  const std::string& containerPath = volume.disk().volume().container_path();
+  for (const Volume& known : executor.imageVolumes) {
+    if (known.container_path() == containerPath) return {};
+  }
+  if (executor.osPid > 0 || executor.launching) {
+    // Already the running container's (also after a restart of the slave):
+    // mounted at its launch.
+    if (operations::hasVolume(executor.resources(), volume.role(),
+                              volume.disk().persistence().id())) {
+      return {};
+    }
+    return Error{"the " + describeVolume(volume) +
+                 " cannot join a running container from an image; give it to the container's "
+                 "first tasks"};
+  }
+  if (containerPath.empty() || containerPath[0] == '/' ||
+      ("/" + containerPath + "/").find("/../") != std::string::npos) {
+    return Error{"the " + describeVolume(volume) + ": container path '" + containerPath +
+                 "' must be relative to the sandbox, without '..'"};
+  }
+  Volume& mount = executor.imageVolumes.emplace_back();
+  mount.set_container_path(containerPath);
+  mount.set_mode(volume.disk().volume().mode() == Volume::RO ? Volume::RO : Volume::RW);
+  mount.mutable_source()->set_type(Volume::Source::HOST_PATH);
+  mount.mutable_source()->mutable_host_path()->set_path(directory);
+  return {};
+}
+
+}  // namespace
+
+Result<void> Slave::linkVolumes(const Framework& framework, Executor& executor,
                                 const Resources& resources) {
   for (const auto& [key, volume] : volumes::byKey(resources)) {
     if (!operations::hasVolume(checkpointedResources_, volume.role(),
@@ -138,6 +175,11 @@ Result<void> Slave::linkVolumes(const Framework& framework, const Executor& exec
       if (auto given = volumes::giveVolume(directory, user); !given) return given.error();
     }
     const std::string& containerPath = volume.disk().volume().container_path();
+    if (!executor.imageName.empty()) {
+      // Mounted into the image's tree at launch (startExecutor()).
+      if (auto added = addImageVolume(executor, volume, directory); !added) return added;
+      continue;
+    }
     if (auto linked = volumes::linkVolume(executor.directory, containerPath, directory); !linked) {
       return Error{"the " + describeVolume(volume) + ": " + linked.error().message};
     }

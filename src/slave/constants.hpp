@@ -33,8 +33,9 @@ constexpr double kDiskReserveMB = 5120;    // when the disk has 10 GB or more
 constexpr const char* kDefaultPorts = "[31000-32000]";
 
 // When the slave stops, its executors' containers get SIGTERM, then SIGKILL
-// after this long (or --executor_shutdown_grace_period when shorter); the
-// slave then waits at most kTeardownKillWait for them to be gone.
+// when an executor has not exited after this long (or
+// --executor_shutdown_grace_period when shorter); the slave then waits at
+// most kTeardownKillWait for the executors to be gone.
 constexpr std::chrono::seconds kTeardownGracePeriod{3};
 constexpr std::chrono::seconds kTeardownKillWait{2};
 

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
-#include <thread>
 
 #include <glog/logging.h>
 
@@ -441,27 +440,65 @@ Result<void> Slave::startExecutor(Executor* executor, const Framework& framework
   container.containerId = executor->containerId;
   container.frameworkId = executor->frameworkId;
   container.executor = info;
+  for (const Volume& volume : executor->imageVolumes) {
+    *container.executor.mutable_container()->add_volumes() = volume;
+  }
   container.directory = executor->directory;
   container.resources = executor->resources();
   container.user = spec.user;
   container.rootfs = executor->rootfs;
   container.executorInRootfs = !taskInRootfs;
   if (!taskInRootfs) container.image = executor->image;
-  auto pid = containerizer_->launch(container, std::move(spec));
-  if (!pid) return pid.error();
+  executor->launching = true;
+  executor->launchedPid = std::make_shared<std::atomic<pid_t>>(-1);
+  FrameworkID frameworkId = executor->frameworkId;
+  ExecutorID executorId = info.executor_id();
+  ContainerID containerId = executor->containerId;
+  Resources launchedWith = container.resources;
+  process::dispatch(containerizerActor_.pid(), &ContainerizerActor::launch, std::move(container),
+                    std::move(spec), executor->launchedPid)
+      .then(self(),
+            [this, frameworkId, executorId, containerId, launchedWith](const Result<pid_t>& pid) {
+              launched(frameworkId, executorId, containerId, launchedWith, pid);
+            });
+  return {};
+}
+
+void Slave::launched(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
+                     Resources launchedWith, const Result<pid_t>& pid) {
+  Framework* fw = framework(frameworkId.value());
+  Executor* executor = fw == nullptr ? nullptr : fw->executor(executorId.value());
+  if (executor == nullptr || executor->containerId.value() != containerId.value() ||
+      !executor->launching) {
+    // Not ours any more (the slave lets go of an executor only once it
+    // ended, so this is not expected): what started goes.
+    if (pid) {
+      LOG(WARNING) << "Destroying container " << containerId.value() << " of executor "
+                   << executorId.value() << ": it is no longer tracked";
+      process::dispatch(containerizerActor_.pid(), &ContainerizerActor::destroy, containerId, *pid);
+    }
+    return;
+  }
+  executor->launching = false;
+  if (!pid) {
+    endBeforeStart(fw, executor, pid.error());
+    return;
+  }
   executor->osPid = *pid;
   checkpointForkedPid(*executor);
   LOG(INFO) << "Launched " << describeExecutor(*executor) << " as process " << *pid << " in "
             << executor->directory;
-
   process::Pid<Slave> me(self());
-  FrameworkID frameworkId = executor->frameworkId;
-  ExecutorID executorId = info.executor_id();
-  ContainerID containerId = executor->containerId;
   Reaper::instance().watch(*pid, [me, frameworkId, executorId, containerId](int status) {
     process::dispatch(me, &Slave::executorExited, frameworkId, executorId, containerId, status);
   });
-  return {};
+  if (executor->state == Executor::State::kTerminating) {
+    // Shut down, timed out or past a limit while it was being launched.
+    containerizer_->kill(executor->containerId, executor->osPid, SIGKILL);
+    return;
+  }
+  // Tasks that came meanwhile grew the container.
+  if (!(executor->resources() == launchedWith)) resized(*executor);
 }
 
 void Slave::fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
@@ -507,7 +544,9 @@ void Slave::provisionImage(Executor* executor) {
   FrameworkID frameworkId = executor->frameworkId;
   ExecutorID executorId = executor->info.executor_id();
   ContainerID containerId = executor->containerId;
-  images_->provision(containerId.value(), executor->imageName)
+  const ContainerInfo& container = executor->info.container();
+  const bool forcePull = container.mesos().has_image() && !container.mesos().image().cached();
+  images_->provision(containerId.value(), executor->imageName, forcePull)
       .then(self(),
             [this, frameworkId, executorId, containerId](const Result<ProvisionedImage>& result) {
               provisioned(frameworkId, executorId, containerId, result);
@@ -634,10 +673,9 @@ Result<TaskInfo> Slave::taskInImage(const Framework& framework, const Executor& 
   return task;
 }
 
-void Slave::releaseImage(const Executor& executor) {
+void Slave::releaseImage(const std::string& id, bool image) {
   if (!images_) return;
-  const std::string id = executor.containerId.value();
-  if (executor.rootfs.empty() && executor.imageName.empty() && !images_->provisioned(id)) return;
+  if (!image && !images_->provisioned(id)) return;
   images_->destroy(id).then(self(), [id](const Result<process::Nothing>& destroyed) {
     if (!destroyed) {
       LOG(ERROR) << "Cannot remove the root filesystem of container " << id << ": "
@@ -1037,6 +1075,7 @@ void Slave::signalExecutor(FrameworkID frameworkId, ExecutorID executorId,
     images_->kill(containerId.value(), "the executor is shutting down");
     return;
   }
+  if (executor->launching) return;  // launched() kills it
   LOG(INFO) << "Sending " << (signal == SIGKILL ? "SIGKILL" : "SIGTERM") << " to "
             << describeExecutor(*executor) << " (process group " << executor->osPid << ")";
   containerizer_->kill(executor->containerId, executor->osPid, signal);
@@ -1051,40 +1090,27 @@ void Slave::signalExecutor(FrameworkID frameworkId, ExecutorID executorId,
 
 void Slave::destroyContainers(const std::vector<std::pair<ContainerID, pid_t>>& containers) {
   if (containers.empty()) return;
-  using Clock = std::chrono::steady_clock;
-  auto anyRunning = [&] {
-    for (const auto& [id, pid] : containers) {
-      if (containerizer_->running(id, pid)) return true;
-    }
-    return false;
-  };
-  // Polls the process table (real time: these are real processes).
-  auto awaitGone = [&](Clock::duration bound) {
-    const Clock::time_point deadline = Clock::now() + bound;
-    while (anyRunning()) {
-      if (Clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
-  };
+  using std::chrono::milliseconds;
+  std::vector<pid_t> leaders;
+  for (const auto& [id, pid] : containers) leaders.push_back(pid);
 
   // This waits on the actor's thread: the shutdown messages sent so far
   // must not wait behind it.
   process::Transport::WriteBatch::flushThread();
   LOG(INFO) << "Sending SIGTERM to the processes of " << containers.size() << " executor(s)";
   for (const auto& [id, pid] : containers) containerizer_->kill(id, pid, SIGTERM);
-  auto grace = std::min<Clock::duration>(
-      std::chrono::duration_cast<Clock::duration>(flags_.executor_shutdown_grace_period),
-      kTeardownGracePeriod);
-  if (awaitGone(grace)) {
+  auto grace = std::min<milliseconds>(
+      std::chrono::duration_cast<milliseconds>(flags_.executor_shutdown_grace_period),
+      std::chrono::duration_cast<milliseconds>(kTeardownGracePeriod));
+  // The executors' exits are awaited (what they leave behind goes with
+  // the containers' destroy, below).
+  if (awaitExits(leaders, grace)) {
     for (const auto& [id, pid] : containers) containerizer_->destroy(id, pid);
     return;
   }
-  LOG(WARNING) << "Executors' processes outlived SIGTERM by "
-               << std::chrono::duration_cast<std::chrono::milliseconds>(grace).count()
-               << "ms; sending SIGKILL";
+  LOG(WARNING) << "Executors outlived SIGTERM by " << grace.count() << "ms; sending SIGKILL";
   for (const auto& [id, pid] : containers) containerizer_->kill(id, pid, SIGKILL);
-  if (!awaitGone(kTeardownKillWait)) {
+  if (!awaitExits(leaders, std::chrono::duration_cast<milliseconds>(kTeardownKillWait))) {
     LOG(ERROR) << "Executors' processes still run " << kTeardownKillWait.count()
                << "s after SIGKILL (stuck in the kernel?)";
   }
@@ -1120,6 +1146,7 @@ void Slave::registrationTimeout(FrameworkID frameworkId, ExecutorID executorId,
     images_->kill(containerId.value(), "the executor registration timeout passed");
     return;
   }
+  if (executor->launching) return;  // launched() kills it
   containerizer_->kill(executor->containerId, executor->osPid, SIGKILL);
 }
 
@@ -1159,6 +1186,7 @@ void Slave::limitExecutor(Executor* executor,
   executor->state = Executor::State::kTerminating;
   executor->killReason = limitation.reason;
   executor->killMessage = limitation.message;
+  if (executor->launching) return;  // launched() kills it
   containerizer_->kill(executor->containerId, executor->osPid, SIGKILL);
 }
 
@@ -1171,11 +1199,17 @@ void Slave::executorTerminated(Framework* fw, Executor* executor, int status) {
       executor->killMessage = limited->message;
     }
   }
-  // The container ends with its executor: what it left running goes too.
-  if (containerizer_->destroy(executor->containerId, executor->osPid)) {
-    LOG(INFO) << "Killed the processes " << describeExecutor(*executor) << " left running";
-  }
-  releaseImage(*executor);
+  // The container ends with its executor: what it left running goes too,
+  // on the containerizer's actor (it may wait for cgroups to empty), and
+  // then its root filesystem.
+  const std::string containerId = executor->containerId.value();
+  const bool image = !executor->rootfs.empty() || !executor->imageName.empty();
+  process::dispatch(containerizerActor_.pid(), &ContainerizerActor::destroy, executor->containerId,
+                    executor->osPid)
+      .then(self(), [this, containerId, image, what = describeExecutor(*executor)](bool killed) {
+        if (killed) LOG(INFO) << "Killed the processes " << what << " left running";
+        releaseImage(containerId, image);
+      });
   if (executor->registrationTimer) cancel(*executor->registrationTimer);
   executor->registrationTimer.reset();
   if (executor->shutdownTimer) cancel(*executor->shutdownTimer);

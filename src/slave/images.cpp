@@ -170,7 +170,8 @@ bool Images::provisioned(const std::string& containerId) const {
 }
 
 process::Future<Result<ProvisionedImage>> Images::provision(const std::string& containerId,
-                                                            const std::string& image) {
+                                                            const std::string& image,
+                                                            bool forcePull) {
   auto promise = std::make_shared<process::Promise<Result<ProvisionedImage>>>();
   auto future = promise->future();
   std::vector<std::string> argv = {helper_,
@@ -182,6 +183,7 @@ process::Future<Result<ProvisionedImage>> Images::provision(const std::string& c
                                    "--docker_registry=" + registry_};
   if (!backend_.empty()) argv.push_back("--backend=" + backend_);
   if (!dockerConfig_.empty()) argv.push_back("--docker_config=" + dockerConfig_);
+  if (forcePull) argv.push_back("--force_pull=true");
   std::error_code made;
   std::filesystem::create_directories(workDir_ + "/provisioner/containers", made);
   std::lock_guard<std::mutex> lock(state_->mutex);

@@ -65,8 +65,11 @@ class Images {
   // on the reaper's thread, never failed: the image, or an Error whose
   // message is one line, e.g. "Failed to pull 'busybox:1.36': ...". After
   // an Error, call destroy() (a pull or a mount may be half done).
+  // `forcePull` (Image.cached=false): the registry is asked for the image's
+  // manifest even when the store has the image.
   process::Future<Result<ProvisionedImage>> provision(const std::string& containerId,
-                                                      const std::string& image);
+                                                      const std::string& image,
+                                                      bool forcePull = false);
 
   // SIGKILLs the helper provisioning `containerId`, if one runs: its
   // future gets an Error saying `why`.

@@ -32,6 +32,7 @@ Task createTask(const TaskInfo& task, TaskState state, const FrameworkID& framew
   if (task.has_labels()) *out.mutable_labels() = task.labels();
   if (task.has_discovery()) *out.mutable_discovery() = task.discovery();
   if (task.has_kill_policy()) *out.mutable_kill_policy() = task.kill_policy();
+  if (task.has_container()) *out.mutable_container() = task.container();
   if (task.has_command() && task.command().has_user()) {
     out.set_user(task.command().user());
   } else if (task.has_executor() && task.executor().command().has_user()) {

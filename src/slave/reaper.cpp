@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -40,6 +41,47 @@ bool Reaper::running(const Watch& watch) {
   }
   auto process = readProcess(watch.pid);
   return process && !process->zombie;
+}
+
+bool awaitExits(const std::vector<pid_t>& pids, std::chrono::milliseconds bound) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + bound;
+  std::vector<pollfd> waiting;
+  std::vector<pid_t> unwatchable;
+  for (pid_t pid : pids) {
+    int fd = openPidfd(pid);
+    if (fd >= 0) {
+      waiting.push_back(pollfd{fd, POLLIN, 0});
+    } else if (auto process = readProcess(pid); process && !process->zombie) {
+      unwatchable.push_back(pid);
+    }
+  }
+  bool all = true;
+  while (!waiting.empty() || !unwatchable.empty()) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      all = false;
+      break;
+    }
+    int timeout = unwatchable.empty() ? static_cast<int>(left.count())
+                                      : std::min<int>(kPollIntervalMs, left.count());
+    if (::poll(waiting.data(), waiting.size(), timeout) < 0 && errno != EINTR) {
+      PLOG(ERROR) << "Cannot wait for processes to exit";
+      all = false;
+      break;
+    }
+    std::erase_if(waiting, [](const pollfd& entry) {
+      if (entry.revents == 0) return false;
+      ::close(entry.fd);
+      return true;
+    });
+    std::erase_if(unwatchable, [](pid_t pid) {
+      auto process = readProcess(pid);
+      return !process || process->zombie;
+    });
+  }
+  for (const pollfd& entry : waiting) ::close(entry.fd);
+  return all;
 }
 
 Reaper& Reaper::instance() {

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -59,6 +60,12 @@ class Reaper {
   int epollFd_ = -1;
   std::thread thread_;
 };
+
+// Blocks the calling thread until every process of `pids` has exited
+// (whoever reaps it), or `bound` has passed: on their pidfds, or, where the
+// kernel has none, by looking every 100 ms. Whether they all exited. For a
+// slave that is stopping, which has nothing else to do meanwhile.
+bool awaitExits(const std::vector<pid_t>& pids, std::chrono::milliseconds bound);
 
 // "exited with status 3", "killed by signal 9 (Killed)", for messages.
 std::string describeWaitStatus(int status);

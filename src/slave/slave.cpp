@@ -207,6 +207,7 @@ void Slave::initialize() {
         process::dispatch(me, &Slave::updatesCheckpointed, written, unwritten);
       });
   monitor_ = runtime().spawn<Monitor>(containerizer_);
+  containerizerActor_ = runtime().spawn<ContainerizerActor>(containerizer_);
   gc_ = runtime().spawn<GarbageCollector>();
   fetcher_ = std::make_unique<Fetcher>(launcherBinaryPath(flags_.launcher_dir, kFetcherHelper),
                                        runtime().clock());
@@ -309,6 +310,17 @@ void Slave::finalize() {
         send(executor->pid, message);
       }
       if (executor->osPid > 0) containers.emplace_back(executor->containerId, executor->osPid);
+    }
+  }
+  // Launches under way finish first; what they started never ran a task and
+  // was never checkpointed, so it goes whatever the framework.
+  containerizerActor_.reset();
+  for (auto& [frameworkId, framework] : frameworks_) {
+    for (auto& [executorId, executor] : framework->executors) {
+      if (!executor->launching || !executor->launchedPid) continue;
+      if (pid_t pid = executor->launchedPid->load(); pid > 0) {
+        containers.emplace_back(executor->containerId, pid);
+      }
     }
   }
   destroyContainers(containers);

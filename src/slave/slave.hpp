@@ -24,6 +24,7 @@
 #include "process/runtime.hpp"
 #include "slave/flags.hpp"
 #include "slave/containerizer/containerizer.hpp"
+#include "slave/containerizer/containerizer_actor.hpp"
 #include "slave/monitor.hpp"
 #include "slave/containerizer/launcher.hpp"
 #include "slave/fetcher.hpp"
@@ -215,7 +216,7 @@ class Slave : public process::Actor {
   // directory to the executor's user when the slave runs as root and no
   // other executor uses it. Fails naming the volume: one this slave does
   // not hold, or a path that cannot be made.
-  Result<void> linkVolumes(const Framework& framework, const Executor& executor,
+  Result<void> linkVolumes(const Framework& framework, Executor& executor,
                            const Resources& resources);
 
   // executors.cpp: tasks and executors.
@@ -278,8 +279,15 @@ class Slave : public process::Actor {
   // framework's, when --switch_user and the slave runs as root; "" to run
   // as the slave's user.
   std::string executorUser(const Framework& framework, const ExecutorInfo& info) const;
-  // Launches the executor's process in its container.
+  // Starts launching the executor's process in its container, on the
+  // containerizer's actor (launched() continues). Fails, naming the cause,
+  // when the launch cannot even be asked for.
   Result<void> startExecutor(Executor* executor, const Framework& framework);
+  // The containerizer's launch is done: the executor runs (and is killed at
+  // once when it was shut down meanwhile), or it ends as endBeforeStart()
+  // says. `launchedWith`: the resources the container was given.
+  void launched(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
+                Resources launchedWith, const Result<pid_t>& pid);
   // images.hpp: pulls and provisions the executor's image (it has one),
   // then starts it (provisioned()).
   void provisionImage(Executor* executor);
@@ -296,8 +304,9 @@ class Slave : public process::Actor {
   // shut down meanwhile) ends; a failure makes its tasks
   // REASON_CONTAINER_LAUNCH_FAILED with the failure's message.
   void endBeforeStart(Framework* fw, Executor* executor, const std::optional<Error>& failure);
-  // Its executor has ended: its root filesystem goes too.
-  void releaseImage(const Executor& executor);
+  // Its executor has ended: its root filesystem goes too (`image`: the
+  // container had one, or was getting one).
+  void releaseImage(const std::string& containerId, bool image);
   void fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
                const Result<process::Nothing>& result);
   std::map<std::string, std::string> executorEnvironment(const Framework& framework,
@@ -320,9 +329,10 @@ class Slave : public process::Actor {
   void limitExecutor(Executor* executor, const mesos::isolation::ContainerLimitation& limitation);
   // The executor's tasks changed: its container is resized to match.
   void resized(const Executor& executor);
-  // At teardown: SIGTERM to every process of these containers (executors'
-  // pids), SIGKILL to what is left after a short grace. Blocks the actor for
-  // at most kTeardownGracePeriod plus kTeardownKillWait.
+  // At teardown (finalize()): SIGTERM to every process of these containers
+  // (executors' pids), SIGKILL when an executor has not exited after a
+  // short grace, then each container's destroy. Waits on the executors'
+  // exits (pidfds), for at most kTeardownGracePeriod plus kTeardownKillWait.
   void destroyContainers(const std::vector<std::pair<ContainerID, pid_t>>& containers);
   void removeExecutor(Framework* framework, Executor* executor);
   // The executor's run is over: its sandbox (and checkpoints) go after
@@ -422,6 +432,7 @@ class Slave : public process::Actor {
 
   process::Spawned<StatusUpdateManager> statusUpdateManager_;
   process::Spawned<Monitor> monitor_;
+  process::Spawned<ContainerizerActor> containerizerActor_;
   process::Spawned<GarbageCollector> gc_;
   std::unique_ptr<Fetcher> fetcher_;
   // With --image_providers (made and recovered by create()).

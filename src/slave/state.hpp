@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
@@ -66,6 +67,12 @@ struct Executor {
   bool recovered = false;
   // Its CommandInfo.uris are being fetched; it has no process yet.
   bool fetching = false;
+  // Its container is being launched (on the containerizer's actor): no
+  // process to signal yet; a shutdown meanwhile kills it once launched.
+  // `launchedPid` gets the pid as soon as it is known (a stopping slave
+  // kills what its launches started).
+  bool launching = false;
+  std::shared_ptr<std::atomic<pid_t>> launchedPid;
   // Its container's image (images.hpp): the Docker image it names ("":
   // none), whether the image is being pulled and provisioned (no process
   // yet), and then the root filesystem on the host and the image's
@@ -74,6 +81,10 @@ struct Executor {
   bool provisioning = false;
   std::string rootfs;
   std::optional<mesos::isolation::ContainerConfig::Image> image;
+  // With an image, its persistent volumes are bind mounts into the
+  // container (a symlink in the sandbox would point outside the image's
+  // tree): host-path volumes added to its ContainerInfo at launch.
+  std::vector<Volume> imageVolumes;
 
   // Tasks the slave still has to see through (queued, running, or awaiting
   // the acknowledgement of their terminal update).

@@ -705,16 +705,17 @@
           return '<tr><td class="mono">' + esc(t.id) + '</td><td>' + esc(t.name) + '</td><td>' +
               stateBadge(t.state) + '</td><td><a href="#/slaves/' + enc(t.slave_id) + '">' +
               esc(slaveName(t.slave_id)) + '</a></td><td class="mono">' +
-              esc(addresses(t).join(' ')) + '</td><td class="num">' + num(r.cpus) +
-              '</td><td class="num">' + mem(r.mem) + '</td><td>' + esc(when(started)) +
+              esc(addresses(t).join(' ')) + '</td><td class="mono">' + esc(image(t)) +
+              '</td><td class="num">' + num(r.cpus) + '</td><td class="num">' + mem(r.mem) +
+              '</td><td>' + esc(when(started)) +
               '</td><td><a href="#/sandbox?framework=' + enc(id) + '&task=' + enc(t.id) +
               '">sandbox</a></td></tr>';
         }).join('');
         $('tasks').innerHTML = pager(page, pages, count) +
             '<table class="data table table-sm"><thead><tr>' +
-            '<th>ID</th><th>Name</th><th>State</th><th>Slave</th><th>Addresses</th>' +
+            '<th>ID</th><th>Name</th><th>State</th><th>Slave</th><th>Addresses</th><th>Image</th>' +
             '<th class="num">CPUs</th><th class="num">Memory</th><th>Started</th><th></th></tr></thead>' +
-            '<tbody>' + (rows || '<tr><td colspan="9" class="muted">no tasks</td></tr>') +
+            '<tbody>' + (rows || '<tr><td colspan="10" class="muted">no tasks</td></tr>') +
             '</tbody></table>';
         bindPager($('tasks'), page, pages, (p) => { page = p; loadTasks(); });
       } catch (error) {
@@ -771,6 +772,17 @@
       if (found.length) return found;
     }
     return [];
+  }
+
+  // The image a task runs from: a Docker image of the Mesos containerizer
+  // (container.mesos.image) or of the Docker containerizer (container.docker).
+  function image(t) {
+    const c = t.container || {};
+    const mesosImage = (c.mesos || {}).image || {};
+    if (mesosImage.docker && mesosImage.docker.name) return mesosImage.docker.name;
+    if (mesosImage.appc && mesosImage.appc.name) return mesosImage.appc.name;
+    if (c.docker && c.docker.image) return c.docker.image + ' (docker)';
+    return '';
   }
 
   function attributes(a) {

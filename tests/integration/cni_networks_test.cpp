@@ -102,6 +102,22 @@ class CniNetworksTest : public DaemonsFixture {
         << R"(", "routes": [{"dst": "0.0.0.0/0"}]}})";
     shared_ = dir_ + "/shared";
     fs::create_directories(shared_);
+    // The slave's plugins: Debian's, and "waiting", which holds an ADD
+    // until the test creates <shared>/release, then hands over to bridge.
+    plugins_ = dir_ + "/plugins";
+    fs::create_directories(plugins_);
+    for (const char* plugin : {"bridge", "host-local"}) {
+      fs::create_symlink(std::string(kPlugins) + "/" + plugin, plugins_ + "/" + plugin);
+    }
+    std::ofstream(plugins_ + "/waiting")
+        << "#!/bin/sh\nif [ \"$CNI_COMMAND\" = ADD ]; then\n  touch " << shared_
+        << "/adding\n  until [ -e " << shared_ << "/release ]; do sleep 0.05; done\nfi\nexec "
+        << kPlugins << "/bridge \"$@\"\n";
+    fs::permissions(plugins_ + "/waiting", fs::perms::owner_all);
+    std::ofstream(dir_ + "/cni/waitnet.conf")
+        << R"({"cniVersion": "0.4.0", "name": "waitnet", "type": "waiting", "bridge": "mcnitest1",)"
+        << R"( "isGateway": true, "ipMasq": false, "ipam": {"type": "host-local", )"
+        << R"("subnet": "10.231.1.0/24", "dataDir": ")" << ipam_ << R"("}})";
     master_ = startMaster({"--allocation_interval=100ms"});
     slavePort_ = freePort(kSlaveIp);
     ASSERT_GT(slavePort_, 0);
@@ -130,12 +146,11 @@ class CniNetworksTest : public DaemonsFixture {
   }
 
   void startTheSlave() {
-    slave_ = startSlave(
-        master_, "slave",
-        {"--ip=" + std::string(kSlaveIp), "--resources=cpus:2;mem:512;disk:512",
-         "--isolation=" + isolation_, "--network_cni_config_dir=" + dir_ + "/cni",
-         "--network_cni_plugins_dir=" + std::string(kPlugins), "--network_cni_root_dir_persist"},
-        slavePort_);
+    slave_ = startSlave(master_, "slave",
+                        {"--ip=" + std::string(kSlaveIp), "--resources=cpus:2;mem:512;disk:512",
+                         "--isolation=" + isolation_, "--network_cni_config_dir=" + dir_ + "/cni",
+                         "--network_cni_plugins_dir=" + plugins_, "--network_cni_root_dir_persist"},
+                        slavePort_);
     ASSERT_GT(slave_, 0);
     ASSERT_TRUE(
         waitUntil([&] { return metric(master_, "master/slaves_active") == 1; }, 30s, slave_))
@@ -221,6 +236,7 @@ class CniNetworksTest : public DaemonsFixture {
   std::string ip_;
   std::string ipam_;
   std::string shared_;
+  std::string plugins_;
   int hostNetns_ = -1;
   process::Address master_;
   uint16_t slavePort_ = 0;
@@ -285,6 +301,52 @@ TEST_F(CniNetworksTest, TwoTasksOnABridgeReachEachOtherAtTheirReportedAddresses)
   EXPECT_FALSE(leased(addressA));
   EXPECT_FALSE(leased(addressB));
   EXPECT_FALSE(vethsLeft());
+}
+
+// A container's launch waits on the containerizer's actor, not the slave's:
+// while a plugin holds the ADD, the slave answers. The framework goes
+// meanwhile; once the launch returns, its container is killed and its
+// network torn down.
+TEST_F(CniNetworksTest, TheSlaveAnswersWhileAnAddWaitsAndAShutdownMeanwhileEndsTheContainer) {
+  pid_t run = start({MESOS_EXECUTE_PATH, "--master=" + master_.toString(), "--name=held",
+                     "--resources=cpus:0.1;mem:32", "--networks=waitnet", "--command=sleep 1000"},
+                    "execute-held");
+  ASSERT_GT(run, 0);
+  ASSERT_TRUE(waitUntil([&] { return fs::exists(shared_ + "/adding"); }, 60s, slave_))
+      << readFile(dir_ + "/slave.log");
+  const process::Address slave{process::Address::parseIp(kSlaveIp).value(), slavePort_};
+  json::Value state = getJson(slave, "/state");
+  ASSERT_TRUE(state["id"].isString()) << "the slave did not answer while the ADD waited";
+  EXPECT_FALSE(fs::exists(shared_ + "/release"));
+  ASSERT_EQ(1u, containers().size());
+
+  // The framework goes (mesos-execute killed): the master shuts it down on
+  // the slave while the executor's container is still being launched.
+  ::kill(run, SIGKILL);
+  finished(run, 128 + SIGKILL);
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return readFile(dir_ + "/slave.log").find("Shutting down framework") != std::string::npos;
+      },
+      60s, slave_))
+      << readFile(dir_ + "/slave.log");
+  std::ofstream(shared_ + "/release").close();
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        json::Value now = getJson(slave, "/state");
+        return now["frameworks"].isArray() && now["frameworks"].array().empty() &&
+               containers().empty() && !vethsLeft();
+      },
+      60s, slave_))
+      << readFile(dir_ + "/slave.log");
+  // host-local keeps a lease as a file named after the address (beside its
+  // lock and last_reserved_ip files).
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(ipam_ + "/waitnet", error)) {
+    EXPECT_NE(entry.path().filename().string().rfind("10.231.1.", 0), 0u)
+        << "a lease was left: " << entry.path();
+  }
+  EXPECT_NE(readFile(dir_ + "/slave.log").find("Launched"), std::string::npos);
 }
 
 TEST_F(CniNetworksTest, TheNetworksOfAContainerThatDiedWhileTheSlaveWasDownAreLeftAtItsRestart) {

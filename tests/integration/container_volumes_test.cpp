@@ -71,6 +71,62 @@ TEST_F(ContainerVolumesTest, ATaskSeesItsVolumesAndCannotWriteAReadOnlyOne) {
   EXPECT_FALSE(fs::exists(host_ + "/x"));
 }
 
+// Volume.source, as Apache Mesos's volume/host_path and volume/sandbox_path
+// isolators take it: a HOST_PATH read-only, a SANDBOX_PATH (SELF) read-write
+// at an absolute path of the container's tree (/mnt, the host's, under the
+// container's own mount namespace).
+TEST_F(ContainerVolumesTest, VolumeSourcesHostPathAndSandboxPathAreMounted) {
+  ASSERT_NO_FATAL_FAILURE(startSlaveWith("filesystem/linux,namespaces/pid,posix/cpu"));
+  const std::string volumes =
+      "[{\"container_path\":\"data\",\"mode\":\"RO\",\"source\":{\"type\":\"HOST_PATH\","
+      "\"host_path\":{\"path\":\"" +
+      host_ +
+      "\"}}},{\"container_path\":\"/mnt\",\"mode\":\"RW\",\"source\":{\"type\":"
+      "\"SANDBOX_PATH\",\"sandbox_path\":{\"type\":\"SELF\",\"path\":\"shared/dir\"}}}]";
+  ChildResult run = execute("sourced", volumes,
+                            "[ \"$(cat data/given)\" = 'from the host' ] && "
+                            "! touch data/x 2>/dev/null && echo kept > /mnt/out && "
+                            "[ \"$(cat shared/dir/out)\" = kept ]");
+  EXPECT_TRUE(run.exitedWith(0)) << run.describe();
+  EXPECT_NE(run.out.find("TASK_FINISHED"), std::string::npos) << run.describe();
+  EXPECT_FALSE(fs::exists(host_ + "/x"));
+  // The host's /mnt never saw the task's file: the mount was the container's.
+  EXPECT_FALSE(fs::exists("/mnt/out"));
+}
+
+// What the master refuses of Volume.source, naming the field.
+TEST_F(ContainerVolumesTest, UnsupportedVolumeSourcesAreRefusedNamingTheField) {
+  ASSERT_NO_FATAL_FAILURE(startSlaveWith("filesystem/linux,posix/cpu"));
+  struct Case {
+    std::string volume;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {"{\"container_path\":\"d\",\"mode\":\"RW\",\"source\":{\"type\":\"DOCKER_VOLUME\","
+       "\"docker_volume\":{\"name\":\"v\"}}}",
+       "volumes[0].source.type DOCKER_VOLUME"},
+      {"{\"container_path\":\"d\",\"mode\":\"RW\",\"source\":{\"type\":\"SANDBOX_PATH\","
+       "\"sandbox_path\":{\"type\":\"PARENT\",\"path\":\"p\"}}}",
+       "volumes[0].source.sandbox_path.type PARENT"},
+      {"{\"container_path\":\"d\",\"mode\":\"RW\",\"source\":{\"type\":\"HOST_PATH\","
+       "\"host_path\":{\"path\":\"relative\"}}}",
+       "volumes[0].source.host_path.path 'relative' is not absolute"},
+      {"{\"container_path\":\"d\",\"mode\":\"RW\",\"host_path\":\"/tmp\",\"source\":{"
+       "\"type\":\"HOST_PATH\",\"host_path\":{\"path\":\"/tmp\"}}}",
+       "volumes[0] has both host_path and source"},
+      {"{\"container_path\":\"d\",\"mode\":\"RW\",\"source\":{\"type\":\"SANDBOX_PATH\","
+       "\"sandbox_path\":{\"type\":\"SELF\",\"path\":\"../up\"}}}",
+       "a path holds '..'"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.volume);
+    ChildResult run = execute("refused", "[" + c.volume + "]", "true");
+    EXPECT_TRUE(run.exitedWith(1)) << run.describe();
+    EXPECT_NE(run.out.find("TASK_ERROR"), std::string::npos) << run.describe();
+    EXPECT_NE(run.out.find(c.says), std::string::npos) << run.describe();
+  }
+}
+
 TEST_F(ContainerVolumesTest, VolumesOnASlaveWithoutTheIsolatorFailTheTaskSayingWhy) {
   ASSERT_NO_FATAL_FAILURE(startSlaveWith("posix/cpu"));
   ChildResult run = execute(

@@ -191,6 +191,83 @@ TEST_F(ImageContainersTest, ASecondContainerOfTheImageStartsWithoutTheRegistry) 
       << third.describe();
 }
 
+// Image.cached=false (mesos-execute --task): the registry is asked again,
+// so that without it the task fails, though the store has the image.
+TEST_F(ImageContainersTest, AnImageNotCachedIsAskedOfTheRegistryEveryTime) {
+  ASSERT_GT(startSlaveWith(), 0);
+  auto task = [](const std::string& id) {
+    return "--task={\"name\":\"" + id + "\",\"task_id\":{\"value\":\"" + id +
+           "\"},\"resources\":[{\"name\":\"cpus\",\"type\":\"SCALAR\",\"scalar\":{"
+           "\"value\":0.1}},{\"name\":\"mem\",\"type\":\"SCALAR\",\"scalar\":{\"value\":"
+           "32}}],\"command\":{\"value\":\"true\"},\"container\":{\"type\":\"MESOS\","
+           "\"mesos\":{\"image\":{\"type\":\"DOCKER\",\"docker\":{\"name\":\"" +
+           std::string(kImage) + "\"},\"cached\":false}}}}";
+  };
+  ChildResult first =
+      runChild({MESOS_EXECUTE_PATH, "--master=" + master_.toString(), task("a")}, 120s);
+  ASSERT_TRUE(first.exitedWith(0)) << first.describe() << readFile(dir_ + "/slave.log");
+  ChildResult second =
+      runChild({MESOS_EXECUTE_PATH, "--master=" + master_.toString(), task("b")}, 120s);
+  ASSERT_TRUE(second.exitedWith(0)) << second.describe() << readFile(dir_ + "/slave.log");
+  EXPECT_EQ(readFile(dir_ + "/slave.log").find("(cached)"), std::string::npos)
+      << "an image with cached=false was taken from the store";
+  registry_->stop();
+  ChildResult third =
+      runChild({MESOS_EXECUTE_PATH, "--master=" + master_.toString(), task("c")}, 120s);
+  EXPECT_TRUE(third.exitedWith(1)) << third.describe();
+  EXPECT_NE(third.out.find("TASK_FAILED"), std::string::npos) << third.describe();
+  EXPECT_NE(third.out.find("Failed to pull '" + std::string(kImage) + "'"), std::string::npos)
+      << third.describe();
+}
+
+// A persistent volume (reserved and created by the operator) in a container
+// from an image: a bind mount in the image's tree at the volume's path in
+// the sandbox, where the task's file lands in the volume on the host. (The
+// base image: the latest one's user could not write the root-owned volume.)
+TEST_F(ImageContainersTest, APersistentVolumeIsMountedIntoTheImage) {
+  const std::string curl = "/usr/bin/curl";
+  if (::access(curl.c_str(), X_OK) != 0) GTEST_SKIP() << "needs curl (scripts/install-deps.sh)";
+  ASSERT_GT(startSlaveWith(), 0);
+  json::Value state = getJson(master_, "/state");
+  const std::string slaveId = state["slaves"].array().at(0)["id"].string();
+  const std::string disk =
+      "{\"name\":\"disk\",\"type\":\"SCALAR\",\"scalar\":{\"value\":64},\"role\":\"eng\","
+      "\"reservation\":{\"principal\":\"ops\"}";
+  const std::string volume = disk +
+                             ",\"disk\":{\"persistence\":{\"id\":\"v1\",\"principal\":\"ops\"},"
+                             "\"volume\":{\"container_path\":\"data\",\"mode\":\"RW\"}}}";
+  auto post = [&](const std::string& endpoint, const std::string& field, const std::string& value) {
+    return runChild({curl, "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--data-urlencode",
+                     "slaveId=" + slaveId, "--data-urlencode", field + "=[" + value + "]",
+                     "http://" + master_.toString() + "/master/" + endpoint},
+                    30s);
+  };
+  ChildResult reserved = post("reserve", "resources", disk + "}");
+  ASSERT_EQ("202", reserved.out) << reserved.describe();
+  ChildResult created = post("create-volumes", "volumes", volume);
+  ASSERT_EQ("202", created.out) << created.describe();
+
+  const std::string task =
+      "--task={\"name\":\"kept\",\"task_id\":{\"value\":\"kept\"},\"resources\":[{\"name\":"
+      "\"cpus\",\"type\":\"SCALAR\",\"scalar\":{\"value\":0.1}},{\"name\":\"mem\",\"type\":"
+      "\"SCALAR\",\"scalar\":{\"value\":32}}," +
+      volume +
+      "],\"command\":{\"value\":\"grep -q 'test image' /etc/os-release && echo kept > "
+      "$MESOS_SANDBOX/data/file\"},\"container\":{\"type\":\"MESOS\",\"mesos\":{\"image\":{"
+      "\"type\":\"DOCKER\",\"docker\":{\"name\":\"test/busybox:base\"}}}}}";
+  ChildResult run =
+      runChild({MESOS_EXECUTE_PATH, "--master=" + master_.toString(), "--role=eng", task}, 120s);
+  ASSERT_TRUE(run.exitedWith(0)) << run.describe() << readFile(dir_ + "/slave.log");
+  std::string kept;
+  std::error_code error;
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ + "/slave/volumes", error)) {
+    if (entry.path().filename() == "file") kept = readFile(entry.path().string());
+  }
+  EXPECT_EQ("kept\n", kept) << "the task's file is not in the volume on the host";
+  EXPECT_TRUE(waitUntil([&] { return rootfses().empty(); }, 30s));
+  EXPECT_EQ(std::vector<std::string>{}, mountsHere());
+}
+
 TEST_F(ImageContainersTest, AMissingImageFailsTheTaskWithTheRegistrysReason) {
   ASSERT_GT(startSlaveWith(), 0);
   ChildResult run = execute("missing", {"--docker_image=test/nothing:1", "--command=true"});
@@ -242,6 +319,14 @@ TEST_F(ImageContainersTest, ASlaveKilledWithAContainerRunningLeavesNothingAfterI
       },
       60s))
       << readFile(dir_ + "/slave.log");
+  // /state shows the task's container, its image among it (as the web UI
+  // reads it).
+  json::Value state = getJson(master_, "/state");
+  const json::Value& task = state["frameworks"].array().at(0)["tasks"].array().at(0);
+  EXPECT_EQ("\"" + std::string(kImage) + "\"",
+            json::stringify(task["container"]["mesos"]["image"]["docker"]["name"]))
+      << json::stringify(task);
+  EXPECT_EQ("\"MESOS\"", json::stringify(task["container"]["type"])) << json::stringify(task);
   ASSERT_EQ(1u, rootfses().size());
   ASSERT_FALSE(mountsHere().empty());
   ::kill(slave, SIGKILL);

@@ -43,7 +43,7 @@ std::string Containerizer::isolation() const {
 
 Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& config,
                                     LaunchSpec spec) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   const ContainerID& id = config.containerId;
   size_t prepared = 0;
   auto undo = [&](const std::string& step, const Error& error) -> Error {
@@ -197,7 +197,13 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
     killInIsolators(id);
   };
   if (sync) {
-    if (auto ready = awaitHelper(sync->get(), spec.stderrPath); !ready) {
+    // The helper's set-up (its exec, unshare, mounts) calls no isolator:
+    // the others' calls need not wait for it. Only the containerizer's
+    // actor launches, so no other launch comes in between.
+    lock.unlock();
+    auto ready = awaitHelper(sync->get(), spec.stderrPath);
+    lock.lock();
+    if (!ready) {
       abandon();
       return undo("launch", ready.error());
     }

@@ -3,11 +3,12 @@
 // isolators --isolation chose (limits, statistics; include/mesos/isolator.hpp),
 // and calls them in the order the isolator interface describes.
 //
-// Owned by the slave actor, which makes every call but usage(); the slave's
-// monitor measures containers from its own actor (monitor.hpp). Calls are
-// serialized by a lock (the isolators are called by one thread at a time),
-// and each returns quickly: the isolators block only briefly on the kernel
-// (see isolator.hpp).
+// Shared by three actors: the containerizer's (containerizer_actor.hpp)
+// makes the calls that wait, launch() and destroy(); the slave's makes the
+// quick ones (kill, update, limitation, status, running) and, at start-up
+// and when it stops, recover() and destroy(); the monitor's measures
+// (usage(), monitor.hpp). Calls are serialized by a lock (the isolators are
+// called by one thread at a time).
 #pragma once
 
 #include <sys/types.h>
@@ -50,6 +51,10 @@ class Containerizer {
   // pid (reaped by the caller, as Launcher::launch says). On failure, of the
   // launch or of any isolator, nothing of the container is left (the
   // process, if it started, is killed) and the Error names the step.
+  // Blocks up to the sync timeout and for the isolators' isolate() (CNI ADD
+  // runs its plugins): the containerizer's actor calls it, one launch at a
+  // time. The lock is let go while the helper sets the container up; an
+  // isolate() holds it, so the others' calls wait for one in progress.
   Result<pid_t> launch(const mesos::isolation::ContainerConfig& config, LaunchSpec spec);
 
   // What the isolators know of the container for its tasks' status

@@ -7,7 +7,7 @@
 //       [--docker_registry=URL|DIR] [--docker_config=FILE|JSON]
 //   mesos-provisioner provision --image=REF --container=ID --directory=DIR
 //       --docker_store_dir=DIR [--backend=overlay|copy|bind]
-//       [--docker_registry=URL|DIR] [--docker_config=FILE|JSON]
+//       [--docker_registry=URL|DIR] [--docker_config=FILE|JSON] [--force_pull=true]
 //   mesos-provisioner destroy --container=ID --directory=DIR --docker_store_dir=DIR
 //
 // pull puts the image in the store (unless it is there) and prints one JSON
@@ -18,13 +18,13 @@
 //               "working_dir": "...", "user": "..."},
 //    "cached": false}
 // ("cached": the store had the image and nothing was fetched). provision
-// pulls the same way, pins the image for container ID (its layers stay in
-// the store until destroy), makes the container's root filesystem at
-// DIR/rootfs with the backend, and prints the same object with "rootfs"
-// added. destroy unmounts and removes DIR and forgets the container's pin;
-// it prints nothing, and succeeds when there is nothing to undo.
-// On failure each writes one line on stderr ("mesos-provisioner: Failed to
-// pull 'REF': why") and exits 1, having undone what it did; 2 on bad usage.
+// pulls the same way (with --force_pull=true it asks the registry for the
+// manifest even when the store has the image: Image.cached=false), pins the image for container ID
+// (its layers stay in the store until destroy), makes the container's root filesystem at DIR/rootfs
+// with the backend, and prints the same object with "rootfs" added. destroy unmounts and removes
+// DIR and forgets the container's pin; it prints nothing, and succeeds when there is nothing to
+// undo. On failure each writes one line on stderr ("mesos-provisioner: Failed to pull 'REF': why")
+// and exits 1, having undone what it did; 2 on bad usage.
 #include <curl/curl.h>
 
 #include <cstdio>
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     known.insert({"image", "docker_registry", "docker_config"});
   }
   if (command == "provision" || command == "destroy") known.insert({"container", "directory"});
-  if (command == "provision") known.insert("backend");
+  if (command == "provision") known.insert({"backend", "force_pull"});
   if (known.size() == 1) return usage("the command must be pull, provision or destroy");
   std::map<std::string, std::string> flags = {{"docker_registry", "https://registry-1.docker.io"},
                                               {"docker_store_dir", "/tmp/mesos/store/docker"}};
@@ -95,7 +95,8 @@ int main(int argc, char** argv) {
     flags[name] = arg.substr(equals + 1);
   }
   for (const std::string& name : known) {
-    if (name != "docker_config" && name != "backend" && flags[name].empty()) {
+    if (name != "docker_config" && name != "backend" && name != "force_pull" &&
+        flags[name].empty()) {
       return usage("--" + name + " is required");
     }
   }
@@ -125,6 +126,7 @@ int main(int argc, char** argv) {
   docker::PullOptions options;
   options.registry = flags["docker_registry"];
   options.dockerConfig = flags["docker_config"];
+  options.forcePull = flags["force_pull"] == "true";
   auto pulled = docker::pull(*store, flags["image"], options);
   if (!pulled) return fail(pulled.error().message);
 

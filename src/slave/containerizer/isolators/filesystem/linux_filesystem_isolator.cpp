@@ -70,16 +70,45 @@ Result<mesos::isolation::LaunchRequirements> LinuxFilesystemIsolator::prepare(
   const ContainerInfo& container = config.executor.container();
   for (int i = 0; i < container.volumes_size(); ++i) {
     const Volume& volume = container.volumes(i);
-    const std::string& host = volume.host_path();
     const std::string& target = volume.container_path();
     const std::string name = "volume " + target;
     if (volume.has_image()) return Error{name + ": image volumes are not supported"};
-    if (host.empty() || target.empty()) return Error{name + ": needs host_path and container_path"};
+    // Where it comes from: Volume.source (a host path, or a path in the
+    // sandbox) or the older host_path (absolute: the host's; relative: the
+    // sandbox's).
+    std::string host = volume.host_path();
+    bool inSandbox = !host.empty() && host[0] != '/';
+    if (volume.has_source()) {
+      const Volume::Source& source = volume.source();
+      if (!host.empty()) return Error{name + ": has both host_path and source"};
+      if (source.type() == Volume::Source::HOST_PATH) {
+        host = source.host_path().path();
+        if (host.empty() || host[0] != '/') {
+          return Error{name + ": source.host_path.path '" + host + "' is not absolute"};
+        }
+        if (source.host_path().mount_propagation().mode() == MountPropagation::BIDIRECTIONAL) {
+          return Error{name + ": BIDIRECTIONAL mount propagation is not supported"};
+        }
+      } else if (source.type() == Volume::Source::SANDBOX_PATH) {
+        host = source.sandbox_path().path();
+        if (source.sandbox_path().type() != Volume::Source::SandboxPath::SELF) {
+          return Error{name + ": only SELF sandbox paths (no nested containers here)"};
+        }
+        if (host.empty() || host[0] == '/') {
+          return Error{name + ": source.sandbox_path.path '" + host + "' is not relative"};
+        }
+        inSandbox = true;
+      } else {
+        return Error{name + ": source type " + Volume::Source::Type_Name(source.type()) +
+                     " is not supported (HOST_PATH and SANDBOX_PATH are)"};
+      }
+    }
+    if (host.empty() || target.empty()) return Error{name + ": needs a source and container_path"};
     if (climbs(host) || climbs(target)) return Error{name + ": a path holds '..'"};
     mesos::isolation::LaunchRequirements::Mount mount;
     mount.readOnly = volume.mode() == Volume::RO;
     mount.target = target;
-    if (host[0] == '/') {
+    if (!inSandbox) {
       struct stat info {};
       if (::stat(host.c_str(), &info) != 0) {
         return Error{name + ": host path " + host + ": " + std::strerror(errno)};

@@ -1,8 +1,8 @@
 // filesystem/linux: every container gets a mount namespace of its own, and
-// the volumes of its ContainerInfo (Volume.host_path, as Apache Mesos's
-// legacy host path volumes) are bind mounts in it, made by the launch
-// helper before anything of the container runs:
-//   - an absolute host_path is that path on the host; a relative one is a
+// the volumes of its ContainerInfo are bind mounts in it, made by the
+// launch helper before anything of the container runs:
+//   - Volume.source HOST_PATH, or an absolute legacy host_path, is that
+//     path on the host; SANDBOX_PATH (SELF), or a relative host_path, is a
 //     directory in the sandbox (made when missing, owned as the sandbox);
 //   - an absolute container_path is that path in the container's tree (it
 //     must exist on the host: nothing is made there); a relative one is in

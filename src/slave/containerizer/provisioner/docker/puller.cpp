@@ -37,7 +37,7 @@ Result<Pulled> pull(const Store& store, const std::string& image, const PullOpti
   std::string key = reference->canonical();
   auto found = store.find(key);
   if (!found) return failed(found.error().message);
-  if (*found) {
+  if (*found && !options.forcePull) {
     bool whole = true;
     for (const std::string& layer : (*found)->layers) whole = whole && store.hasLayer(layer);
     if (whole) return Pulled{std::move(**found), true};

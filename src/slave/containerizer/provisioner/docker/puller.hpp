@@ -18,6 +18,9 @@ struct PullOptions {
   std::string registry = "https://registry-1.docker.io";
   // --docker_config: Docker's config.json with registry credentials, or "".
   std::string dockerConfig;
+  // Image.cached=false: ask the registry for the image's manifest even when
+  // the store has the image (layers it has already are not fetched again).
+  bool forcePull = false;
 };
 
 struct Pulled {
