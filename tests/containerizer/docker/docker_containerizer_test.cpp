@@ -226,12 +226,12 @@ class DockerContainerizerTest : public DaemonsFixture {
   }
 
   pid_t startSlaveWith(std::vector<std::string> extra = {},
-                       const std::string& containerizers = "docker,mesos") {
+                       const std::string& containerizers = "docker,mesos", uint16_t port = 0) {
     std::vector<std::string> flags = {"--resources=cpus:2;mem:512;disk:512",
                                       "--containerizers=" + containerizers,
                                       "--docker_socket=" + dockerd_->socket()};
     flags.insert(flags.end(), extra.begin(), extra.end());
-    pid_t pid = startSlave(master_, "slave", flags);
+    pid_t pid = startSlave(master_, "slave", flags, port);
     EXPECT_GT(pid, 0);
     EXPECT_TRUE(waitUntil([&] { return metric(master_, "master/slaves_active") == 1; }, 30s))
         << "the slave did not register within 30 s";
@@ -264,11 +264,12 @@ class DockerContainerizerTest : public DaemonsFixture {
     return fs::path(sandbox(name)).filename().string();
   }
 
-  void startFramework() {
+  void startFramework(bool checkpoint = false) {
     runtime_ = std::move(process::Runtime::create({})).value();
     scheduler_.onOffers = [](SchedulerDriver*, const std::vector<Offer>&) {};
     FrameworkInfo info;
     info.set_user("");
+    info.set_checkpoint(checkpoint);
     info.set_name("docker containerizer test");
     driver_ = std::make_unique<MesosSchedulerDriver>(&scheduler_, info, master_.toString(), true,
                                                      runtime_.get());
@@ -392,6 +393,48 @@ TEST_F(DockerContainerizerTest, AKilledTaskIsKilledItsContainerStoppedAndItsLimi
   container = dockerd_->inspect(name);
   ASSERT_FALSE(container.isNull());
   EXPECT_FALSE(container["State"]["Running"].boolean());
+}
+
+// A checkpointing framework's task: its executor and container run on while
+// the slave is down; the restarted slave takes the executor over, its
+// orphan sweep keeps the container (and removes a real orphan), and a kill
+// still reaches the container.
+TEST_F(DockerContainerizerTest, ARunningTaskOutlivesASlaveRestartAndItsContainerIsKept) {
+  const uint16_t port = freePort();
+  pid_t slave = startSlaveWith({}, "docker,mesos", port);
+  ASSERT_GT(slave, 0);
+  startFramework(/*checkpoint=*/true);
+  launchDockerTask("survivor", "sleep 1000", "cpus:0.1;mem:32");
+  ASSERT_TRUE(scheduler_.awaitStatus("survivor", TASK_RUNNING, 60s)) << updates();
+  const std::string name = "mesos-" + containerId("survivor");
+  ASSERT_TRUE(dockerd_->exists(name));
+
+  ASSERT_EQ(0, ::kill(slave, SIGKILL));
+  ASSERT_EQ(128 + SIGKILL, waitForExit(slave, 30s));
+  reaped(slave);
+  ASSERT_EQ(0, dockerd_->docker({"create", "--name=mesos-orphan-3", "--net=host", kImage, "true"})
+                   .status);
+  slave = startSlave(master_, "slave",
+                     {"--resources=cpus:2;mem:512;disk:512", "--containerizers=docker,mesos",
+                      "--docker_socket=" + dockerd_->socket()},
+                     port);
+  ASSERT_GT(slave, 0);
+  // The sweep has run once the orphan is gone.
+  ASSERT_TRUE(waitUntil([&] { return !dockerd_->exists("mesos-orphan-3"); }, 30s, slave))
+      << readFile(dir_ + "/slave.log");
+  json::Value container = dockerd_->inspect(name);
+  ASSERT_FALSE(container.isNull()) << "the recovered task's container was removed";
+  EXPECT_TRUE(container["State"]["Running"].boolean());
+  EXPECT_TRUE(waitUntil(
+      [&] { return readFile(dir_ + "/slave.log").find("Re-registered with master") !=
+                   std::string::npos; },
+      60s, slave));
+
+  TaskID id;
+  id.set_value("survivor");
+  driver_->killTask(id);
+  ASSERT_TRUE(scheduler_.awaitStatus("survivor", TASK_KILLED, 60s)) << updates();
+  EXPECT_FALSE(dockerd_->inspect(name)["State"]["Running"].boolean());
 }
 
 TEST_F(DockerContainerizerTest, AStoppedContainerIsRemovedAfterTheRemoveDelay) {
