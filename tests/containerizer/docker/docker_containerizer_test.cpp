@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -276,15 +277,18 @@ class DockerContainerizerTest : public DaemonsFixture {
     ASSERT_EQ(DRIVER_RUNNING, driver_->start());
   }
 
-  // Launches `command` as task `id` in a DOCKER container of kImage.
+  // Launches `command` as task `id` in a DOCKER container of kImage;
+  // `edit` may change the task first.
   void launchDockerTask(const std::string& id, const std::string& command,
-                        const std::string& resources) {
+                        const std::string& resources,
+                        const std::function<void(TaskInfo*)>& edit = nullptr) {
     auto offers = scheduler_.awaitKind("offers", 60s);
     ASSERT_TRUE(offers && !offers->offers.empty()) << "no offer within 60 s";
     const Offer& offer = offers->offers.front();
     TaskInfo task = commandTask(offer, id, command, resources);
     task.mutable_container()->set_type(ContainerInfo::DOCKER);
     task.mutable_container()->mutable_docker()->set_image(kImage);
+    if (edit) edit(&task);
     driver_->launchTasks(offer.id(), {task}, Filters());
   }
 
@@ -435,6 +439,43 @@ TEST_F(DockerContainerizerTest, ARunningTaskOutlivesASlaveRestartAndItsContainer
   driver_->killTask(id);
   ASSERT_TRUE(scheduler_.awaitStatus("survivor", TASK_KILLED, 60s)) << updates();
   EXPECT_FALSE(dockerd_->inspect(name)["State"]["Running"].boolean());
+}
+
+TEST_F(DockerContainerizerTest, VolumesParametersAndVariablesReachTheContainer) {
+  ASSERT_GT(startSlaveWith(), 0);
+  const std::string shared = dir_ + "/shared";
+  fs::create_directories(shared);
+  images::writeText(shared + "/given", "from-the-host\n");
+  startFramework();
+  // Each check is a condition of the task's success.
+  launchDockerTask(
+      "mounts",
+      "[ \"$(cat /given/given)\" = from-the-host ] && ! echo x > /given/written && "
+      "echo made > /cache/file && [ \"$GREETING\" = 'a b=c' ]",
+      "cpus:0.1;mem:32", [&](TaskInfo* task) {
+        ContainerInfo* container = task->mutable_container();
+        Volume* given = container->add_volumes();
+        given->set_container_path("/given");
+        given->set_host_path(shared);
+        given->set_mode(Volume::RO);
+        Volume* cache = container->add_volumes();
+        cache->set_container_path("/cache");
+        cache->set_host_path("cache");  // below the sandbox
+        cache->set_mode(Volume::RW);
+        Parameter* label = container->mutable_docker()->add_parameters();
+        label->set_key("label");
+        label->set_value("team=mesos");
+        auto* variable = task->mutable_command()->mutable_environment()->add_variables();
+        variable->set_name("GREETING");
+        variable->set_value("a b=c");
+      });
+  ASSERT_TRUE(scheduler_.awaitStatus("mounts", TASK_FINISHED, 60s))
+      << updates() << readFile(sandbox("mounts") + "/stderr");
+  EXPECT_EQ("made\n", readFile(sandbox("mounts") + "/cache/file"));
+  EXPECT_FALSE(fs::exists(shared + "/written"));
+  json::Value container = dockerd_->inspect("mesos-" + containerId("mounts"));
+  ASSERT_FALSE(container.isNull());
+  EXPECT_EQ("mesos", container["Config"]["Labels"]["team"].string());
 }
 
 TEST_F(DockerContainerizerTest, AStoppedContainerIsRemovedAfterTheRemoveDelay) {
