@@ -284,20 +284,15 @@ Result<void> Flags::validate() const {
     return ok.error();
   }
   if (auto names = isolation::expandIsolation(isolation); !names) return names.error();
-  {
-    std::vector<std::string> names;
-    std::stringstream list(containerizers);
-    std::string name;
-    while (std::getline(list, name, ',')) {
-      if (name != "mesos" && name != "docker") {
-        return Error{"--containerizers: '" + name + "' is not mesos or docker"};
-      }
-      if (std::find(names.begin(), names.end(), name) != names.end()) {
-        return Error{"--containerizers names '" + name + "' twice"};
-      }
-      names.push_back(name);
+  const std::vector<std::string> names = containerizerList();
+  if (names.empty()) return Error{"--containerizers is empty (e.g. --containerizers=mesos)"};
+  for (auto it = names.begin(); it != names.end(); ++it) {
+    if (*it != "mesos" && *it != "docker") {
+      return Error{"--containerizers: '" + *it + "' is not mesos or docker"};
     }
-    if (names.empty()) return Error{"--containerizers is empty (e.g. --containerizers=mesos)"};
+    if (std::find(names.begin(), it, *it) != it) {
+      return Error{"--containerizers names '" + *it + "' twice"};
+    }
   }
   if (docker.empty()) return Error{"--docker may not be empty (e.g. --docker=docker)"};
   if (docker_socket.empty() || docker_socket[0] != '/') {
