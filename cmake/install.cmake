@@ -12,7 +12,7 @@ install(TARGETS mesos-master mesos-slave mesos-agent
 install(TARGETS mesos-local mesos-execute test-framework
     mesos-ps mesos-cat mesos-tail mesos-resolve
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
-install(TARGETS mesos-executor mesos-containerizer mesos-fetcher mesos-provisioner test-executor
+install(TARGETS mesos-executor mesos-docker-executor mesos-containerizer mesos-fetcher mesos-provisioner test-executor
   RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/mesos COMPONENT runtime)
 install(TARGETS mesos_fifo_allocator
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/mesos COMPONENT runtime)

@@ -4,6 +4,7 @@
 
 #include "common/ids.hpp"
 #include "exec/health_check.hpp"
+#include "slave/containerizer/docker/docker.hpp"
 
 namespace mesos::internal::master {
 
@@ -119,7 +120,12 @@ Result<void> validateContainers(const TaskInfo& task) {
         "ExecutorInfo.container"};
   }
   if (task.has_container()) {
-    if (auto valid = validateContainer(task.container(), "TaskInfo.container"); !valid) {
+    // A command task in a Docker container: run by a slave's Docker
+    // containerizer (docs/docker-containerizer.md).
+    if (auto valid = task.container().type() == ContainerInfo::DOCKER
+                         ? docker::validateContainer(task.container(), "TaskInfo.container")
+                         : validateContainer(task.container(), "TaskInfo.container");
+        !valid) {
       return valid;
     }
     if (task.has_executor()) {
@@ -127,6 +133,12 @@ Result<void> validateContainers(const TaskInfo& task) {
           "TaskInfo.container is for command tasks; a task with an executor runs in "
           "ExecutorInfo.container"};
     }
+  }
+  if (task.executor().has_container() &&
+      task.executor().container().type() == ContainerInfo::DOCKER) {
+    return Error{
+        "ExecutorInfo.container.type DOCKER is not supported yet: a custom executor runs in a "
+        "MESOS container; give a command task (no executor) a DOCKER TaskInfo.container"};
   }
   if (task.executor().has_container()) {
     return validateContainer(task.executor().container(), "ExecutorInfo.container");

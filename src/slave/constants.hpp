@@ -41,6 +41,9 @@ constexpr std::chrono::seconds kTeardownKillWait{2};
 
 // The command executor's binary name, looked up in --launcher_dir.
 constexpr const char* kCommandExecutor = "mesos-executor";
+// The Docker containerizer's executor: a command task whose ContainerInfo is
+// DOCKER runs under it (docs/docker-containerizer.md).
+constexpr const char* kDockerExecutor = "mesos-docker-executor";
 // The default executor's (ExecutorInfo.type DEFAULT: task groups).
 constexpr const char* kDefaultExecutor = "mesos-default-executor";
 // What a command executor holds on top of its task (as in Apache Mesos):

@@ -146,6 +146,13 @@ void Slave::runTask(const UPID& from, const RunTaskMessage& message) {
     return;
   }
 
+  if (auto refused = containerizerRefusal(task)) {
+    LOG(WARNING) << "Task " << task.task_id().value() << " of framework " << frameworkId.value()
+                 << " failed: " << refused->message;
+    refuse(frameworkId, {task.task_id()}, *refused);
+    return;
+  }
+
   bool command = !task.has_executor();
   ExecutorInfo executorInfo = command ? commandExecutorInfo(frameworkId, task) : task.executor();
   if (!executorInfo.has_framework_id()) *executorInfo.mutable_framework_id() = frameworkId;
@@ -205,6 +212,37 @@ std::optional<Slave::Refusal> Slave::refusal(const FrameworkID& frameworkId,
                    << ": a task with this id is already here";
       return Refusal{};  // no update: the task is here
     }
+  }
+  return std::nullopt;
+}
+
+std::optional<Slave::Refusal> Slave::containerizerRefusal(const TaskInfo& task) const {
+  const std::vector<std::string> containerizers = flags_.containerizerList();
+  auto enabled = [&](const std::string& name) {
+    return std::find(containerizers.begin(), containerizers.end(), name) != containerizers.end();
+  };
+  const bool dockerTask =
+      task.has_container() && task.container().type() == ContainerInfo::DOCKER;
+  if (dockerTask && !enabled("docker")) {
+    return Refusal{TASK_FAILED, TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
+                   "The task's ContainerInfo is DOCKER, but this slave runs no Docker "
+                   "containers (--containerizers=" + flags_.containerizers +
+                       "; add docker to run it)"};
+  }
+  if (dockerTask && task.has_executor()) {
+    return Refusal{TASK_FAILED, TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
+                   "A DOCKER TaskInfo.container is for command tasks (no executor)"};
+  }
+  if (task.executor().has_container() &&
+      task.executor().container().type() == ContainerInfo::DOCKER) {
+    return Refusal{TASK_FAILED, TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
+                   "Custom executors in Docker containers (ExecutorInfo.container DOCKER) are "
+                   "not supported"};
+  }
+  if (!dockerTask && !enabled("mesos")) {
+    return Refusal{TASK_FAILED, TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
+                   "The task needs the mesos containerizer (it is not a DOCKER container), but "
+                   "this slave runs only --containerizers=" + flags_.containerizers};
   }
   return std::nullopt;
 }
@@ -288,8 +326,17 @@ ExecutorInfo Slave::commandExecutorInfo(const FrameworkID& frameworkId,
   info.set_name("Command Executor (Task: " + task.task_id().value() + ") (Command: " + shown + ")");
   CommandInfo* command = info.mutable_command();
   command->set_shell(false);
-  command->set_value(commandExecutorPath(flags_.launcher_dir));
-  command->add_arguments(kCommandExecutor);
+  if (task.has_container() && task.container().type() == ContainerInfo::DOCKER) {
+    // The Docker containerizer's: the task runs as a container of the
+    // Docker daemon; startExecutor() names it.
+    info.set_name("Docker Executor (Task: " + task.task_id().value() + ") (Image: " +
+                  task.container().docker().image() + ")");
+    command->set_value(launcherBinaryPath(flags_.launcher_dir, kDockerExecutor));
+    command->add_arguments(kDockerExecutor);
+  } else {
+    command->set_value(commandExecutorPath(flags_.launcher_dir));
+    command->add_arguments(kCommandExecutor);
+  }
   // The task's files are fetched into the executor's sandbox, where the
   // task runs.
   *command->mutable_uris() = task.command().uris();
@@ -308,6 +355,10 @@ Result<Executor*> Slave::launchExecutor(Framework* framework, const ExecutorInfo
   executor->frameworkId = framework->id;
   executor->commandExecutor = commandExecutor;
   executor->containerId.set_value(uuidToString(randomUuid()));
+  if (commandExecutor && info.has_container() &&
+      info.container().type() == ContainerInfo::DOCKER) {
+    executor->dockerContainer = docker::kNamePrefix + executor->containerId.value();
+  }
   tokenOf(executor.get());
   executor->directory = executorRunPath(flags_.work_dir, info_.id(), framework->id,
                                         info.executor_id(), executor->containerId);
@@ -418,6 +469,20 @@ Result<void> Slave::startExecutor(Executor* executor, const Framework& framework
     // The sandbox is the user's (whatever was fetched into it is already).
     if (auto owned = giveSandbox(executor->directory, user); !owned) return owned.error();
   }
+  if (!executor->dockerContainer.empty()) {
+    // What mesos-docker-executor needs to run the task's container. The
+    // container gets the task's own variables and the image's, never the
+    // slave's (its PATH would hide the image's).
+    for (std::string argument :
+         {"--container=" + executor->dockerContainer, "--docker=" + flags_.docker,
+          "--docker_socket=" + flags_.docker_socket,
+          "--sandbox_directory=" + executor->directory,
+          std::string("--mapped_directory=") + docker::kMappedSandbox,
+          "--stop_timeout=" + mesos::flags::formatDuration(flags_.docker_stop_timeout),
+          "--launcher_dir=" + flags_.launcher_dir}) {
+      spec.command.add_arguments(std::move(argument));
+    }
+  }
   if (executor->image && !taskInRootfs) {
     // docker/runtime: the image's command and environment; what the
     // framework and the slave set wins.
@@ -443,6 +508,9 @@ Result<void> Slave::startExecutor(Executor* executor, const Framework& framework
   for (const Volume& volume : executor->imageVolumes) {
     *container.executor.mutable_container()->add_volumes() = volume;
   }
+  // A Docker task's container is docker's (volumes, networking): the
+  // isolators see only its executor.
+  if (!executor->dockerContainer.empty()) container.executor.clear_container();
   container.directory = executor->directory;
   container.resources = executor->resources();
   container.user = spec.user;
@@ -1210,6 +1278,7 @@ void Slave::executorTerminated(Framework* fw, Executor* executor, int status) {
         if (killed) LOG(INFO) << "Killed the processes " << what << " left running";
         releaseImage(containerId, image);
       });
+  scheduleDockerRemoval(*executor);
   if (executor->registrationTimer) cancel(*executor->registrationTimer);
   executor->registrationTimer.reset();
   if (executor->shutdownTimer) cancel(*executor->shutdownTimer);
@@ -1249,6 +1318,19 @@ void Slave::executorTerminated(Framework* fw, Executor* executor, int status) {
 
   if (fw->terminating || !executor->incomplete()) removeExecutor(fw, executor);
   if (fw->executors.empty()) removeFramework(fw);
+}
+
+void Slave::scheduleDockerRemoval(const Executor& executor) {
+  if (executor.dockerContainer.empty() || !docker_) return;
+  const std::string name = executor.dockerContainer;
+  auto removeDelay = std::chrono::duration_cast<process::Duration>(flags_.docker_remove_delay);
+  LOG(INFO) << "Removing Docker container " << name << " in "
+            << mesos::flags::formatDuration(flags_.docker_remove_delay);
+  if (removeDelay <= process::Duration::zero()) {
+    docker_->remove(name);
+    return;
+  }
+  delay(removeDelay, [this, name] { docker_->remove(name); });
 }
 
 void Slave::removeExecutor(Framework* fw, Executor* executor) {

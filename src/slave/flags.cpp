@@ -142,8 +142,28 @@ Flags::Flags() {
       "Keep network/cni's per-container state under --work_dir (isolators/network/cni) instead "
       "of /run/mesos, so that it survives a reboot and the networks are left then too",
       false);
-  add(&containerizers, "containerizers", "Containerizers to use; 'mesos' is the only one",
+  add(&containerizers, "containerizers",
+      "Containerizers to use, comma-separated, in the order they are tried: mesos (the "
+      "slave's own containers) and docker (tasks whose ContainerInfo is DOCKER run as Docker "
+      "containers; docs/docker-containerizer.md)",
       std::string("mesos"));
+  add(&docker, "docker",
+      "The docker program the Docker containerizer runs (a path, or a name searched in PATH)",
+      std::string("docker"));
+  add(&docker_socket, "docker_socket",
+      "The unix socket of the Docker daemon the Docker containerizer talks to",
+      std::string("/var/run/docker.sock"));
+  add(&docker_stop_timeout, "docker_stop_timeout",
+      "How long a Docker container that is killed gets between SIGTERM and SIGKILL "
+      "(docker stop -t), unless the task's kill policy names a grace period",
+      mesos::flags::Duration(0s));
+  add(&docker_remove_delay, "docker_remove_delay",
+      "How long after its executor ended a task's Docker container is removed (docker rm)",
+      mesos::flags::Duration(6h));
+  add(&docker_kill_orphans, "docker_kill_orphans",
+      "At start-up, remove the Docker containers named mesos-* that no recovered executor "
+      "owns (turn off when several slaves share one Docker daemon)",
+      true);
   add(&launcher_dir, "launcher_dir",
       "Directory holding mesos-executor, the executor that runs command tasks",
       defaultLauncherDir());
@@ -249,14 +269,40 @@ Flags::Flags() {
   addAuthenticationFlags();
 }
 
+std::vector<std::string> Flags::containerizerList() const {
+  std::vector<std::string> names;
+  std::stringstream list(containerizers);
+  std::string name;
+  while (std::getline(list, name, ',')) {
+    if (!name.empty()) names.push_back(name);
+  }
+  return names;
+}
+
 Result<void> Flags::validate() const {
   if (auto ok = process::Runtime::checkAddressFlags(ip, advertise_ip, advertise_port); !ok) {
     return ok.error();
   }
   if (auto names = isolation::expandIsolation(isolation); !names) return names.error();
-  if (containerizers != "mesos") {
-    return Error{"--containerizers: '" + containerizers +
-                 "' is not available; use --containerizers=mesos"};
+  const std::vector<std::string> names = containerizerList();
+  if (names.empty()) return Error{"--containerizers is empty (e.g. --containerizers=mesos)"};
+  for (auto it = names.begin(); it != names.end(); ++it) {
+    if (*it != "mesos" && *it != "docker") {
+      return Error{"--containerizers: '" + *it + "' is not mesos or docker"};
+    }
+    if (std::find(names.begin(), it, *it) != it) {
+      return Error{"--containerizers names '" + *it + "' twice"};
+    }
+  }
+  if (docker.empty()) return Error{"--docker may not be empty (e.g. --docker=docker)"};
+  if (docker_socket.empty() || docker_socket[0] != '/') {
+    return Error{"--docker_socket: '" + docker_socket + "' is not an absolute path"};
+  }
+  if (docker_stop_timeout < mesos::flags::Duration::zero()) {
+    return Error{"--docker_stop_timeout may not be negative (e.g. 10secs)"};
+  }
+  if (docker_remove_delay < mesos::flags::Duration::zero()) {
+    return Error{"--docker_remove_delay may not be negative (e.g. 6hrs)"};
   }
   if (executor_secret_key) {
     if (auto key = loadExecutorSecretKey(*executor_secret_key, work_dir); !key) return key.error();

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "authentication/http/security_flags.hpp"
 #include "common/flags.hpp"
@@ -42,6 +43,14 @@ struct Flags : mesos::flags::FlagSet {
   bool network_cni_root_dir_persist;
   std::string containerizers;
   std::string launcher_dir;
+  // The Docker containerizer (docs/docker-containerizer.md).
+  std::string docker;
+  std::string docker_socket;
+  mesos::flags::Duration docker_stop_timeout;
+  mesos::flags::Duration docker_remove_delay;
+  bool docker_kill_orphans;
+  // --containerizers, in order ("mesos", "docker").
+  std::vector<std::string> containerizerList() const;
   mesos::flags::Duration executor_registration_timeout;
   mesos::flags::Duration executor_shutdown_grace_period;
   mesos::flags::Duration registration_backoff_factor;

@@ -70,6 +70,12 @@ bool isCommandExecutor(const ExecutorInfo& info) {
          program.compare(program.size() - name.size(), name.size(), name) == 0;
 }
 
+bool isDockerExecutor(const ExecutorInfo& info) {
+  const CommandInfo& command = info.command();
+  return command.arguments_size() > 0 && command.arguments(0) == kDockerExecutor &&
+         info.has_container() && info.container().type() == ContainerInfo::DOCKER;
+}
+
 }  // namespace
 
 Result<std::optional<Slave::Recovered>> Slave::recoverCheckpoints(const Flags& flags,
@@ -192,6 +198,9 @@ void Slave::recover() {
       config.containerId = executor->containerId;
       config.frameworkId = fw->id;
       config.executor = executor->info;
+      // A Docker task's container is docker's: the isolators see only its
+      // executor.
+      if (!executor->dockerContainer.empty()) config.executor.clear_container();
       config.directory = executor->directory;
       config.resources = executor->resources();
       containerizer_->recovered(config);
@@ -251,6 +260,10 @@ void Slave::recoverExecutor(Framework* fw, const meta::ExecutorState& state,
     executor->frameworkId = fw->id;
     executor->containerId = run.id;
     executor->commandExecutor = isCommandExecutor(*state.info);
+    if (isDockerExecutor(*state.info)) {
+      executor->commandExecutor = true;
+      executor->dockerContainer = docker::kNamePrefix + run.id.value();
+    }
     executor->directory = executorRunPath(flags_.work_dir, info_.id(), fw->id, state.id, run.id);
     executor->metaPath = run.path;
     executor->recovered = true;

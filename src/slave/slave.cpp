@@ -122,6 +122,20 @@ Result<std::unique_ptr<Slave>> Slave::create(const Flags& flags, SlaveOptions op
                                          std::move(containerizer), std::move(limitationTarget),
                                          std::move(recovered).value(), std::move(checkpointed)));
   slave->images_ = std::move(images);
+  const std::vector<std::string> containerizers = flags.containerizerList();
+  if (std::find(containerizers.begin(), containerizers.end(), "docker") != containerizers.end()) {
+    slave->docker_ =
+        std::make_unique<DockerContainers>(docker::Endpoint{flags.docker, flags.docker_socket});
+    if (flags.docker_kill_orphans) {
+      // The containers of the executors taken over stay; the rest an
+      // earlier run left go.
+      std::set<std::string> keep;
+      if (slave->recovered_) {
+        for (const auto& [id, pid] : slave->recovered_->live) keep.insert(id);
+      }
+      slave->docker_->removeOrphans(std::move(keep));
+    }
+  }
   return slave;
 }
 

@@ -29,6 +29,7 @@
 #include "slave/containerizer/launcher.hpp"
 #include "slave/fetcher.hpp"
 #include "slave/gc.hpp"
+#include "slave/docker_containers.hpp"
 #include "slave/images.hpp"
 #include "slave/machine.hpp"
 #include "slave/meta.hpp"
@@ -267,6 +268,12 @@ class Slave : public process::Actor {
   // whole groups, in the order they came.
   void sendQueuedTasks(const Framework& framework, Executor* executor);
 
+  // Why `task` cannot run on this slave's containerizers
+  // (--containerizers), if it cannot: a DOCKER task needs docker, any
+  // other needs mesos.
+  std::optional<Refusal> containerizerRefusal(const TaskInfo& task) const;
+  // Removes a Docker task's container after --docker_remove_delay.
+  void scheduleDockerRemoval(const Executor& executor);
   ExecutorInfo commandExecutorInfo(const FrameworkID& frameworkId, const TaskInfo& task) const;
   // Makes the executor's sandbox and starts it: at once, or once the
   // fetcher has put its CommandInfo.uris in the sandbox (fetched()).
@@ -437,6 +444,8 @@ class Slave : public process::Actor {
   std::unique_ptr<Fetcher> fetcher_;
   // With --image_providers (made and recovered by create()).
   std::unique_ptr<Images> images_;
+  // Set when --containerizers names docker.
+  std::unique_ptr<DockerContainers> docker_;
 
   std::optional<process::TimerId> registrationTimer_;
   std::optional<process::TimerId> pingTimer_;

@@ -33,6 +33,9 @@ struct Executor {
   ContainerID containerId;
   std::string directory;  // the sandbox of this run
   bool commandExecutor = false;
+  // A command executor running its task as a Docker container: the
+  // container's name (mesos-<container id>); empty otherwise.
+  std::string dockerContainer;
   State state = State::kRegistering;
   process::UPID pid;  // once registered
   // What it presents with its messages (slave/executor_token.hpp): made at

@@ -45,6 +45,7 @@ PAGES = {
     "container-images.md": "mesos-slave",
     "isolation.md": "mesos-slave",
     "cni.md": "mesos-slave",
+    "docker-containerizer.md": "mesos-slave",  # and mesos-docker-executor
     "recovery.md": "mesos-slave",
     "health-checks.md": "mesos-slave",
     "mesos-local.md": "mesos-local",
@@ -57,7 +58,7 @@ DAEMONS = {"master": "mesos-master", "slave": "mesos-slave"}
 
 # Programs a heading may name (besides those given on the command line).
 # Not mesos-agent: slave.md's title names it beside mesos-slave.
-PROGRAMS = ["mesos-master", "mesos-slave", "mesos-executor", "mesos-local",
+PROGRAMS = ["mesos-master", "mesos-slave", "mesos-executor", "mesos-docker-executor", "mesos-local",
             "mesos-execute", "mesos-ps", "mesos-cat", "mesos-tail",
             "mesos-resolve", "test-framework"]
 

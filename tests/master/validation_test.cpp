@@ -116,6 +116,41 @@ TEST_F(TaskValidationTest, ContainersSlavesCannotRunAreRefusedNamingTheField) {
   EXPECT_EQ((std::vector<std::string>{"image", "volumes", "plain"}), launched());
 }
 
+TEST_F(TaskValidationTest, DockerCommandTasksGoToTheSlaveAndBadDockerFieldsAreNamed) {
+  auto docker = [&](const std::string& id, const std::string& image) {
+    TaskInfo t = task(id);
+    t.mutable_container()->set_type(ContainerInfo::DOCKER);
+    t.mutable_container()->mutable_docker()->set_image(image);
+    return t;
+  };
+  TaskInfo good = docker("good", "registry:5000/team/app:v2");
+  Parameter* parameter = good.mutable_container()->mutable_docker()->add_parameters();
+  parameter->set_key("memory-swap");
+  parameter->set_value("-1");
+
+  TaskInfo noImage = docker("no-image", "");
+  TaskInfo option = docker("option", "--privileged");
+  TaskInfo badKey = docker("bad-key", "busybox");
+  parameter = badKey.mutable_container()->mutable_docker()->add_parameters();
+  parameter->set_key("-v");
+  parameter->set_value("/:/host");
+  TaskInfo noDockerInfo = task("no-docker-info");
+  noDockerInfo.mutable_container()->set_type(ContainerInfo::DOCKER);
+  TaskInfo hostPorts = docker("host-ports", "busybox");
+  auto* mapping = hostPorts.mutable_container()->mutable_docker()->add_port_mappings();
+  mapping->set_host_port(31000);
+  mapping->set_container_port(80);
+
+  launchAll({good, noImage, option, badKey, noDockerInfo, hostPorts});
+
+  expectError("no-image", "TaskInfo.container.docker.image is empty");
+  expectError("option", "TaskInfo.container.docker.image '--privileged'");
+  expectError("bad-key", "TaskInfo.container.docker.parameters[0].key '-v'");
+  expectError("no-docker-info", "TaskInfo.container.docker is unset");
+  expectError("host-ports", "TaskInfo.container.docker.port_mappings need docker.network BRIDGE");
+  EXPECT_EQ((std::vector<std::string>{"good"}), launched());
+}
+
 TEST_F(TaskValidationTest, HealthChecksThatCannotWorkAreRefused) {
   TaskInfo noCommand = task("no-command");
   *noCommand.mutable_health_check() = commandCheck();

@@ -139,6 +139,38 @@ TEST(SlaveFlagsTest, DefaultsAndErrors) {
   EXPECT_EQ(fromEnv.work_dir, "/var/tmp/x");
 }
 
+TEST(SlaveFlagsTest, ContainerizersAndTheDockerFlags) {
+  Flags defaults;
+  EXPECT_EQ(defaults.containerizers, "mesos");
+  EXPECT_EQ(defaults.docker, "docker");
+  EXPECT_EQ(defaults.docker_socket, "/var/run/docker.sock");
+  EXPECT_EQ(defaults.docker_stop_timeout, std::chrono::nanoseconds(0));
+  EXPECT_EQ(defaults.docker_remove_delay, std::chrono::hours(6));
+  EXPECT_TRUE(defaults.docker_kill_orphans);
+
+  Flags both;
+  const char* good[] = {"mesos-slave", "--containerizers=docker,mesos",
+                        "--docker_socket=/run/other.sock", "--docker_stop_timeout=10secs",
+                        "--docker_remove_delay=1mins", "--no-docker_kill_orphans"};
+  auto loaded = both.load("MESOS_TEST_UNSET_", 6, good);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_EQ((std::vector<std::string>{"docker", "mesos"}), both.containerizerList());
+  EXPECT_EQ(both.docker_stop_timeout, std::chrono::seconds(10));
+  EXPECT_EQ(both.docker_remove_delay, std::chrono::minutes(1));
+  EXPECT_FALSE(both.docker_kill_orphans);
+
+  for (const char* bad : {"--containerizers=lxc", "--containerizers=mesos,mesos",
+                          "--containerizers=", "--docker_socket=relative.sock",
+                          "--docker_stop_timeout=-1secs"}) {
+    Flags flags;
+    const char* argv[] = {"mesos-slave", bad};
+    auto result = flags.load("MESOS_TEST_UNSET_", 2, argv);
+    ASSERT_FALSE(result.ok()) << bad;
+    const std::string name = std::string(bad).substr(0, std::string(bad).find('='));
+    EXPECT_NE(result.error().message.find(name), std::string::npos) << result.error().message;
+  }
+}
+
 TEST(SlaveFlagsTest, ParsesTheMasterAddress) {
   auto plain = parseMaster("127.0.0.1:5050");
   ASSERT_TRUE(plain.ok());

@@ -1,0 +1,32 @@
+// The slave's side of the Docker containerizer (docs/docker-containerizer.md):
+// removing a task's container some time after its executor ended, and, at
+// start-up, the containers an earlier run left that no executor owns. Each
+// call runs the docker program as a child process the Reaper watches: no
+// call blocks its caller, and results are only logged (a container that
+// cannot be removed now is left for the next start-up's orphan sweep).
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "slave/containerizer/docker/docker.hpp"
+
+namespace mesos::internal::slave {
+
+class DockerContainers {
+ public:
+  explicit DockerContainers(docker::Endpoint endpoint) : endpoint_(std::move(endpoint)) {}
+
+  // `docker rm -f -v NAME`. Thread-safe; returns at once.
+  void remove(const std::string& name) const;
+
+  // Lists the containers named mesos-* and removes those whose container
+  // id (the name without the prefix) is not in `keep`. Thread-safe; returns
+  // at once.
+  void removeOrphans(std::set<std::string> keep) const;
+
+ private:
+  docker::Endpoint endpoint_;
+};
+
+}  // namespace mesos::internal::slave
