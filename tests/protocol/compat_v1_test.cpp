@@ -37,7 +37,8 @@ std::string ourName(const D* theirs) {
 const pb::DescriptorPool* ourPool() { return pb::DescriptorPool::generated_pool(); }
 
 // What Apache Mesos added to the v1 scheduler API after the mesos-go
-// version Debian ships: operation feedback (1.6) and UPDATE_FRAMEWORK (1.9).
+// version Debian ships: operation feedback (1.6), UPDATE_FRAMEWORK (1.9)
+// and the HOST_PATH and CSI_VOLUME volume sources (1.6, 1.11).
 // Ours has them; theirs does not, which is all the counts below may differ
 // by.
 const std::set<std::string>& newerInApache() {
@@ -56,6 +57,10 @@ const std::set<std::string>& newerInApache() {
       "mesos.v1.scheduler.Call.UPDATE_FRAMEWORK",
       "mesos.v1.Offer.Operation.id",
       "mesos.v1.Offer.Operation.Reserve.source",
+      "mesos.v1.Volume.Source.host_path",
+      "mesos.v1.Volume.Source.HostPath",
+      "mesos.v1.Volume.Source.HOST_PATH",
+      "mesos.v1.Volume.Source.CSI_VOLUME",
   };
   return names;
 }
