@@ -33,6 +33,7 @@
 
 #include "common/flags.hpp"
 #include "exec/executor_process.hpp"
+#include "exec/forwarding_executor.hpp"
 #include "exec/command_task.hpp"
 #include "mesos/executor.hpp"
 #include "process/dispatch.hpp"
@@ -215,46 +216,7 @@ class CommandExecutorProcess : public process::Actor {
   process::Spawned<CommandTask> task_;
 };
 
-// The Executor the driver calls: hands each callback to the actor.
-class CommandExecutor : public Executor {
- public:
-  // REQUIRES: called before the driver starts.
-  void attach(process::Pid<CommandExecutorProcess> process) { process_ = std::move(process); }
-
-  void registered(ExecutorDriver*, const ExecutorInfo& executorInfo, const FrameworkInfo&,
-                  const SlaveInfo& slaveInfo) override {
-    LOG(INFO) << "Registered executor " << executorInfo.executor_id().value() << " on "
-              << slaveInfo.hostname();
-  }
-  void reregistered(ExecutorDriver*, const SlaveInfo& slaveInfo) override {
-    LOG(INFO) << "Re-registered on " << slaveInfo.hostname();
-  }
-  void disconnected(ExecutorDriver*) override { LOG(INFO) << "Disconnected from the slave"; }
-  void launchTask(ExecutorDriver*, const TaskInfo& task) override {
-    process::dispatch(process_, &CommandExecutorProcess::launch, task);
-  }
-  void killTask(ExecutorDriver*, const TaskID& taskId) override {
-    process::dispatch(process_, &CommandExecutorProcess::kill, taskId,
-                      std::optional<std::chrono::nanoseconds>());
-  }
-  void killTaskWithGrace(ExecutorDriver*, const TaskID& taskId,
-                         std::chrono::nanoseconds grace) override {
-    process::dispatch(process_, &CommandExecutorProcess::kill, taskId,
-                      std::optional<std::chrono::nanoseconds>(grace));
-  }
-  void frameworkMessage(ExecutorDriver*, const std::string&) override {
-    VLOG(1) << "Ignoring a framework message: the command executor takes none";
-  }
-  void shutdown(ExecutorDriver*) override {
-    process::dispatch(process_, &CommandExecutorProcess::shutdown);
-  }
-  void error(ExecutorDriver*, const std::string& message) override {
-    LOG(ERROR) << "Executor driver error: " << message;
-  }
-
- private:
-  process::Pid<CommandExecutorProcess> process_;
-};
+using CommandExecutor = ForwardingExecutor<CommandExecutorProcess>;
 
 }  // namespace mesos::internal
 
@@ -293,7 +255,7 @@ int main(int argc, char** argv) {
       std::chrono::duration_cast<process::Duration>(flags.acknowledgement_timeout);
   if (environment->checkpoint) acknowledgementTimeout += environment->recoveryTimeout;
 
-  CommandExecutor executor;
+  CommandExecutor executor("command");
   // Declared before the actor: the actor calls the driver until it is gone.
   MesosExecutorDriver driver(&executor, variables);
   process::Spawned<CommandExecutorProcess> process =

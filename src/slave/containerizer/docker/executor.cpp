@@ -33,6 +33,7 @@
 #include "common/flags.hpp"
 #include "common/json.hpp"
 #include "exec/executor_process.hpp"
+#include "exec/forwarding_executor.hpp"
 #include "mesos/executor.hpp"
 #include "process/dispatch.hpp"
 #include "process/runtime.hpp"
@@ -359,45 +360,7 @@ class DockerExecutorProcess : public process::Actor {
   bool signalled_ = false;
 };
 
-class DockerExecutor : public Executor {
- public:
-  // REQUIRES: called before the driver starts.
-  void attach(process::Pid<DockerExecutorProcess> process) { process_ = std::move(process); }
-
-  void registered(ExecutorDriver*, const ExecutorInfo& executorInfo, const FrameworkInfo&,
-                  const SlaveInfo& slaveInfo) override {
-    LOG(INFO) << "Registered docker executor " << executorInfo.executor_id().value() << " on "
-              << slaveInfo.hostname();
-  }
-  void reregistered(ExecutorDriver*, const SlaveInfo& slaveInfo) override {
-    LOG(INFO) << "Re-registered on " << slaveInfo.hostname();
-  }
-  void disconnected(ExecutorDriver*) override { LOG(INFO) << "Disconnected from the slave"; }
-  void launchTask(ExecutorDriver*, const TaskInfo& task) override {
-    process::dispatch(process_, &DockerExecutorProcess::launch, task);
-  }
-  void killTask(ExecutorDriver*, const TaskID& taskId) override {
-    process::dispatch(process_, &DockerExecutorProcess::kill, taskId,
-                      std::optional<std::chrono::nanoseconds>());
-  }
-  void killTaskWithGrace(ExecutorDriver*, const TaskID& taskId,
-                         std::chrono::nanoseconds grace) override {
-    process::dispatch(process_, &DockerExecutorProcess::kill, taskId,
-                      std::optional<std::chrono::nanoseconds>(grace));
-  }
-  void frameworkMessage(ExecutorDriver*, const std::string&) override {
-    VLOG(1) << "Ignoring a framework message: the docker executor takes none";
-  }
-  void shutdown(ExecutorDriver*) override {
-    process::dispatch(process_, &DockerExecutorProcess::shutdown);
-  }
-  void error(ExecutorDriver*, const std::string& message) override {
-    LOG(ERROR) << "Executor driver error: " << message;
-  }
-
- private:
-  process::Pid<DockerExecutorProcess> process_;
-};
+using DockerExecutor = ForwardingExecutor<DockerExecutorProcess>;
 
 }  // namespace mesos::internal
 
@@ -440,7 +403,7 @@ int main(int argc, char** argv) {
   if (environment->checkpoint) acknowledgementTimeout += environment->recoveryTimeout;
 
   const docker::Endpoint endpoint{flags.docker, flags.docker_socket};
-  DockerExecutor executor;
+  DockerExecutor executor("docker");
   MesosExecutorDriver driver(&executor, variables);
   process::Spawned<DockerExecutorProcess> process =
       process::Runtime::global().spawn<DockerExecutorProcess>(
