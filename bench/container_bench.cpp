@@ -31,7 +31,10 @@
 // provisioner) before its launch and removed after its destroy (the
 // isolation needs filesystem/linux):
 //   provision_ms_p50, provision_ms_p99  Provisioner::provision() (overlay:
-//                                   one mount)
+//                                   the upper and work directories, and
+//                                   one mount with
+//                                   --image_mount_in_container=false; by
+//                                   default the launch helper mounts it)
 //   unprovision_ms_p50, ..._p99     Provisioner::destroy() (unmount, remove)
 // and containers_per_s then counts them too. With --image and --pulls=N,
 // before the containers, the image is pulled N times into a fresh store of
@@ -121,6 +124,10 @@ DEFINE_bool(image, false,
 DEFINE_string(image_backend, "",
               "The provisioner backend: overlay, copy or bind (default: "
               "overlay where the kernel has it, else copy).");
+DEFINE_bool(image_mount_in_container, true,
+            "With the overlay backend: leave the mount to the launch helper, in the container's "
+            "own mount namespace, as the slave does (false: mount on the host, one mount per "
+            "running container there)");
 DEFINE_int32(pulls, 0,
              "With --image: pull the image this many times into a fresh store, and again "
              "from it (first pull against cached), before the containers.");
@@ -510,7 +517,8 @@ class Bench {
   // from busybox-static, and the image of that layer.
   bool makeImage() {
     namespace provisioner = mesos::internal::slave::provisioner;
-    auto created = provisioner::Provisioner::create(FLAGS_image_backend);
+    auto created =
+        provisioner::Provisioner::create(FLAGS_image_backend, FLAGS_image_mount_in_container);
     if (!created) {
       std::cerr << "container_bench: " << created.error().message << std::endl;
       return false;

@@ -174,13 +174,12 @@ process::Future<Result<ProvisionedImage>> Images::provision(const std::string& c
                                                             bool forcePull) {
   auto promise = std::make_shared<process::Promise<Result<ProvisionedImage>>>();
   auto future = promise->future();
-  std::vector<std::string> argv = {helper_,
-                                   "provision",
-                                   "--image=" + image,
-                                   "--container=" + containerId,
-                                   "--directory=" + directory(containerId),
-                                   "--docker_store_dir=" + storeDir_,
-                                   "--docker_registry=" + registry_};
+  std::vector<std::string> argv = {
+      helper_, "provision", "--image=" + image, "--container=" + containerId,
+      "--directory=" + directory(containerId), "--docker_store_dir=" + storeDir_,
+      "--docker_registry=" + registry_,
+      // overlayfs in the container's own mount namespace
+      "--mount_in_container=true"};
   if (!backend_.empty()) argv.push_back("--backend=" + backend_);
   if (!dockerConfig_.empty()) argv.push_back("--docker_config=" + dockerConfig_);
   if (forcePull) argv.push_back("--force_pull=true");

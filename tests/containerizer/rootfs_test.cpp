@@ -128,6 +128,40 @@ TEST_F(RootfsTest, TheProgramSeesTheImageItsSandboxAndItsVolumes) {
   EXPECT_FALSE(fs::exists(rootfs_ + "/etc/passwd"));
 }
 
+// The slave's overlay root filesystems are left unmounted by the
+// provisioner, with their options in a file beside them: the helper mounts
+// them in the container's own mount namespace, so the host's mount table
+// never holds one mount per container.
+TEST_F(RootfsTest, AnOverlayLeftToTheHelperIsMountedInTheContainersNamespaceOnly) {
+  if (slurp("/proc/filesystems").find("overlay") == std::string::npos) {
+    GTEST_SKIP() << "the kernel has no overlayfs";
+  }
+  const std::string image = dir_ + "/container/rootfs";
+  const std::string upper = dir_ + "/container/upper";
+  for (const std::string& d : {image, upper, dir_ + "/container/work"}) fs::create_directories(d);
+  const std::string options = internal::slave::overlayOptionsFile(image);
+  std::ofstream(options) << "lowerdir=" << rootfs_ << ",upperdir=" << upper << ",workdir=" << dir_
+                         << "/container/work";
+  fs::permissions(options, fs::perms(0644));
+  ChildResult result = run({"--unshare=pid", "--rootfs=" + image, "--sandbox=" + sandbox_},
+                           "cat /etc/os-release > os; echo made > /etc/made");
+  ASSERT_TRUE(result.exitedWith(0)) << result.describe();
+  EXPECT_EQ(slurp(sandbox_ + "/os"), "ID=mesos-test-image\n");
+  // The write went to the container's upper directory, not the image.
+  EXPECT_EQ(slurp(upper + "/etc/made"), "made\n");
+  EXPECT_FALSE(fs::exists(rootfs_ + "/etc/made"));
+  // Nothing was ever mounted at the root filesystem on the host (TearDown
+  // checks nothing is left): it is the empty directory it was.
+  EXPECT_FALSE(internal::slave::isMountPoint(image));
+  EXPECT_TRUE(fs::is_empty(image));
+
+  // The options must be root's alone: a file others may write is refused.
+  fs::permissions(options, fs::perms(0666));
+  ChildResult refused = run({"--unshare=pid", "--rootfs=" + image}, "true");
+  EXPECT_TRUE(refused.exitedWith(127)) << refused.describe();
+  EXPECT_NE(refused.err.find("only root may write"), std::string::npos) << refused.err;
+}
+
 TEST_F(RootfsTest, AWorkingDirectoryAndNoSandbox) {
   fs::create_directories(rootfs_ + "/work");
   ChildResult result = run({"--rootfs=" + rootfs_, "--working_dir=/work"}, "pwd");

@@ -148,6 +148,48 @@ std::string mountDev(const std::string& root) {
 
 }  // namespace
 
+std::string overlayOptionsFile(const std::string& rootfs) { return rootfs + ".overlay"; }
+
+bool isMountPoint(const std::string& path) {
+  struct statx self {
+  }, parent{};
+  if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &self) != 0 ||
+      ::statx(AT_FDCWD, (path + "/..").c_str(), 0, STATX_MNT_ID, &parent) != 0) {
+    return false;
+  }
+  if ((self.stx_mask & STATX_MNT_ID) == 0 || (parent.stx_mask & STATX_MNT_ID) == 0) return false;
+  return self.stx_mnt_id != parent.stx_mnt_id;
+}
+
+std::string mountProvisionedRootfs(const std::string& rootfs) {
+  const std::string file = overlayOptionsFile(rootfs);
+  int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT ? "" : failed("cannot open " + file, errno);
+  struct stat info {};
+  std::string options;
+  std::string error;
+  if (::fstat(fd, &info) != 0) {
+    error = failed("cannot stat " + file, errno);
+  } else if (!S_ISREG(info.st_mode) || info.st_uid != 0 || (info.st_mode & 022) != 0) {
+    error = file + " is not a regular file that only root may write";
+  } else {
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(fd, buffer, sizeof(buffer))) > 0 && options.size() < sizeof(buffer)) {
+      options.append(buffer, static_cast<size_t>(n));
+    }
+    if (n < 0) error = failed("cannot read " + file, errno);
+  }
+  ::close(fd);
+  if (!error.empty()) return error;
+  if (options.empty() || options.size() >= 4096) return file + " holds no overlayfs options";
+  if (isMountPoint(rootfs)) return "";  // mounted already (the command executor's namespace)
+  if (::mount("overlay", rootfs.c_str(), "overlay", 0, options.c_str()) != 0) {
+    return failed("cannot mount the image's overlayfs at " + rootfs, errno);
+  }
+  return "";
+}
+
 std::string parseVolume(const std::string& value, RootfsVolume* volume) {
   size_t first = value.find(':');
   if (first == std::string::npos || first == 0) return "expected SOURCE:TARGET[:ro|:rw]";
@@ -197,6 +239,7 @@ std::string prepareRootfs(const RootfsSpec& spec) {
   if (::stat(root.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
     return failed("cannot use root filesystem " + root, errno != 0 ? errno : ENOTDIR);
   }
+  if (auto error = mountProvisionedRootfs(root); !error.empty()) return error;
   // pivot_root wants the new root to be a mount point.
   if (auto error = bind(root, root, false); !error.empty()) return error;
   const std::string proc = root + "/proc";
@@ -236,6 +279,7 @@ std::string pivotInto(const std::string& root, const std::string& workingDirecto
   // pivot_root wants the new root to be a mount point (already so after
   // prepareRootfs(); a second bind, with everything mounted below it, when
   // a prepared root filesystem is entered from another mount namespace).
+  if (auto error = mountProvisionedRootfs(root); !error.empty()) return error;
   if (auto error = bind(root, root, false); !error.empty()) return error;
   // The root filesystem becomes "/", the host's tree is stacked below it
   // and detached (pivot_root(".", ".")).

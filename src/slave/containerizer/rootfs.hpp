@@ -28,6 +28,28 @@ struct RootfsSpec {
   std::string workingDirectory;  // inside; empty: the sandbox's target, else /
 };
 
+// A root filesystem the provisioner left unmounted (the overlay backend, for
+// the slave): its overlayfs mount options are in the file
+// overlayOptionsFile(rootfs), and the launch helper mounts it in the
+// container's own mount namespace. The host's mount table then holds no
+// mount per container: a new mount namespace copies the host's table, so a
+// thousand host mounts would make every launch copy (and later drop) a
+// thousand mounts, and each would propagate into every container's
+// namespace that is its slave.
+std::string overlayOptionsFile(const std::string& rootfs);
+
+// Whether `path` is a mount point in this mount namespace (its mount id
+// differs from its parent's). Needs statx's mount id (Linux 5.8); false
+// when it is not there to ask.
+bool isMountPoint(const std::string& path);
+
+// When `rootfs` is no mount point here and overlayOptionsFile(rootfs)
+// exists: mounts overlayfs at `rootfs` with the options the file holds. The
+// file must be root's and writable by root only (the slave's provisioner
+// wrote it). "" on success or when there is nothing to mount, else why not.
+// REQUIRES as enterRootfs().
+std::string mountProvisionedRootfs(const std::string& rootfs);
+
 // Parses --volume's value: SOURCE:TARGET[:ro|:rw]. Empty string on success,
 // else what is wrong.
 std::string parseVolume(const std::string& value, RootfsVolume* volume);

@@ -1,6 +1,7 @@
 // Layers, the store and the backends with hand-made layers: whiteouts in
 // overlayfs's form and applied by the copy backend, path traversal refused,
 // pins and gc, and provisioning that leaves nothing mounted.
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -14,6 +15,7 @@
 #include "slave/containerizer/provisioner/layer_archive.hpp"
 #include "slave/containerizer/provisioner/provisioner.hpp"
 #include "slave/containerizer/provisioner/store.hpp"
+#include "slave/containerizer/rootfs.hpp"
 #include "containerizer/provisioner/image_helpers.hpp"
 
 namespace mesos::internal::slave::provisioner {
@@ -147,6 +149,46 @@ TEST_F(LayerStoreTest, OverlayBackendAppliesWhiteoutsAndUnmountsOnDestroy) {
   EXPECT_TRUE(mountsBelow(scratch_.path()).empty());
   EXPECT_EQ(std::string::npos, readText("/proc/self/mountinfo").find(dir));
   EXPECT_FALSE(exists(dir));
+}
+
+// For the slave, the overlay backend mounts nothing on the host: it leaves
+// the options for the launch helper (rootfs_test.cpp mounts them).
+TEST_F(LayerStoreTest, OverlayBackendForAContainerMountsNothingHere) {
+  if (!OverlayBackend::supported()) GTEST_SKIP() << "overlayfs needs root and kernel support";
+  StoredImage image = whiteoutImage();
+  auto provisioner = Provisioner::create("overlay", true);
+  ASSERT_TRUE(provisioner.ok()) << provisioner.error().message;
+  std::string dir = scratch_.path() + "/containers/c1";
+  auto rootfs = provisioner->provision(*store_, image, dir);
+  ASSERT_TRUE(rootfs.ok()) << rootfs.error().message;
+  EXPECT_TRUE(mountsBelow(scratch_.path()).empty());
+  const std::string options = readText(overlayOptionsFile(*rootfs));
+  EXPECT_EQ(0u, options.find("lowerdir=" + dir + "/links/1:" + dir + "/links/0,upperdir=" + dir +
+                             "/upper,workdir=" + dir + "/work"))
+      << options;
+  struct stat info {};
+  ASSERT_EQ(0, ::stat(overlayOptionsFile(*rootfs).c_str(), &info));
+  EXPECT_EQ(0644u, info.st_mode & 07777);
+  ASSERT_TRUE(provisioner->destroy(dir).ok());
+  EXPECT_FALSE(exists(dir));
+}
+
+// Removing a root filesystem never reaches into what is mounted below it:
+// the mount goes, what it showed stays.
+TEST_F(LayerStoreTest, DestroyUnmountsWhatIsMountedBelowAndKeepsItsFiles) {
+  if (::geteuid() != 0) GTEST_SKIP() << "bind mounts need root";
+  std::string precious = scratch_.path() + "/precious";
+  writeText(precious + "/data", "keep me");
+  std::string dir = scratch_.path() + "/containers/c1";
+  writeText(dir + "/upper/volume/.keep", "");
+  writeText(dir + "/upper/file", "mine");
+  ASSERT_EQ(0,
+            ::mount(precious.c_str(), (dir + "/upper/volume").c_str(), nullptr, MS_BIND, nullptr));
+  ASSERT_EQ(1u, mountsBelow(dir).size());
+  ASSERT_TRUE(destroyRootfs(dir).ok());
+  EXPECT_FALSE(exists(dir));
+  EXPECT_TRUE(mountsBelow(scratch_.path()).empty());
+  EXPECT_EQ("keep me", readText(precious + "/data"));
 }
 
 TEST_F(LayerStoreTest, BindBackendMountsOneLayerReadOnly) {

@@ -8,7 +8,7 @@
 
 namespace mesos::internal::slave::provisioner {
 
-Result<Provisioner> Provisioner::create(const std::string& backend) {
+Result<Provisioner> Provisioner::create(const std::string& backend, bool mountInContainer) {
   std::string name = backend;
   if (name.empty()) name = OverlayBackend::supported() ? "overlay" : "copy";
   if (name == "overlay") {
@@ -17,7 +17,7 @@ Result<Provisioner> Provisioner::create(const std::string& backend) {
           "--image_provisioner_backend=overlay needs root and a kernel with overlayfs; "
           "use copy"};
     }
-    return Provisioner(name, std::make_unique<OverlayBackend>());
+    return Provisioner(name, std::make_unique<OverlayBackend>(mountInContainer));
   }
   if (name == "copy") return Provisioner(name, std::make_unique<CopyBackend>());
   if (name == "bind") return Provisioner(name, std::make_unique<BindBackend>());

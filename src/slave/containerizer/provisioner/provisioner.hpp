@@ -19,7 +19,10 @@ class Provisioner {
   // `backend` is "overlay", "copy", "bind", or "" for Apache Mesos's
   // default: overlay where it is supported, else copy. Fails for an unknown
   // name, or overlay where it is not supported (not root, or no overlayfs).
-  static Result<Provisioner> create(const std::string& backend);
+  // With `mountInContainer`, the overlay backend leaves its mount to the
+  // launch helper, in the container's own mount namespace (overlay.hpp);
+  // the other backends mount or copy here either way.
+  static Result<Provisioner> create(const std::string& backend, bool mountInContainer = false);
 
   const std::string& backend() const { return name_; }
 

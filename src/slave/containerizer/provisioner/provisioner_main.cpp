@@ -8,6 +8,7 @@
 //   mesos-provisioner provision --image=REF --container=ID --directory=DIR
 //       --docker_store_dir=DIR [--backend=overlay|copy|bind]
 //       [--docker_registry=URL|DIR] [--docker_config=FILE|JSON] [--force_pull=true]
+//       [--mount_in_container=true]
 //   mesos-provisioner destroy --container=ID --directory=DIR --docker_store_dir=DIR
 //
 // pull puts the image in the store (unless it is there) and prints one JSON
@@ -21,7 +22,9 @@
 // pulls the same way (with --force_pull=true it asks the registry for the
 // manifest even when the store has the image: Image.cached=false), pins the image for container ID
 // (its layers stay in the store until destroy), makes the container's root filesystem at DIR/rootfs
-// with the backend, and prints the same object with "rootfs" added. destroy unmounts and removes
+// with the backend, and prints the same object with "rootfs" added (with --mount_in_container=true
+// the overlay backend mounts nothing: the launch helper mounts it in the container's own mount
+// namespace, rootfs.hpp). destroy unmounts and removes
 // DIR and forgets the container's pin; it prints nothing, and succeeds when there is nothing to
 // undo. On failure each writes one line on stderr ("mesos-provisioner: Failed to pull 'REF': why")
 // and exits 1, having undone what it did; 2 on bad usage.
@@ -80,7 +83,7 @@ int main(int argc, char** argv) {
     known.insert({"image", "docker_registry", "docker_config"});
   }
   if (command == "provision" || command == "destroy") known.insert({"container", "directory"});
-  if (command == "provision") known.insert({"backend", "force_pull"});
+  if (command == "provision") known.insert({"backend", "force_pull", "mount_in_container"});
   if (known.size() == 1) return usage("the command must be pull, provision or destroy");
   std::map<std::string, std::string> flags = {{"docker_registry", "https://registry-1.docker.io"},
                                               {"docker_store_dir", "/tmp/mesos/store/docker"}};
@@ -96,7 +99,7 @@ int main(int argc, char** argv) {
   }
   for (const std::string& name : known) {
     if (name != "docker_config" && name != "backend" && name != "force_pull" &&
-        flags[name].empty()) {
+        name != "mount_in_container" && flags[name].empty()) {
       return usage("--" + name + " is required");
     }
   }
@@ -118,7 +121,7 @@ int main(int argc, char** argv) {
   if (!store) return fail("Failed to pull '" + flags["image"] + "': " + store.error().message);
   std::optional<Provisioner> provisioner;
   if (command == "provision") {
-    auto created = Provisioner::create(flags["backend"]);
+    auto created = Provisioner::create(flags["backend"], flags["mount_in_container"] == "true");
     if (!created) return fail(created.error().message);
     provisioner.emplace(std::move(created).value());
   }

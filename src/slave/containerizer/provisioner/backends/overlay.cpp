@@ -1,5 +1,6 @@
 #include "slave/containerizer/provisioner/backends/overlay.hpp"
 
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+
+#include "slave/containerizer/rootfs.hpp"
 
 namespace mesos::internal::slave::provisioner {
 
@@ -52,6 +55,22 @@ Result<std::string> OverlayBackend::provision(const std::vector<std::string>& la
                  " layers exceed a page; use a shorter provisioner directory or the copy backend"};
   }
   std::string rootfs = directory + "/rootfs";
+  if (inContainer_) {
+    // Written whole under another name, then renamed: the helper never
+    // reads half of it. Root's, and writable by root only (it checks).
+    const std::string file = overlayOptionsFile(rootfs);
+    const std::string partial = file + ".partial";
+    int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return Error{"cannot create '" + partial + "': " + std::strerror(errno)};
+    const bool written = ::fchmod(fd, 0644) == 0 && ::write(fd, options.data(), options.size()) ==
+                                                        static_cast<ssize_t>(options.size());
+    const int error = errno;
+    ::close(fd);
+    if (!written || ::rename(partial.c_str(), file.c_str()) != 0) {
+      return Error{"cannot write '" + file + "': " + std::strerror(written ? errno : error)};
+    }
+    return rootfs;
+  }
   if (::mount("overlay", rootfs.c_str(), "overlay", 0, options.c_str()) != 0) {
     return Error{"cannot mount overlayfs at '" + rootfs + "': " + std::strerror(errno)};
   }
