@@ -120,6 +120,14 @@ class Isolator {
   // The name it was chosen by ("posix/cpu", "cgroups/mem", "lxc"...).
   virtual std::string name() const = 0;
 
+  // Whether its isolate(), kill() and cleanup() may run while its other
+  // calls run, for other containers: it guards its own state. The
+  // containerizer then calls those three without its lock when it launches
+  // and destroys, so that a slow one (a CNI plugin's ADD or DEL, a cgroup
+  // that takes its time to empty) holds up no other container's calls. By
+  // default false: the containerizer's lock serializes every call.
+  virtual bool concurrent() const { return false; }
+
   // At start-up: `known` are the containers the slave recovered and will
   // keep (with their executors' pids). Re-attaches to them; destroys what
   // it finds of earlier runs that is not among them. Fails when what it

@@ -304,10 +304,20 @@ TEST_F(CniNetworksTest, TwoTasksOnABridgeReachEachOtherAtTheirReportedAddresses)
 }
 
 // A container's launch waits on the containerizer's actor, not the slave's:
-// while a plugin holds the ADD, the slave answers. The framework goes
-// meanwhile; once the launch returns, its container is killed and its
-// network torn down.
+// while a plugin holds the ADD, the slave answers, and the status updates
+// of another container flow (each asks the containerizer for the
+// container's status, which the CNI isolator's ADD does not hold up). The
+// framework goes meanwhile; once the launch returns, its container is
+// killed and its network torn down.
 TEST_F(CniNetworksTest, TheSlaveAnswersWhileAnAddWaitsAndAShutdownMeanwhileEndsTheContainer) {
+  pid_t early = start({MESOS_EXECUTE_PATH, "--master=" + master_.toString(), "--name=early",
+                       "--resources=cpus:0.1;mem:32",
+                       "--command=touch " + shared_ + "/early-running; until [ -e " + shared_ +
+                           "/early-done ]; do sleep 0.1; done"},
+                      "execute-early");
+  ASSERT_GT(early, 0);
+  ASSERT_TRUE(waitUntil([&] { return fs::exists(shared_ + "/early-running"); }, 60s, slave_))
+      << readFile(dir_ + "/slave.log");
   pid_t run = start({MESOS_EXECUTE_PATH, "--master=" + master_.toString(), "--name=held",
                      "--resources=cpus:0.1;mem:32", "--networks=waitnet", "--command=sleep 1000"},
                     "execute-held");
@@ -319,6 +329,11 @@ TEST_F(CniNetworksTest, TheSlaveAnswersWhileAnAddWaitsAndAShutdownMeanwhileEndsT
   ASSERT_TRUE(state["id"].isString()) << "the slave did not answer while the ADD waited";
   EXPECT_FALSE(fs::exists(shared_ + "/release"));
   ASSERT_EQ(1u, containers().size());
+  // The other task ends, and its framework hears so, while the ADD waits.
+  std::ofstream(shared_ + "/early-done").close();
+  finished(early, 0);
+  EXPECT_FALSE(fs::exists(shared_ + "/release"));
+  EXPECT_TRUE(fs::exists(shared_ + "/adding"));
 
   // The framework goes (mesos-execute killed): the master shuts it down on
   // the slave while the executor's container is still being launched.

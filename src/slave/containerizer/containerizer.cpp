@@ -209,7 +209,12 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
     }
   }
   for (const auto& isolator : isolators_) {
-    if (auto isolated = isolator->isolate(id, *pid); !isolated) {
+    // A concurrent isolator's isolate() (CNI ADD) runs without the lock,
+    // as the wait above: the slave's calls for other containers go on.
+    if (isolator->concurrent()) lock.unlock();
+    auto isolated = isolator->isolate(id, *pid);
+    if (isolator->concurrent()) lock.lock();
+    if (!isolated) {
       abandon();
       return undo(isolator->name() + " cannot isolate process " + std::to_string(*pid),
                   isolated.error());
@@ -309,7 +314,6 @@ std::optional<std::vector<pid_t>> Containerizer::tracked(const ContainerID& cont
 void Containerizer::kill(const ContainerID& containerId, pid_t pid, int signal) {
   std::lock_guard<std::mutex> lock(mutex_);
   signalAll(containerId, pid, signal);
-  if (signal == SIGKILL) killInIsolators(containerId);
 }
 
 bool Containerizer::signalAll(const ContainerID& containerId, pid_t pid, int signal) {
@@ -339,25 +343,36 @@ bool Containerizer::running(const ContainerID& containerId, pid_t pid) {
 }
 
 bool Containerizer::destroy(const ContainerID& containerId, pid_t pid) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   bool left = signalAll(containerId, pid, SIGKILL);
-  killInIsolators(containerId);
-  cleanUp(containerId, isolators_.size());
+  killInIsolators(containerId, &lock);
+  cleanUp(containerId, isolators_.size(), &lock);
   return left;
 }
 
-void Containerizer::killInIsolators(const ContainerID& containerId) {
+void Containerizer::killInIsolators(const ContainerID& containerId,
+                                    std::unique_lock<std::mutex>* lock) {
   for (const auto& isolator : isolators_) {
-    if (auto killed = isolator->kill(containerId); !killed) {
+    const bool unlocked = lock != nullptr && isolator->concurrent();
+    if (unlocked) lock->unlock();
+    auto killed = isolator->kill(containerId);
+    if (unlocked) lock->lock();
+    if (!killed) {
       LOG(ERROR) << "Cannot kill every process of container " << containerId.value() << " ("
                  << isolator->name() << "): " << killed.error().message;
     }
   }
 }
 
-void Containerizer::cleanUp(const ContainerID& containerId, size_t count) {
+void Containerizer::cleanUp(const ContainerID& containerId, size_t count,
+                            std::unique_lock<std::mutex>* lock) {
   for (size_t i = 0; i < count; ++i) {
-    if (auto cleaned = isolators_[i]->cleanup(containerId); !cleaned) {
+    // A concurrent isolator's cleanup() (CNI DEL) runs without the lock.
+    const bool unlocked = lock != nullptr && isolators_[i]->concurrent();
+    if (unlocked) lock->unlock();
+    auto cleaned = isolators_[i]->cleanup(containerId);
+    if (unlocked) lock->lock();
+    if (!cleaned) {
       LOG(ERROR) << "Cannot clean up container " << containerId.value() << " ("
                  << isolators_[i]->name() << "): " << cleaned.error().message;
     }

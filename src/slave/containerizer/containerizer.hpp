@@ -8,7 +8,9 @@
 // quick ones (kill, update, limitation, status, running) and, at start-up
 // and when it stops, recover() and destroy(); the monitor's measures
 // (usage(), monitor.hpp). Calls are serialized by a lock (the isolators are
-// called by one thread at a time).
+// called by one thread at a time), but for the isolate(), kill() and
+// cleanup() of an isolator that says it is concurrent
+// (Isolator::concurrent(): CNI, cgroups), which run without it.
 #pragma once
 
 #include <sys/types.h>
@@ -78,10 +80,11 @@ class Containerizer {
   // holds. Stamped with the current time.
   ResourceStatistics usage(const ContainerID& containerId, const Resources& resources);
 
-  // Signals every process of the container `pid` leads; with SIGKILL also
-  // asks the isolators to kill what they can find of it. The processes are
-  // those an isolator holds (Isolator::processes(): a cgroup), else those
-  // the launcher finds (Launcher::kill: a process-table scan).
+  // Signals every process of the container `pid` leads: those an isolator
+  // holds (Isolator::processes(): a cgroup), else those the launcher finds
+  // (Launcher::kill: a process-table scan). Quick: the isolators' own kill
+  // (a cgroup's freeze and wait until it is empty) comes with destroy(),
+  // on the containerizer's actor, once the executor has ended.
   void kill(const ContainerID& containerId, pid_t pid, int signal);
 
   // The limit the container went past, if an isolator finds one now (see
@@ -105,11 +108,14 @@ class Containerizer {
   // Sends `signal` to the container's processes, found as kill() says;
   // whether there were any. REQUIRES: mutex_ held.
   bool signalAll(const ContainerID& containerId, pid_t pid, int signal);
-  // Every isolator's kill(); failures are logged. REQUIRES: mutex_ held, as
-  // for cleanUp().
-  void killInIsolators(const ContainerID& containerId);
-  // The first `count` isolators' cleanup(); failures are logged.
-  void cleanUp(const ContainerID& containerId, size_t count);
+  // Every isolator's kill(); failures are logged. REQUIRES: mutex_ held. With
+  // `lock` (mutex_'s), a concurrent isolator's runs without it.
+  void killInIsolators(const ContainerID& containerId,
+                       std::unique_lock<std::mutex>* lock = nullptr);
+  // The first `count` isolators' cleanup(); failures are logged. With
+  // `lock` (mutex_'s, held), a concurrent isolator's runs without it.
+  void cleanUp(const ContainerID& containerId, size_t count,
+               std::unique_lock<std::mutex>* lock = nullptr);
 
   // Waits (syncTimeout_) for the launch helper's "set up" on `fd`; fails
   // when it ended first (with the last line of its stderr, `stderrPath`).

@@ -42,6 +42,9 @@ class CgroupsIsolator : public mesos::isolation::Isolator {
   ~CgroupsIsolator() override;
 
   std::string name() const override;
+  // Its state is under mutex_ (the OOM watcher's thread reads it too), and
+  // a cgroup's destroy (kill(), cleanup()) waits without holding it.
+  bool concurrent() const override { return true; }
   Result<void> recover(const std::map<std::string, pid_t>& known) override;
   Result<mesos::isolation::LaunchRequirements> prepare(
       const mesos::isolation::ContainerConfig& config) override;

@@ -100,6 +100,7 @@ Result<void> CniIsolator::checkPlugins(const cni::NetworkConfig& config) const {
 }
 
 Result<void> CniIsolator::recover(const std::map<std::string, pid_t>& known) {
+  std::lock_guard<std::mutex> lock(mutex_);
   auto ids = cni::listContainers(options_.rootDir);
   if (!ids) return ids.error();
   for (const std::string& id : ids.value()) {
@@ -122,6 +123,7 @@ Result<void> CniIsolator::recover(const std::map<std::string, pid_t>& known) {
 Result<mesos::isolation::LaunchRequirements> CniIsolator::prepare(
     const mesos::isolation::ContainerConfig& config) {
   const std::string& id = config.containerId.value();
+  std::lock_guard<std::mutex> lock(mutex_);
   if (pending_.count(id) > 0 || attached_.count(id) > 0) {
     return Error{"container " + id + " is already prepared"};
   }
@@ -163,10 +165,14 @@ Result<mesos::isolation::LaunchRequirements> CniIsolator::prepare(
 }
 
 Result<void> CniIsolator::isolate(const ContainerID& containerId, pid_t pid) {
-  auto it = pending_.find(containerId.value());
-  if (it == pending_.end()) return {};  // on the host's network
-  Pending pending = std::move(it->second);
-  pending_.erase(it);
+  Pending pending;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = pending_.find(containerId.value());
+    if (it == pending_.end()) return {};  // on the host's network
+    pending = std::move(it->second);
+    pending_.erase(it);
+  }
   const ino_t own = networkNamespace("self");
   const ino_t its = networkNamespace(std::to_string(pid));
   if (its == 0) return Error{"cannot find the network namespace of process " + std::to_string(pid)};
@@ -175,25 +181,36 @@ Result<void> CniIsolator::isolate(const ContainerID& containerId, pid_t pid) {
                  " is in the slave's network namespace: a container joining CNI networks needs "
                  "one of its own"};
   }
+  // The plugins run without the lock: the other containers' calls go on.
   auto networks = cni::attach(pluginOptions(), options_.rootDir, containerId.value(), pid,
                               pending.requests, pending.hostname);
   if (!networks) return networks.error();
+  std::lock_guard<std::mutex> lock(mutex_);
   attached_[containerId.value()] = std::move(networks).value();
   return {};
 }
 
 Result<void> CniIsolator::cleanup(const ContainerID& containerId) {
-  pending_.erase(containerId.value());
-  auto it = attached_.find(containerId.value());
-  if (it == attached_.end()) return {};
-  if (auto detached = cni::detach(pluginOptions(), it->second); !detached) {
+  cni::ContainerNetworks networks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_.erase(containerId.value());
+    auto it = attached_.find(containerId.value());
+    if (it == attached_.end()) return {};
+    networks = it->second;
+  }
+  // The plugins run without the lock, as in isolate(). Only the
+  // containerizer's actor cleans up, so the entry stays as copied.
+  if (auto detached = cni::detach(pluginOptions(), networks); !detached) {
     return detached;  // kept: a later cleanup (or the next start) tries again
   }
-  attached_.erase(it);
+  std::lock_guard<std::mutex> lock(mutex_);
+  attached_.erase(containerId.value());
   return {};
 }
 
 std::vector<NetworkInfo> CniIsolator::networkInfos(const ContainerID& containerId) const {
+  std::lock_guard<std::mutex> lock(mutex_);
   auto it = attached_.find(containerId.value());
   if (it == attached_.end()) return {};
   return cni::networkInfos(it->second);
@@ -208,6 +225,7 @@ std::optional<ContainerStatus> CniIsolator::status(const ContainerID& containerI
 }
 
 std::optional<std::string> CniIsolator::filesDirectory(const ContainerID& containerId) const {
+  std::lock_guard<std::mutex> lock(mutex_);
   auto it = attached_.find(containerId.value());
   if (it == attached_.end()) return std::nullopt;
   return it->second.directory;

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ class CniIsolator : public mesos::isolation::Isolator {
   static Result<std::unique_ptr<CniIsolator>> create(CniOptions options);
 
   std::string name() const override { return "network/cni"; }
+  // Its isolate() and cleanup() run the plugins without its lock (mutex_):
+  // a slow ADD or DEL holds up no other container.
+  bool concurrent() const override { return true; }
   Result<void> recover(const std::map<std::string, pid_t>& known) override;
   Result<mesos::isolation::LaunchRequirements> prepare(
       const mesos::isolation::ContainerConfig& config) override;
@@ -72,16 +76,14 @@ class CniIsolator : public mesos::isolation::Isolator {
   // /etc/resolv.conf); nullopt when it joined no network.
   std::optional<std::string> filesDirectory(const ContainerID& containerId) const;
 
-  // The networks known now, by name.
-  const std::map<std::string, cni::NetworkConfig>& networks() const { return configs_; }
-
  private:
   explicit CniIsolator(CniOptions options, std::map<std::string, cni::NetworkConfig> configs);
 
   cni::PluginOptions pluginOptions() const;
   // The configuration of network `name`, read again from its file (which
   // may have changed); the directory is read again when the name is not
-  // known. Fails naming the network, or the file that is wrong.
+  // known. Fails naming the network, or the file that is wrong. REQUIRES:
+  // mutex_ held.
   Result<cni::NetworkConfig> lookup(const std::string& name);
   Result<void> checkPlugins(const cni::NetworkConfig& config) const;
 
@@ -91,6 +93,7 @@ class CniIsolator : public mesos::isolation::Isolator {
   };
 
   const CniOptions options_;
+  mutable std::mutex mutex_;  // guards the three maps below
   std::map<std::string, cni::NetworkConfig> configs_;
   std::map<std::string, Pending> pending_;                  // prepared, not isolated
   std::map<std::string, cni::ContainerNetworks> attached_;  // by container id
