@@ -14,6 +14,7 @@
 #include "process/runtime.hpp"
 #include "slave/environment.hpp"
 #include "slave/executor_token.hpp"
+#include "slave/images.hpp"
 
 namespace mesos::internal::slave {
 
@@ -255,6 +256,15 @@ Flags::Flags() {
   add(&docker_config, "docker_config",
       "Registry credentials, in the format of Docker's config.json (auths): a path to the "
       "file, or the JSON itself");
+  add(&image_gc_config, "image_gc_config",
+      "Automatic garbage collection of the image store (--docker_store_dir): Apache Mesos's "
+      "ImageGcConfig as JSON, inline or in a file (file:///PATH or an absolute path), e.g. "
+      "'{\"image_disk_headroom\": 0.1, \"image_disk_watch_interval\": {\"nanoseconds\": "
+      "3600000000000}, \"excluded_images\": [{\"type\": \"DOCKER\", \"docker\": "
+      "{\"name\": \"busybox:1.36\"}}]}'. Every image_disk_watch_interval, when less than "
+      "image_disk_headroom of the store's file system is free, the images no container uses "
+      "and excluded_images does not name are removed with the layers only they used. Needs "
+      "--image_providers. Unset: the store is never collected automatically");
   add(&executor_environment_variables, "executor_environment_variables",
       "The environment executors start from, as a JSON object of names and string values "
       "('{\"PATH\":\"/bin:/usr/bin\"}'), inline or file:///PATH; the slave's MESOS_* "
@@ -364,6 +374,9 @@ Result<void> Flags::validate() const {
     if (docker_store_dir.empty() || docker_store_dir[0] != '/') {
       return Error{"--docker_store_dir: '" + docker_store_dir + "' is not an absolute path"};
     }
+  }
+  if (image_gc_config) {
+    if (auto gc = parseImageGcConfig(*image_gc_config); !gc) return gc.error();
   }
   if (!image_provisioner_backend.empty() && image_provisioner_backend != "overlay" &&
       image_provisioner_backend != "copy" && image_provisioner_backend != "bind") {

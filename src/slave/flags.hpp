@@ -79,6 +79,9 @@ struct Flags : mesos::flags::FlagSet {
   std::string docker_registry;
   std::string docker_store_dir;
   std::optional<std::string> docker_config;
+  // Automatic image garbage collection: an ImageGcConfig as JSON or a file
+  // (parseImageGcConfig, slave/images.hpp). Unset: none.
+  std::optional<std::string> image_gc_config;
   // Hardening (docs/security.md).
   std::optional<std::string> executor_environment_variables;
   std::optional<std::string> http_allowed_origins;

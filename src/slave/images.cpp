@@ -5,11 +5,16 @@
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <vector>
 
 #include <glog/logging.h>
@@ -17,6 +22,7 @@
 #include "common/fd.hpp"
 #include "common/json.hpp"
 #include "slave/containerizer/provisioner/backends/backend.hpp"
+#include "slave/containerizer/provisioner/docker/reference.hpp"
 #include "slave/containerizer/provisioner/store.hpp"
 #include "slave/reaper.hpp"
 #include "slave/spawn.hpp"
@@ -35,10 +41,111 @@ Result<std::string> dockerImageOf(const ContainerInfo& container) {
   return image.docker().name();
 }
 
+Result<ImageGcConfig> parseImageGcConfig(const std::string& value) {
+  const std::string flag = "--image_gc_config: ";
+  const std::string example =
+      " (e.g. '{\"image_disk_headroom\": 0.1, \"image_disk_watch_interval\": "
+      "{\"nanoseconds\": 3600000000000}}')";
+  std::string text = value;
+  std::string path;
+  if (value.rfind("file://", 0) == 0) {
+    path = value.substr(7);
+  } else if (value.rfind('/', 0) == 0) {
+    path = value;
+  }
+  if (!path.empty()) {
+    std::ifstream file(path);
+    if (!file) return Error{flag + "cannot read '" + path + "'"};
+    std::stringstream contents;
+    contents << file.rdbuf();
+    text = contents.str();
+  }
+  auto parsed = json::parse(text);
+  if (!parsed) return Error{flag + "not JSON (" + parsed.error().message + ")" + example};
+  if (!parsed->isObject()) return Error{flag + "expected a JSON object" + example};
+  const json::Value& config = *parsed;
+
+  ImageGcConfig gc;
+  const json::Value& headroom = config["image_disk_headroom"];
+  if (headroom.isNull()) return Error{flag + "'image_disk_headroom' is required" + example};
+  if (!headroom.isNumber()) return Error{flag + "'image_disk_headroom' must be a number"};
+  gc.headroom = headroom.number();
+  if (!(gc.headroom >= 0.0 && gc.headroom <= 1.0)) {
+    return Error{flag + "'image_disk_headroom' must be between 0.0 and 1.0 (e.g. 0.1), not " +
+                 json::stringify(headroom)};
+  }
+
+  const json::Value& interval = config["image_disk_watch_interval"];
+  if (interval.isNull()) return Error{flag + "'image_disk_watch_interval' is required" + example};
+  const json::Value& nanoseconds = interval["nanoseconds"];
+  std::optional<int64_t> count;
+  if (nanoseconds.isInteger()) {
+    count = nanoseconds.integer();
+  } else if (nanoseconds.isString() && !nanoseconds.string().empty()) {
+    // Protobuf's JSON form writes an int64 as a string.
+    errno = 0;
+    char* end = nullptr;
+    long long number = std::strtoll(nanoseconds.string().c_str(), &end, 10);
+    if (*end == '\0' && errno == 0) count = number;
+  }
+  if (!count) {
+    return Error{flag + "'image_disk_watch_interval' must be a DurationInfo: {\"nanoseconds\": N}"};
+  }
+  if (*count <= 0) {
+    return Error{flag +
+                 "'image_disk_watch_interval' must be positive (e.g. 3600000000000 "
+                 "nanoseconds: an hour)"};
+  }
+  gc.interval = std::chrono::nanoseconds(*count);
+
+  const json::Value& excluded = config["excluded_images"];
+  if (!excluded.isNull() && !excluded.isArray()) {
+    return Error{flag + "'excluded_images' must be an array of Image objects"};
+  }
+  if (excluded.isArray()) {
+    for (const json::Value& image : excluded.array()) {
+      if (!image.isObject()) return Error{flag + "'excluded_images' holds a non-object"};
+      const json::Value& type = image["type"];
+      if (type.isString() && type.string() == "APPC") continue;  // not in the Docker store
+      if (!(type.isNull() || (type.isString() && type.string() == "DOCKER"))) {
+        return Error{flag + "an excluded image's type must be DOCKER or APPC"};
+      }
+      const json::Value& name = image["docker"]["name"];
+      if (!name.isString() || name.string().empty()) {
+        return Error{flag +
+                     "an excluded DOCKER image has no docker.name (e.g. {\"type\": "
+                     "\"DOCKER\", \"docker\": {\"name\": \"busybox:1.36\"}})"};
+      }
+      if (auto reference = provisioner::docker::parseReference(name.string()); !reference) {
+        return Error{flag + "excluded_images: " + reference.error().message};
+      }
+      gc.excludedImages.push_back(name.string());
+    }
+  }
+  return gc;
+}
+
+Result<bool> needsImageGc(const std::string& path, double headroom, double* usage) {
+  std::filesystem::path existing = path;
+  struct statvfs stats {};
+  while (::statvfs(existing.c_str(), &stats) != 0) {
+    if (errno != ENOENT || !existing.has_relative_path()) {
+      return Error{"cannot measure the file system of '" + existing.string() +
+                   "': " + std::strerror(errno)};
+    }
+    existing = existing.parent_path();
+  }
+  if (stats.f_blocks == 0) return Error{"the file system of '" + path + "' has no blocks"};
+  double free = static_cast<double>(stats.f_bfree) / static_cast<double>(stats.f_blocks);
+  if (usage != nullptr) *usage = 1.0 - free;
+  return free < headroom;
+}
+
 struct Images::State {
   std::mutex mutex;
   std::map<std::string, pid_t> running;       // container id -> provisioning helper
   std::map<std::string, std::string> killed;  // container id -> why
+  pid_t gc = -1;                              // the gc helper, while it runs
 };
 
 namespace {
@@ -158,6 +265,9 @@ Images::~Images() {
     state_->killed[id] = "the slave is stopping";
     ::kill(-pid, SIGKILL);
   }
+  // Safe at any point: the store's table is replaced whole, and a layer
+  // leaves layers/ in one rename before it is removed.
+  if (state_->gc > 0) ::kill(-state_->gc, SIGKILL);
 }
 
 std::string Images::directory(const std::string& containerId) const {
@@ -256,6 +366,55 @@ process::Future<Result<process::Nothing>> Images::destroy(const std::string& con
                                  ? "mesos-provisioner destroy " + describeWaitStatus(status)
                                  : lastLine(errors)});
         }
+      });
+  return future;
+}
+
+process::Future<Result<ImageGcReport>> Images::gc(const std::vector<std::string>& excluded) {
+  auto promise = std::make_shared<process::Promise<Result<ImageGcReport>>>();
+  auto future = promise->future();
+  json::Array names;
+  for (const std::string& name : excluded) names.emplace_back(name);
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  if (state_->gc > 0) {
+    promise->set(Error{"an image garbage collection is running already"});
+    return future;
+  }
+  auto spawned = spawnHelper({helper_, "gc", "--docker_store_dir=" + storeDir_,
+                              "--excluded_images=" + json::stringify(json::Value(names))});
+  if (!spawned) {
+    promise->set(Error{"Failed to collect the image store: " + spawned.error().message});
+    return future;
+  }
+  state_->gc = spawned->pid;
+  Reaper::instance().watch(
+      spawned->pid, [state = state_, promise, out = spawned->out, err = spawned->err](int status) {
+        {
+          std::lock_guard<std::mutex> lock(state->mutex);
+          state->gc = -1;
+        }
+        const std::string output = readAll(out);
+        const std::string errors = readAll(err);
+        ::close(out);
+        ::close(err);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+          promise->set(Error{lastLine(errors).empty()
+                                 ? "mesos-provisioner gc " + describeWaitStatus(status)
+                                 : lastLine(errors)});
+          return;
+        }
+        auto parsed = json::parse(output);
+        if (!parsed || !parsed->isObject()) {
+          promise->set(Error{"mesos-provisioner gc printed no report: '" + lastLine(output) + "'"});
+          return;
+        }
+        ImageGcReport report;
+        report.images = strings((*parsed)["removed_images"]);
+        report.layers = strings((*parsed)["removed_layers"]);
+        const json::Value& bytes = (*parsed)["bytes_freed"];
+        if (bytes.isNumber() && bytes.number() > 0)
+          report.bytesFreed = static_cast<uint64_t>(bytes.number());
+        promise->set(std::move(report));
       });
   return future;
 }

@@ -14,15 +14,23 @@
 //
 // A container's root filesystem is <work_dir>/provisioner/containers/<id>/rootfs
 // on the host; its image's layers are pinned in the store until destroy().
+//
+// Image garbage collection (docs/container-images.md): gc() runs
+// `mesos-provisioner gc` the same way; the slave starts it every
+// image_disk_watch_interval of --image_gc_config when the store's file system
+// has less than image_disk_headroom of its space free.
 #pragma once
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "mesos.pb.h"
 #include "mesos/isolator.hpp"
@@ -45,6 +53,33 @@ struct ProvisionedImage {
 // The image name a ContainerInfo asks for ("" when none): the Docker image
 // of ContainerInfo.mesos.image (type DOCKER). An APPC image fails.
 Result<std::string> dockerImageOf(const ContainerInfo& container);
+
+// --image_gc_config: Apache Mesos's ImageGcConfig message as JSON, inline,
+// in a file named file:///PATH, or by an absolute path:
+//   {"image_disk_headroom": 0.1,
+//    "image_disk_watch_interval": {"nanoseconds": 3600000000000},
+//    "excluded_images": [{"type": "DOCKER", "docker": {"name": "busybox"}}]}
+struct ImageGcConfig {
+  double headroom = 0;                      // image_disk_headroom, in [0, 1]
+  std::chrono::nanoseconds interval{};      // image_disk_watch_interval, positive
+  std::vector<std::string> excludedImages;  // the Docker names (APPC images are ignored)
+};
+
+// Parses and checks the flag's value; the error names the flag and the fix.
+Result<ImageGcConfig> parseImageGcConfig(const std::string& value);
+
+// Whether the file system holding `path` (or, while it does not exist yet,
+// its nearest existing parent) has less than `headroom` of its space free;
+// the used share of that file system (0 to 1) in `usage`. statvfs(2): cheap,
+// fine on an actor's thread.
+Result<bool> needsImageGc(const std::string& path, double headroom, double* usage);
+
+// What `mesos-provisioner gc` removed.
+struct ImageGcReport {
+  std::vector<std::string> images;  // references
+  std::vector<std::string> layers;  // layer ids
+  uint64_t bytesFreed = 0;
+};
 
 class Images {
  public:
@@ -79,6 +114,15 @@ class Images {
   // forgetting its pin, when it has a directory; returns at once. The
   // future (reaper's thread) holds why it failed, if it did.
   process::Future<Result<process::Nothing>> destroy(const std::string& containerId);
+
+  // Starts `mesos-provisioner gc`: removes from the store the images no
+  // container pins and `excluded` (image names) does not name, and the
+  // layers nothing kept uses; returns at once. The future becomes ready on
+  // the reaper's thread with what was removed, or why it failed. A gc waits
+  // for the pulls under way (the store's lock); a pull's image is pinned
+  // before the pull lets go of that lock, so no image being provisioned is
+  // removed.
+  process::Future<Result<ImageGcReport>> gc(const std::vector<std::string>& excluded);
 
   // At start-up, before any container starts (it blocks): destroys the
   // root filesystems and pins of the containers not in `keep` (what an

@@ -237,6 +237,19 @@ void Slave::initialize() {
                        ? "; with --authenticate_http_executors none can register"
                        : "");
   }
+  if (flags_.image_gc_config) {
+    const std::vector<std::string> containerizers = flags_.containerizerList();
+    auto config = parseImageGcConfig(*flags_.image_gc_config);  // validate() checked it
+    if (!images_ ||
+        std::find(containerizers.begin(), containerizers.end(), "mesos") == containerizers.end()) {
+      LOG(WARNING) << "--image_gc_config is ignored: image garbage collection needs "
+                      "--image_providers and the mesos containerizer";
+    } else if (config) {
+      imageGc_ = std::move(config).value();
+      delay(std::chrono::duration_cast<process::Duration>(imageGc_->interval),
+            [this] { checkImageDiskUsage(); });
+    }
+  }
   recover();
 
   LOG(INFO) << "Slave " << self() << " started on " << info_.hostname() << " with resources "
@@ -253,6 +266,42 @@ void Slave::initialize() {
     return;
   }
   doReliableRegistration(process::Duration::zero());
+}
+
+void Slave::checkImageDiskUsage() {
+  delay(std::chrono::duration_cast<process::Duration>(imageGc_->interval),
+        [this] { checkImageDiskUsage(); });
+  double usage = 0;
+  auto needed = needsImageGc(flags_.docker_store_dir, imageGc_->headroom, &usage);
+  if (!needed) {
+    LOG(WARNING) << "Image garbage collection: " << needed.error().message;
+    return;
+  }
+  if (!*needed) {
+    VLOG(1) << "The image store's file system is " << usage * 100.0 << "% used: no image gc";
+    return;
+  }
+  if (imageGcRunning_) {
+    LOG(INFO) << "The image store's file system is " << usage * 100.0
+              << "% used; an image garbage collection is running already";
+    return;
+  }
+  LOG(INFO) << "The image store's file system is " << usage * 100.0 << "% used, more than "
+            << (1.0 - imageGc_->headroom) * 100.0 << "% (--image_gc_config's image_disk_headroom "
+            << imageGc_->headroom << "): collecting unused images in " << flags_.docker_store_dir;
+  imageGcRunning_ = true;
+  images_->gc(imageGc_->excludedImages).then(self(), [this](const Result<ImageGcReport>& report) {
+    imageGcRunning_ = false;
+    if (!report) {
+      LOG(ERROR) << "Image garbage collection failed: " << report.error().message;
+      return;
+    }
+    std::string names;
+    for (const std::string& image : report->images) names += (names.empty() ? "" : ", ") + image;
+    LOG(INFO) << "Image garbage collection removed " << report->images.size() << " image(s)"
+              << (names.empty() ? "" : " (" + names + ")") << " and " << report->layers.size()
+              << " layer(s), freeing " << report->bytesFreed << " bytes";
+  });
 }
 
 void Slave::detect() {

@@ -184,6 +184,10 @@ class Slave : public process::Actor {
   void detected(const std::optional<MasterInfo>& leader);
   void masterLost(const std::string& why);
   void armPingTimer();
+  // --image_gc_config: every interval, collects the image store when its
+  // file system is short of the headroom (mesos-provisioner gc, one at a
+  // time, off this actor).
+  void checkImageDiskUsage();
   bool fromMaster(const process::UPID& from, const char* what);
 
   // authentication.cpp: with --credential the slave authenticates with each
@@ -444,6 +448,9 @@ class Slave : public process::Actor {
   std::unique_ptr<Fetcher> fetcher_;
   // With --image_providers (made and recovered by create()).
   std::unique_ptr<Images> images_;
+  // With --image_gc_config and --image_providers.
+  std::optional<ImageGcConfig> imageGc_;
+  bool imageGcRunning_ = false;
   // Set when --containerizers names docker.
   std::unique_ptr<DockerContainers> docker_;
 

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -363,6 +364,108 @@ TEST_F(ImageContainersTest, ASlaveWithoutImageProvidersFailsTheTaskSayingSo) {
       execute("unprovided", {"--docker_image=" + std::string(kImage), "--command=true"});
   EXPECT_TRUE(run.exitedWith(1)) << run.describe();
   EXPECT_NE(run.out.find("--image_providers"), std::string::npos) << run.describe();
+}
+
+// --image_gc_config with a headroom no file system has (every check
+// collects) and a short interval: the slave removes the image no container
+// uses, with the layer only it used, while a running container's image and
+// the excluded image stay; once that container is gone, its image goes too.
+TEST_F(ImageContainersTest, ImageGcRemovesUnusedImagesButNotARunningContainersOrExcludedOnes) {
+  // test/kept:1 is the base image again, under a name the config excludes.
+  ASSERT_EQ("",
+            images::copyImage(dir_, "base", "docker://" + registry_->hostPort() + "/test/kept:1"));
+  const std::string store = dir_ + "/store";
+  // The references in the store's table.
+  auto stored = [&]() {
+    std::set<std::string> references;
+    auto table = json::parse(readFile(store + "/images.json"));
+    if (!table || !table->isObject() || !(*table)["images"].isObject()) return references;
+    for (const auto& [key, image] : (*table)["images"].object()) {
+      references.insert(image["reference"].string());
+    }
+    return references;
+  };
+  auto layers = [&]() {
+    std::set<std::string> found;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(store + "/layers", error)) {
+      found.insert(entry.path().filename().string());
+    }
+    return found;
+  };
+  const std::string latest = "registry-1.docker.io/test/busybox:latest";
+  const std::string base = "registry-1.docker.io/test/busybox:base";
+  const std::string kept = "registry-1.docker.io/test/kept:1";
+  ASSERT_GT(startSlaveWith("filesystem/linux,docker/runtime,posix/cpu",
+                           {"--image_gc_config={\"image_disk_headroom\": 1.0, "
+                            "\"image_disk_watch_interval\": {\"nanoseconds\": 100000000}, "
+                            "\"excluded_images\": [{\"type\": \"DOCKER\", \"docker\": "
+                            "{\"name\": \"test/kept:1\"}}]}"}),
+            0);
+  ChildResult excluded = execute("excluded", {"--docker_image=test/kept:1", "--command=true"});
+  ASSERT_TRUE(excluded.exitedWith(0)) << excluded.describe() << readFile(dir_ + "/slave.log");
+  ChildResult unused =
+      execute("unused", {"--docker_image=" + std::string(kImage), "--command=true"});
+  ASSERT_TRUE(unused.exitedWith(0)) << unused.describe() << readFile(dir_ + "/slave.log");
+
+  pid_t framework = startDaemon(
+      {MESOS_EXECUTE_PATH, "--master=" + master_.toString(), "--name=running",
+       "--resources=cpus:0.1;mem:32", "--docker_image=test/busybox:base", "--command=sleep 1000"},
+      dir_ + "/execute.log");
+  ASSERT_GT(framework, 0);
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        json::Value state = getJson(master_, "/state");
+        for (const json::Value& fw : state["frameworks"].array()) {
+          for (const json::Value& task : fw["tasks"].array()) {
+            if (task["state"].isString() && task["state"].string() == "TASK_RUNNING") return true;
+          }
+        }
+        return false;
+      },
+      60s))
+      << readFile(dir_ + "/slave.log");
+
+  // The base image has one layer, which the latest image and test/kept:1
+  // share; the latest image's second layer is its own.
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        return stored() == std::set<std::string>{base, kept} && layers().size() == 1;
+      },
+      60s))
+      << "images: " << stored().size() << ", layers: " << layers().size() << "\n"
+      << readFile(dir_ + "/slave.log");
+  EXPECT_NE(
+      readFile(dir_ + "/slave.log")
+          .find("Image garbage collection removed 1 image(s) (" + latest + ") and 1 layer(s)"),
+      std::string::npos)
+      << readFile(dir_ + "/slave.log");
+  EXPECT_EQ(1u, rootfses().size()) << "the running container lost its root filesystem";
+
+  // The framework goes, its task is killed and its container destroyed:
+  // nothing pins the base image any more.
+  ::kill(framework, SIGKILL);
+  waitForExit(framework, 30s);
+  EXPECT_TRUE(
+      waitUntil([&] { return rootfses().empty() && stored() == std::set<std::string>{kept}; }, 60s))
+      << "images: " << stored().size() << ", rootfses: " << rootfses().size() << "\n"
+      << readFile(dir_ + "/slave.log");
+  EXPECT_EQ(1u, layers().size());
+}
+
+TEST_F(ImageContainersTest, ABadImageGcConfigStopsTheSlave) {
+  std::vector<std::string> flags = slaveFlags("filesystem/linux,docker/runtime");
+  flags.push_back(
+      "--image_gc_config={\"image_disk_headroom\": 2, \"image_disk_watch_interval\": "
+      "{\"nanoseconds\": 1000000000}}");
+  pid_t slave = startSlave(master_, "bad", flags, freePort());
+  ASSERT_GT(slave, 0);
+  EXPECT_EQ(1, waitForExit(slave, 30s));
+  reaped(slave);
+  EXPECT_NE(readFile(dir_ + "/bad.log")
+                .find("--image_gc_config: 'image_disk_headroom' must be between 0.0 and 1.0"),
+            std::string::npos)
+      << readFile(dir_ + "/bad.log");
 }
 
 TEST_F(ImageContainersTest, ImageProvidersWithoutFilesystemLinuxStopTheSlave) {

@@ -10,6 +10,7 @@
 //       [--docker_registry=URL|DIR] [--docker_config=FILE|JSON] [--force_pull=true]
 //       [--mount_in_container=true]
 //   mesos-provisioner destroy --container=ID --directory=DIR --docker_store_dir=DIR
+//   mesos-provisioner gc --docker_store_dir=DIR [--excluded_images=JSON]
 //
 // pull puts the image in the store (unless it is there) and prints one JSON
 // object on stdout, the image as stored:
@@ -26,7 +27,12 @@
 // the overlay backend mounts nothing: the launch helper mounts it in the container's own mount
 // namespace, rootfs.hpp). destroy unmounts and removes
 // DIR and forgets the container's pin; it prints nothing, and succeeds when there is nothing to
-// undo. On failure each writes one line on stderr ("mesos-provisioner: Failed to pull 'REF': why")
+// undo. gc removes the images no container pins and --excluded_images (a JSON array of image
+// names, e.g. '["busybox:1.36"]') does not name, then the layers and configurations nothing
+// kept uses (Store::gc, which waits for running pulls), and prints what went:
+//   {"removed_images": ["registry/repo:tag", ...], "removed_layers": ["sha256:...", ...],
+//    "bytes_freed": N}
+// On failure each writes one line on stderr ("mesos-provisioner: Failed to pull 'REF': why")
 // and exits 1, having undone what it did; 2 on bad usage.
 #include <curl/curl.h>
 
@@ -38,6 +44,7 @@
 
 #include "common/json.hpp"
 #include "slave/containerizer/provisioner/docker/puller.hpp"
+#include "slave/containerizer/provisioner/docker/reference.hpp"
 #include "slave/containerizer/provisioner/provisioner.hpp"
 #include "slave/containerizer/provisioner/store.hpp"
 
@@ -54,7 +61,9 @@ int usage(const std::string& problem) {
                "--docker_store_dir=DIR [--backend=overlay|copy|bind] [--docker_registry=URL|DIR] "
                "[--docker_config=FILE|JSON]\n"
                "       mesos-provisioner destroy --container=ID --directory=DIR "
-               "--docker_store_dir=DIR\n",
+               "--docker_store_dir=DIR\n"
+               "       mesos-provisioner gc --docker_store_dir=DIR "
+               "[--excluded_images='[\"IMAGE\", ...]']\n",
                problem.c_str());
   return 2;
 }
@@ -68,6 +77,48 @@ mesos::json::Value strings(const std::vector<std::string>& items) {
   mesos::json::Array array;
   for (const std::string& item : items) array.emplace_back(item);
   return array;
+}
+
+// --excluded_images: a JSON array of image names, as canonical references.
+mesos::Result<std::set<std::string>> excludedImages(const std::string& text) {
+  std::set<std::string> keep;
+  if (text.empty()) return keep;
+  auto parsed = mesos::json::parse(text);
+  if (!parsed) {
+    return mesos::Error{"--excluded_images is not JSON (" + parsed.error().message +
+                        "); expected an array of image names, e.g. '[\"busybox:1.36\"]'"};
+  }
+  if (!parsed->isArray()) {
+    return mesos::Error{
+        "--excluded_images must be a JSON array of image names, e.g. "
+        "'[\"busybox:1.36\"]'"};
+  }
+  for (const mesos::json::Value& item : parsed->array()) {
+    if (!item.isString())
+      return mesos::Error{"--excluded_images holds an item that is not a string"};
+    auto reference = docker::parseReference(item.string());
+    if (!reference) return mesos::Error{"--excluded_images: " + reference.error().message};
+    keep.insert(reference->canonical());
+  }
+  return keep;
+}
+
+int collect(const std::string& storeDir, const std::string& excluded) {
+  auto keep = excludedImages(excluded);
+  if (!keep) return usage(keep.error().message);
+  auto store = Store::open(storeDir);
+  if (!store) return fail("Failed to open the image store: " + store.error().message);
+  auto report = store->gc(*keep);
+  if (!report) {
+    return fail("Failed to collect the image store '" + store->directory() +
+                "': " + report.error().message);
+  }
+  mesos::json::Object output;
+  output["removed_images"] = strings(report->images);
+  output["removed_layers"] = strings(report->layers);
+  output["bytes_freed"] = report->bytes;
+  std::printf("%s\n", mesos::json::stringify(output).c_str());
+  return 0;
 }
 
 }  // namespace
@@ -84,7 +135,8 @@ int main(int argc, char** argv) {
   }
   if (command == "provision" || command == "destroy") known.insert({"container", "directory"});
   if (command == "provision") known.insert({"backend", "force_pull", "mount_in_container"});
-  if (known.size() == 1) return usage("the command must be pull, provision or destroy");
+  if (command == "gc") known.insert("excluded_images");
+  if (known.size() == 1) return usage("the command must be pull, provision, destroy or gc");
   std::map<std::string, std::string> flags = {{"docker_registry", "https://registry-1.docker.io"},
                                               {"docker_store_dir", "/tmp/mesos/store/docker"}};
   for (int i = 2; i < argc; ++i) {
@@ -99,10 +151,11 @@ int main(int argc, char** argv) {
   }
   for (const std::string& name : known) {
     if (name != "docker_config" && name != "backend" && name != "force_pull" &&
-        name != "mount_in_container" && flags[name].empty()) {
+        name != "mount_in_container" && name != "excluded_images" && flags[name].empty()) {
       return usage("--" + name + " is required");
     }
   }
+  if (command == "gc") return collect(flags["docker_store_dir"], flags["excluded_images"]);
   auto store = Store::open(flags["docker_store_dir"]);
 
   if (command == "destroy") {
@@ -130,6 +183,8 @@ int main(int argc, char** argv) {
   options.registry = flags["docker_registry"];
   options.dockerConfig = flags["docker_config"];
   options.forcePull = flags["force_pull"] == "true";
+  // Pinned under the pull's lock: a gc cannot come between the two.
+  if (provisioner) options.pinFor = flags["container"];
   auto pulled = docker::pull(*store, flags["image"], options);
   if (!pulled) return fail(pulled.error().message);
 
@@ -150,10 +205,6 @@ int main(int argc, char** argv) {
 
   if (provisioner) {
     const std::string& container = flags["container"];
-    if (auto pinned = store->pin(container, image.reference); !pinned) {
-      return fail("Failed to pin '" + image.reference + "' for container " + container + ": " +
-                  pinned.error().message);
-    }
     auto rootfs = provisioner->provision(*store, image, flags["directory"]);
     if (!rootfs) {
       (void)store->unpin(container);

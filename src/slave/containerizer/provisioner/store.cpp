@@ -91,6 +91,22 @@ Result<void> writeTable(const std::string& path, const std::string& key, json::O
   return writeFileAtomically(path, json::stringify(document) + "\n");
 }
 
+// The disk space the files below `path` (and it) take, hard links counted
+// once each time they are met.
+uint64_t diskBytes(const fs::path& path) {
+  uint64_t bytes = 0;
+  struct stat stats {};
+  if (::lstat(path.c_str(), &stats) == 0) bytes += static_cast<uint64_t>(stats.st_blocks) * 512;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(path, error), end; !error && it != end;
+       it.increment(error)) {
+    if (::lstat(it->path().c_str(), &stats) == 0) {
+      bytes += static_cast<uint64_t>(stats.st_blocks) * 512;
+    }
+  }
+  return bytes;
+}
+
 }  // namespace
 
 Result<void> writeFileAtomically(const std::string& path, const std::string& contents) {
@@ -341,16 +357,24 @@ Result<GcReport> Store::gc(const std::set<std::string>& keep) const {
   for (const auto& entry : fs::directory_iterator(directory_ + "/layers", error)) {
     std::string id = entry.path().filename().string();
     if (usedLayers.count(id) > 0) continue;
-    fs::remove_all(entry.path(), error);
-    if (error)
-      return Error{"cannot remove layer '" + entry.path().string() + "': " + error.message()};
+    // Out of layers/ in one step, so that no pull ever sees half a layer.
+    auto doomed = makeStaging();
+    if (!doomed) return doomed.error();
+    std::string moved = *doomed + "/layer";
+    if (::rename(entry.path().c_str(), moved.c_str()) != 0) {
+      return systemError("cannot move layer '" + entry.path().string() + "' out", errno);
+    }
+    report.bytes += diskBytes(moved);
+    fs::remove_all(*doomed, error);
+    if (error) return Error{"cannot remove layer '" + moved + "': " + error.message()};
     report.layers.push_back(id);
   }
   if (error) return Error{"cannot list '" + directory_ + "/layers': " + error.message()};
   for (const auto& entry : fs::directory_iterator(directory_ + "/configs", error)) {
     std::string name = entry.path().filename().string();
     if (name.size() > 5 && usedConfigs.count(name.substr(0, name.size() - 5)) > 0) continue;
-    fs::remove_all(entry.path(), error);
+    uint64_t bytes = diskBytes(entry.path());
+    if (fs::remove_all(entry.path(), error) > 0 && !error) report.bytes += bytes;
   }
   for (const auto& entry : fs::directory_iterator(directory_ + "/staging", error)) {
     fs::remove_all(entry.path(), error);

@@ -19,6 +19,7 @@
 // Every call blocks on the file system: call it off an actor's thread.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -43,6 +44,7 @@ struct StoredImage {
 struct GcReport {
   std::vector<std::string> images;  // references
   std::vector<std::string> layers;  // layer ids
+  uint64_t bytes = 0;  // of disk the layers and configurations removed held (st_blocks)
 };
 
 // Holds a lock until it goes (flock on an open file).
@@ -107,7 +109,8 @@ class Store {
   // Removes every image that no container pins and that is not in `keep`
   // (canonical references), then every layer and configuration no remaining
   // image or pin uses, and leftover staging directories. Waits for running
-  // pulls to finish first.
+  // pulls to finish first. A layer is first moved into staging/ whole, then
+  // removed: a gc() killed half-way leaves no partial layer in layers/.
   Result<GcReport> gc(const std::set<std::string>& keep = {}) const;
 
  private:

@@ -34,17 +34,28 @@ Result<Pulled> pull(const Store& store, const std::string& image, const PullOpti
   auto reference = parseReference(image);
   if (!reference) return Error{"Failed to pull: " + reference.error().message};
 
+  // Taken before looking in the store: a gc() waits for it, so that an
+  // image found here is still there when it is pinned below.
+  auto lock = store.pullLock();
+  if (!lock) return failed(lock.error().message);
+  auto pin = [&](Pulled pulled) -> Result<Pulled> {
+    if (options.pinFor.empty()) return pulled;
+    if (auto pinned = store.pin(options.pinFor, pulled.image.reference); !pinned) {
+      return Error{"Failed to pin '" + pulled.image.reference + "' for container " +
+                   options.pinFor + ": " + pinned.error().message};
+    }
+    return pulled;
+  };
+
   std::string key = reference->canonical();
   auto found = store.find(key);
   if (!found) return failed(found.error().message);
   if (*found && !options.forcePull) {
     bool whole = true;
     for (const std::string& layer : (*found)->layers) whole = whole && store.hasLayer(layer);
-    if (whole) return Pulled{std::move(**found), true};
+    if (whole) return pin(Pulled{std::move(**found), true});
   }
 
-  auto lock = store.pullLock();
-  if (!lock) return failed(lock.error().message);
   Result<StoredImage> pulled = Error{};
   if (!options.registry.empty() && options.registry[0] == '/') {
     pulled = pullFromDirectory(store, *reference, options.registry);
@@ -52,7 +63,7 @@ Result<Pulled> pull(const Store& store, const std::string& image, const PullOpti
     pulled = pullFromRegistry(store, *reference, options);
   }
   if (!pulled) return failed(pulled.error().message);
-  return Pulled{std::move(pulled).value(), false};
+  return pin(Pulled{std::move(pulled).value(), false});
 }
 
 }  // namespace mesos::internal::slave::provisioner::docker

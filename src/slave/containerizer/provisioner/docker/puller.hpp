@@ -21,6 +21,10 @@ struct PullOptions {
   // Image.cached=false: ask the registry for the image's manifest even when
   // the store has the image (layers it has already are not fetched again).
   bool forcePull = false;
+  // When set, the image is pinned for this container before the pull lets go
+  // of the store's pull lock, so that no gc() runs between the pull and the
+  // pin (the image would be unpinned then, and removed).
+  std::string pinFor;
 };
 
 struct Pulled {
@@ -28,8 +32,10 @@ struct Pulled {
   bool cached = false;  // found in the store: nothing was fetched
 };
 
-// Pulls `image` into `store` unless the store has it already. Fails with
-// "Failed to pull 'IMAGE': <why>".
+// Pulls `image` into `store` unless the store has it already, holding the
+// store's pull lock throughout (also when the store has the image). Fails
+// with "Failed to pull 'IMAGE': <why>", or "Failed to pin ..." when
+// options.pinFor is set and the pin cannot be recorded.
 Result<Pulled> pull(const Store& store, const std::string& image, const PullOptions& options);
 
 // Extracts the verified layer blob `blob` into the store as `layerId` (no-op
