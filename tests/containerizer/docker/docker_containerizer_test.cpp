@@ -42,18 +42,6 @@ namespace images = mesos::internal::slave::provisioner::testing;
 
 constexpr char kImage[] = "mesos-test/busybox:1";
 
-// The path of `program` in PATH ("" when absent).
-std::string which(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::string candidate = dir + "/" + program;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 // Every `program` in PATH, in PATH's order.
 std::vector<std::string> everyInPath(const std::string& program) {
   std::vector<std::string> found;
@@ -65,6 +53,12 @@ std::vector<std::string> everyInPath(const std::string& program) {
     if (::access(candidate.c_str(), X_OK) == 0) found.push_back(candidate);
   }
   return found;
+}
+
+// The path of `program` in PATH ("" when absent).
+std::string which(const std::string& program) {
+  std::vector<std::string> found = everyInPath(program);
+  return found.empty() ? "" : found.front();
 }
 
 // "Docker version 20.10.24+dfsg1" of `program --version`'s
