@@ -25,6 +25,8 @@ class DockerContainers {
   // at once.
   void removeOrphans(std::set<std::string> keep) const;
 
+  const docker::Endpoint& endpoint() const { return endpoint_; }
+
  private:
   docker::Endpoint endpoint_;
 };

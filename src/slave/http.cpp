@@ -308,8 +308,8 @@ Future<Response> Slave::monitorEndpoint(const Request&) {
     for (const auto& [executorId, executor] : framework->executors) {
       if (executor->state == Executor::State::kTerminated || executor->osPid <= 0) continue;
       executors.push_back({executor->frameworkId, executor->info.executor_id(),
-                           executor->info.name(), executor->info.source(),
-                           executor->containerId, executor->resources()});
+                           executor->info.name(), executor->info.source(), executor->containerId,
+                           executor->resources(), executor->dockerContainer});
     }
   }
   return process::dispatch(monitor_.pid(), &Monitor::statistics, std::move(executors));

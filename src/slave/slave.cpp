@@ -220,7 +220,9 @@ void Slave::initialize() {
       [me](const Result<void>& written, size_t unwritten) {
         process::dispatch(me, &Slave::updatesCheckpointed, written, unwritten);
       });
-  monitor_ = runtime().spawn<Monitor>(containerizer_);
+  monitor_ = runtime().spawn<Monitor>(
+      containerizer_,
+      docker_ ? std::optional<docker::Endpoint>(docker_->endpoint()) : std::nullopt);
   containerizerActor_ = runtime().spawn<ContainerizerActor>(containerizer_);
   gc_ = runtime().spawn<GarbageCollector>();
   fetcher_ = std::make_unique<Fetcher>(launcherBinaryPath(flags_.launcher_dir, kFetcherHelper),

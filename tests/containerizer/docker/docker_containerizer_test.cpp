@@ -3,8 +3,10 @@
 // rules), an image imported from busybox-static, and mesos-master and
 // mesos-slave processes, the slave with --containerizers=docker,mesos.
 // Tasks come from mesos-execute --containerizer=docker or from a scheduler
-// driver in this process; every container uses the host's network
-// (loopback only). Real processes: waits have real-time bounds.
+// driver in this process; their containers use the host's network
+// (loopback only), but for the BRIDGE test's, whose dockerd runs in a
+// network namespace of the test's own. Images to pull come from a
+// docker-registry on loopback. Real processes: waits have real-time bounds.
 #include <signal.h>
 #include <sys/mount.h>
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -39,24 +42,91 @@ namespace images = mesos::internal::slave::provisioner::testing;
 
 constexpr char kImage[] = "mesos-test/busybox:1";
 
-// The path of `program` in PATH ("" when absent).
-std::string which(const std::string& program) {
+// Every `program` in PATH, in PATH's order.
+std::vector<std::string> everyInPath(const std::string& program) {
+  std::vector<std::string> found;
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
     std::string candidate = dir + "/" + program;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (::access(candidate.c_str(), X_OK) == 0) found.push_back(candidate);
+  }
+  return found;
+}
+
+// The path of `program` in PATH ("" when absent).
+std::string which(const std::string& program) {
+  std::vector<std::string> found = everyInPath(program);
+  return found.empty() ? "" : found.front();
+}
+
+// "Docker version 20.10.24+dfsg1" of `program --version`'s
+// "Docker version 20.10.24+dfsg1, build 297e128" ("" when it does not run).
+std::string versionOf(const std::string& program) {
+  images::ScratchDir scratch;
+  images::Ran ran = images::run({program, "--version"}, scratch.path());
+  if (ran.status != 0) return "";
+  return ran.out.substr(0, ran.out.find(','));
+}
+
+// The docker program of dockerd's own release (Debian's docker.io ships
+// both): another docker earlier in PATH may speak a newer API than this
+// daemon. "" when none matches.
+std::string dockerProgramFor(const std::string& dockerd) {
+  const std::string version = versionOf(dockerd);
+  if (version.empty()) return "";
+  for (const std::string& docker : everyInPath("docker")) {
+    if (versionOf(docker) == version) return docker;
   }
   return "";
 }
 
+// A network namespace of the test's own (`ip netns add`), its loopback up;
+// deleted, with what is left in it, when destroyed.
+class NetworkNamespace {
+ public:
+  explicit NetworkNamespace(std::string name) : name_(std::move(name)) {
+    if (which("ip").empty() || which("nsenter").empty()) {
+      error_ = "needs ip (iproute2) and nsenter (util-linux)";
+      return;
+    }
+    images::ScratchDir scratch;
+    images::Ran added = images::run({"ip", "netns", "add", name_}, scratch.path());
+    if (added.status != 0) {
+      error_ = "ip netns add " + name_ + ": " + added.err;
+      return;
+    }
+    added_ = true;
+    images::Ran up = images::run({"ip", "netns", "exec", name_, "ip", "link", "set", "lo", "up"},
+                                 scratch.path());
+    if (up.status != 0) error_ = "cannot bring up lo in " + name_ + ": " + up.err;
+  }
+
+  ~NetworkNamespace() {
+    if (!added_) return;
+    images::ScratchDir scratch;
+    images::run({"ip", "netns", "delete", name_}, scratch.path());
+  }
+
+  const std::string& name() const { return name_; }
+  const std::string& error() const { return error_; }
+  std::string path() const { return "/run/netns/" + name_; }
+
+ private:
+  std::string name_;
+  std::string error_;
+  bool added_ = false;
+};
+
 // A dockerd of the test's own: its data, state and socket in a scratch
-// directory. Stopped (its containers removed first) and its directory
-// removed when destroyed.
+// directory; with `netns`, it runs in that network namespace (nsenter) with
+// Docker's default bridge there, else in the host's with no bridge.
+// Stopped (its containers removed first) and its directory removed when
+// destroyed.
 class Dockerd {
  public:
-  Dockerd() {
+  explicit Dockerd(const NetworkNamespace* netns = nullptr) : netns_(netns) {
     char dir[] = "/tmp/mesos-dockerd-XXXXXX";
     if (::mkdtemp(dir) == nullptr) {
       error_ = "cannot make a scratch directory";
@@ -66,6 +136,12 @@ class Dockerd {
     const std::string dockerd = which("dockerd");
     if (dockerd.empty() || which("docker").empty()) {
       error_ = "needs dockerd and docker (Debian's docker.io; scripts/install-deps.sh)";
+      return;
+    }
+    program_ = dockerProgramFor(dockerd);
+    if (program_.empty()) {
+      error_ = "no docker program in PATH is of " + dockerd + "'s release (" + versionOf(dockerd) +
+               "; Debian's docker.io ships both)";
       return;
     }
     for (const char* driver : {"overlay2", "vfs"}) {
@@ -97,10 +173,13 @@ class Dockerd {
   const std::string& error() const { return error_; }
   std::string socket() const { return dir_ + "/sock"; }
   const std::string& driver() const { return driver_; }
+  // The docker program of this daemon's release (the slave's --docker).
+  const std::string& program() const { return program_; }
+  const std::string& log() const { return log_; }
 
   // `docker -H unix://SOCKET args...`, run to its end.
   images::Ran docker(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv = {"docker", "-H", "unix://" + socket()};
+    std::vector<std::string> argv = {program_, "-H", "unix://" + socket()};
     argv.insert(argv.end(), args.begin(), args.end());
     return images::run(argv, dir_);
   }
@@ -120,11 +199,18 @@ class Dockerd {
   bool start(const std::string& dockerd, const std::string& driver) {
     std::error_code ignored;
     fs::remove_all(dir_ + "/data", ignored);
-    pid_ = startDaemon({dockerd, "--data-root=" + dir_ + "/data", "--exec-root=" + dir_ + "/exec",
-                        "--pidfile=" + dir_ + "/pid", "-H", "unix://" + socket(),
-                        "--bridge=none", "--iptables=false", "--ip6tables=false",
-                        "--ip-masq=false", "--storage-driver=" + driver},
-                       dir_ + "/dockerd-" + driver + ".log");
+    // In a network namespace, only the namespace's address changes: the
+    // mounts (its data, the cgroups) are the host's. No iptables rules
+    // anywhere: a port mapping is Docker's userland proxy.
+    std::vector<std::string> argv;
+    if (netns_ != nullptr) argv = {which("nsenter"), "--net=" + netns_->path()};
+    argv.insert(argv.end(),
+                {dockerd, "--data-root=" + dir_ + "/data", "--exec-root=" + dir_ + "/exec",
+                 "--pidfile=" + dir_ + "/pid", "-H", "unix://" + socket(), "--iptables=false",
+                 "--ip6tables=false", "--ip-masq=false", "--storage-driver=" + driver});
+    if (netns_ == nullptr) argv.push_back("--bridge=none");
+    log_ = dir_ + "/dockerd-" + driver + ".log";
+    pid_ = startDaemon(argv, log_);
     if (pid_ <= 0) {
       error_ = "cannot start dockerd";
       return false;
@@ -151,11 +237,36 @@ class Dockerd {
     return start == std::string::npos ? text : text.substr(start + 1);
   }
 
+  const NetworkNamespace* netns_;
   std::string dir_;
   std::string error_;
   std::string driver_;
+  std::string program_;
+  std::string log_;
   pid_t pid_ = -1;
 };
+
+// Imports, as `tag` into `dockerd`, one layer of busybox (`busybox`), links
+// to a few of its applets, and `files` (path below / to contents). "" or
+// what failed.
+std::string importBusybox(const Dockerd& dockerd, const std::string& busybox,
+                          const std::string& tag,
+                          const std::vector<std::pair<std::string, std::string>>& files = {}) {
+  images::ScratchDir scratch;
+  const std::string root = scratch.path() + "/root";
+  fs::create_directories(root + "/bin");
+  fs::copy_file(busybox, root + "/bin/busybox");
+  for (const char* applet : {"sh", "cat", "echo", "sleep", "ls", "true", "false", "test", "["}) {
+    fs::create_symlink("busybox", root + "/bin/" + applet);
+  }
+  for (const auto& [path, contents] : files) images::writeText(root + "/" + path, contents);
+  images::Ran tar =
+      images::run({"tar", "-C", root, "-cf", scratch.path() + "/image.tar", "."}, scratch.path());
+  if (tar.status != 0) return "tar: " + tar.err;
+  images::Ran imported = dockerd.docker({"import", scratch.path() + "/image.tar", tag});
+  if (imported.status != 0) return "docker import: " + imported.err;
+  return "";
+}
 
 class DockerContainerizerTest : public DaemonsFixture {
  protected:
@@ -169,27 +280,13 @@ class DockerContainerizerTest : public DaemonsFixture {
       skip_ = "needs busybox (busybox-static; scripts/install-deps.sh)";
       return;
     }
+    busybox_ = busybox;
     dockerd_ = new Dockerd();
     if (!dockerd_->error().empty()) {
       skip_ = dockerd_->error();
       return;
     }
-    // The image: busybox and a few of its applets, imported as one layer.
-    images::ScratchDir scratch;
-    const std::string root = scratch.path() + "/root";
-    fs::create_directories(root + "/bin");
-    fs::copy_file(busybox, root + "/bin/busybox");
-    for (const char* applet : {"sh", "cat", "echo", "sleep", "ls", "true", "false", "test", "["}) {
-      fs::create_symlink("busybox", root + "/bin/" + applet);
-    }
-    images::Ran tar = images::run({"tar", "-C", root, "-cf", scratch.path() + "/image.tar", "."},
-                                  scratch.path());
-    if (tar.status != 0) {
-      setupError_ = "tar: " + tar.err;
-      return;
-    }
-    images::Ran imported = dockerd_->docker({"import", scratch.path() + "/image.tar", kImage});
-    if (imported.status != 0) setupError_ = "docker import: " + imported.err;
+    setupError_ = importBusybox(*dockerd_, busybox, kImage);
   }
 
   static void TearDownTestSuite() {
@@ -226,11 +323,17 @@ class DockerContainerizerTest : public DaemonsFixture {
     }
   }
 
+  // The slave's flags but --resources (resources_), --containerizers and
+  // the daemon's (daemon_, else the suite's).
+  std::vector<std::string> slaveFlags(const std::string& containerizers) const {
+    const Dockerd* daemon = daemon_ != nullptr ? daemon_ : dockerd_;
+    return {"--resources=" + resources_, "--containerizers=" + containerizers,
+            "--docker_socket=" + daemon->socket(), "--docker=" + daemon->program()};
+  }
+
   pid_t startSlaveWith(std::vector<std::string> extra = {},
                        const std::string& containerizers = "docker,mesos", uint16_t port = 0) {
-    std::vector<std::string> flags = {"--resources=cpus:2;mem:512;disk:512",
-                                      "--containerizers=" + containerizers,
-                                      "--docker_socket=" + dockerd_->socket()};
+    std::vector<std::string> flags = slaveFlags(containerizers);
     flags.insert(flags.end(), extra.begin(), extra.end());
     pid_t pid = startSlave(master_, "slave", flags, port);
     EXPECT_GT(pid, 0);
@@ -277,19 +380,27 @@ class DockerContainerizerTest : public DaemonsFixture {
     ASSERT_EQ(DRIVER_RUNNING, driver_->start());
   }
 
-  // Launches `command` as task `id` in a DOCKER container of kImage;
-  // `edit` may change the task first.
+  // Launches `command` as task `id` in a DOCKER container of kImage on an
+  // offer not used yet; `edit` may change the task first.
   void launchDockerTask(const std::string& id, const std::string& command,
                         const std::string& resources,
                         const std::function<void(TaskInfo*)>& edit = nullptr) {
-    auto offers = scheduler_.awaitKind("offers", 60s);
-    ASSERT_TRUE(offers && !offers->offers.empty()) << "no offer within 60 s";
+    auto offers = scheduler_.await(
+        [&](const RecordingScheduler::Event& e) {
+          return e.kind == "offers" && !e.offers.empty() &&
+                 usedOffers_.count(e.offers.front().id().value()) == 0;
+        },
+        60s);
+    ASSERT_TRUE(offers) << "no new offer within 60 s";
     const Offer& offer = offers->offers.front();
+    usedOffers_.insert(offer.id().value());
     TaskInfo task = commandTask(offer, id, command, resources);
     task.mutable_container()->set_type(ContainerInfo::DOCKER);
     task.mutable_container()->mutable_docker()->set_image(kImage);
     if (edit) edit(&task);
-    driver_->launchTasks(offer.id(), {task}, Filters());
+    Filters filters;
+    filters.set_refuse_seconds(0);  // what is left comes back for the next task
+    driver_->launchTasks(offer.id(), {task}, filters);
   }
 
   std::string updates() {
@@ -307,8 +418,13 @@ class DockerContainerizerTest : public DaemonsFixture {
   }
 
   static Dockerd* dockerd_;
+  static std::string busybox_;
   static std::string skip_;
   static std::string setupError_;
+
+  const Dockerd* daemon_ = nullptr;  // the slave's, when not the suite's
+  std::string resources_ = "cpus:2;mem:512;disk:512";
+  std::set<std::string> usedOffers_;
 
   process::Address master_;
   RecordingScheduler scheduler_;
@@ -317,6 +433,7 @@ class DockerContainerizerTest : public DaemonsFixture {
 };
 
 Dockerd* DockerContainerizerTest::dockerd_ = nullptr;
+std::string DockerContainerizerTest::busybox_;
 std::string DockerContainerizerTest::skip_;
 std::string DockerContainerizerTest::setupError_;
 
@@ -418,10 +535,7 @@ TEST_F(DockerContainerizerTest, ARunningTaskOutlivesASlaveRestartAndItsContainer
   reaped(slave);
   ASSERT_EQ(0, dockerd_->docker({"create", "--name=mesos-orphan-3", "--net=host", kImage, "true"})
                    .status);
-  slave = startSlave(master_, "slave",
-                     {"--resources=cpus:2;mem:512;disk:512", "--containerizers=docker,mesos",
-                      "--docker_socket=" + dockerd_->socket()},
-                     port);
+  slave = startSlave(master_, "slave", slaveFlags("docker,mesos"), port);
   ASSERT_GT(slave, 0);
   // The sweep has run once the orphan is gone.
   ASSERT_TRUE(waitUntil([&] { return !dockerd_->exists("mesos-orphan-3"); }, 30s, slave))
@@ -508,6 +622,203 @@ TEST_F(DockerContainerizerTest, WithoutKillOrphansTheOrphanStays) {
   ChildResult run = execute("after", {"--docker_image=" + std::string(kImage), "--command=true"});
   ASSERT_TRUE(run.exitedWith(0)) << run.describe();
   EXPECT_TRUE(dockerd_->exists("mesos-orphan-2"));
+}
+
+// DockerInfo.force_pull_image against a real registry: a tag pushed
+// again with other contents reaches a task only when it asks for a pull;
+// without, the daemon's copy runs.
+TEST_F(DockerContainerizerTest, ForcePullImageFetchesATagPushedAgainAndOtherwiseTheCopyRuns) {
+  if (!images::haveProgram(images::Registry::kProgram)) {
+    GTEST_SKIP() << "needs " << images::Registry::kProgram << " (Debian's docker-registry)";
+  }
+  images::Registry registry(dir_);
+  ASSERT_EQ("", registry.error());
+  // Loopback registries are plain HTTP to dockerd (127.0.0.0/8 is insecure
+  // by default).
+  const std::string tag = registry.hostPort() + "/mesos-test/versioned:v1";
+  ASSERT_EQ("", importBusybox(*dockerd_, busybox_, tag, {{"version", "version-1\n"}}));
+  images::Ran pushed = dockerd_->docker({"push", tag});
+  ASSERT_EQ(0, pushed.status) << pushed.err << registry.log();
+  // The daemon no longer has it: the first task pulls it.
+  ASSERT_EQ(0, dockerd_->docker({"image", "rm", tag}).status);
+
+  ASSERT_GT(startSlaveWith(), 0);
+  startFramework();
+  auto withImage = [&](bool forcePull) {
+    return [&tag, forcePull](TaskInfo* task) {
+      task->mutable_container()->mutable_docker()->set_image(tag);
+      task->mutable_container()->mutable_docker()->set_force_pull_image(forcePull);
+    };
+  };
+  launchDockerTask("pulled", "cat /version", "cpus:0.1;mem:32", withImage(false));
+  ASSERT_TRUE(scheduler_.awaitStatus("pulled", TASK_FINISHED, 60s))
+      << updates() << readFile(sandbox("pulled") + "/stderr");
+  EXPECT_NE(std::string::npos, readFile(sandbox("pulled") + "/stdout").find("version-1"));
+  images::Ran first = dockerd_->docker({"image", "inspect", "--format={{.Id}}", tag});
+  ASSERT_EQ(0, first.status) << "the task ran, but the daemon has no " << tag;
+
+  // The tag pushed again with new contents; the daemon's tag is then put
+  // back on its first image.
+  ASSERT_EQ("", importBusybox(*dockerd_, busybox_, tag, {{"version", "version-2\n"}}));
+  pushed = dockerd_->docker({"push", tag});
+  ASSERT_EQ(0, pushed.status) << pushed.err;
+  std::string firstId = first.out;
+  while (!firstId.empty() && firstId.back() == '\n') firstId.pop_back();
+  ASSERT_EQ(0, dockerd_->docker({"tag", firstId, tag}).status);
+
+  launchDockerTask("cached", "cat /version", "cpus:0.1;mem:32", withImage(false));
+  ASSERT_TRUE(scheduler_.awaitStatus("cached", TASK_FINISHED, 60s))
+      << updates() << readFile(sandbox("cached") + "/stderr");
+  EXPECT_NE(std::string::npos, readFile(sandbox("cached") + "/stdout").find("version-1"))
+      << readFile(sandbox("cached") + "/stdout");
+
+  launchDockerTask("forced", "cat /version", "cpus:0.1;mem:32", withImage(true));
+  ASSERT_TRUE(scheduler_.awaitStatus("forced", TASK_FINISHED, 60s))
+      << updates() << readFile(sandbox("forced") + "/stderr");
+  EXPECT_NE(std::string::npos, readFile(sandbox("forced") + "/stdout").find("version-2"))
+      << readFile(sandbox("forced") + "/stdout");
+  // The daemon's tag now names the new image.
+  images::Ran now = dockerd_->docker({"image", "inspect", "--format={{.Id}}", tag});
+  EXPECT_NE(first.out, now.out);
+}
+
+TEST_F(DockerContainerizerTest, AnImageTheRegistryLacksFailsTheTaskWithTheRegistrysReason) {
+  if (!images::haveProgram(images::Registry::kProgram)) {
+    GTEST_SKIP() << "needs " << images::Registry::kProgram << " (Debian's docker-registry)";
+  }
+  images::Registry registry(dir_);
+  ASSERT_EQ("", registry.error());
+  const std::string image = registry.hostPort() + "/mesos-test/absent:v1";
+  ASSERT_GT(startSlaveWith(), 0);
+  startFramework();
+  launchDockerTask("absent", "true", "cpus:0.1;mem:32", [&](TaskInfo* task) {
+    task->mutable_container()->mutable_docker()->set_image(image);
+  });
+  auto failed = scheduler_.awaitStatus("absent", TASK_FAILED, 60s);
+  ASSERT_TRUE(failed) << updates();
+  EXPECT_EQ(TaskStatus::REASON_CONTAINER_LAUNCH_FAILED, failed->status.reason());
+  const std::string& message = failed->status.message();
+  EXPECT_NE(std::string::npos, message.find("Failed to pull image '" + image + "'")) << message;
+  EXPECT_NE(std::string::npos, message.find("manifest unknown")) << message;  // the registry's
+  EXPECT_FALSE(dockerd_->exists("mesos-" + containerId("absent")));
+}
+
+// BRIDGE networking with a port mapping, in a network namespace of the
+// test's own: that namespace's dockerd puts the container on its default
+// bridge and maps the task's host port (one of its ports resources) with
+// its userland proxy; a client in the namespace gets the task's answer.
+// The slave stays in the host's namespace: it reaches the daemon through
+// its unix socket.
+TEST_F(DockerContainerizerTest, ABridgedTaskAnswersOnItsMappedHostPort) {
+  NetworkNamespace netns("mesos-docker-test-" + std::to_string(::getpid()));
+  if (!netns.error().empty()) GTEST_SKIP() << netns.error();
+  Dockerd bridged(&netns);
+  if (!bridged.error().empty()) {
+    GTEST_SKIP() << "dockerd with its default bridge in a network namespace: " << bridged.error();
+  }
+  ASSERT_EQ("", importBusybox(bridged, busybox_, kImage));
+  daemon_ = &bridged;
+  resources_ = "cpus:2;mem:512;disk:512;ports:[31000-31009]";
+  ASSERT_GT(startSlaveWith(), 0);
+  startFramework();
+  launchDockerTask(
+      "web",
+      "busybox mkdir -p /www && echo answer-from-$(busybox hostname) > /www/index.html && "
+      "exec busybox httpd -f -p 8080 -h /www",
+      "cpus:0.1;mem:32;ports:[31005-31005]", [](TaskInfo* task) {
+        ContainerInfo* container = task->mutable_container();
+        container->set_hostname("web-1");
+        auto* docker = container->mutable_docker();
+        docker->set_network(ContainerInfo::DockerInfo::BRIDGE);
+        auto* mapping = docker->add_port_mappings();
+        mapping->set_host_port(31005);
+        mapping->set_container_port(8080);
+        mapping->set_protocol("tcp");
+      });
+  ASSERT_TRUE(scheduler_.awaitStatus("web", TASK_RUNNING, 60s))
+      << updates() << readFile(sandbox("web") + "/stderr");
+  const std::string name = "mesos-" + containerId("web");
+  json::Value container = bridged.inspect(name);
+  ASSERT_FALSE(container.isNull()) << name;
+  EXPECT_EQ("bridge", container["HostConfig"]["NetworkMode"].string());
+  const json::Value& bindings = container["HostConfig"]["PortBindings"]["8080/tcp"];
+  ASSERT_TRUE(bindings.isArray() && !bindings.array().empty()) << json::stringify(container);
+  EXPECT_EQ("31005", bindings.array().at(0)["HostPort"].string());
+
+  // Inside the namespace only; httpd may not listen yet when the container
+  // runs: a bounded wait. (busybox-static's wget crashes with its own -T:
+  // timeout(1) bounds each try.)
+  images::Ran answer;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        answer = images::run({"ip", "netns", "exec", netns.name(), "timeout", "10", busybox_,
+                              "wget", "-q", "-O", "-", "http://127.0.0.1:31005/"},
+                             dir_);
+        return answer.status == 0;
+      },
+      30s))
+      << "wget exited with " << answer.status << ": " << answer.err
+      << readFile(sandbox("web") + "/stderr") << bridged.docker({"ps", "-a"}).out;
+  EXPECT_EQ("answer-from-web-1\n", answer.out);
+
+  TaskID id;
+  id.set_value("web");
+  driver_->killTask(id);
+  EXPECT_TRUE(scheduler_.awaitStatus("web", TASK_KILLED, 60s)) << updates();
+  daemon_ = nullptr;
+}
+
+// A host port the task's resources do not hold is not the task's: the
+// executor refuses to map it, as Apache's does.
+TEST_F(DockerContainerizerTest, APortMappingOutsideTheTasksPortsFailsTheTask) {
+  resources_ = "cpus:2;mem:512;disk:512;ports:[31000-31009]";
+  ASSERT_GT(startSlaveWith(), 0);
+  startFramework();
+  launchDockerTask("unheld", "true", "cpus:0.1;mem:32;ports:[31001-31001]", [](TaskInfo* task) {
+    auto* docker = task->mutable_container()->mutable_docker();
+    docker->set_network(ContainerInfo::DockerInfo::BRIDGE);
+    auto* mapping = docker->add_port_mappings();
+    mapping->set_host_port(31002);
+    mapping->set_container_port(80);
+  });
+  auto failed = scheduler_.awaitStatus("unheld", TASK_FAILED, 60s);
+  ASSERT_TRUE(failed) << updates();
+  EXPECT_NE(std::string::npos,
+            failed->status.message().find("host port 31002 is not in the task's ports"))
+      << failed->status.message();
+  EXPECT_FALSE(dockerd_->exists("mesos-" + containerId("unheld")));
+}
+
+// /monitor/statistics of a Docker task counts its Docker container (its
+// cgroups, as Apache's does) besides the executor: a busy loop in the
+// container shows as CPU time, which mesos-docker-executor alone never
+// reaches.
+TEST_F(DockerContainerizerTest, MonitorStatisticsCountTheDockerContainersUsage) {
+  const uint16_t port = freePort();
+  ASSERT_GT(startSlaveWith({}, "docker,mesos", port), 0);
+  startFramework();
+  launchDockerTask("busy", "while :; do :; done", "cpus:0.5;mem:64");
+  ASSERT_TRUE(scheduler_.awaitStatus("busy", TASK_RUNNING, 60s)) << updates();
+  const process::Address slave{0x7f000001, port};
+  json::Value statistics;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        json::Value all = getJson(slave, "/monitor/statistics");
+        if (!all.isArray() || all.array().size() != 1) return false;
+        statistics = all.array().at(0)["statistics"];
+        return statistics["cpus_user_time_secs"].isNumber() &&
+               statistics["cpus_user_time_secs"].number() >= 1.0;
+      },
+      60s))
+      << json::stringify(getJson(slave, "/monitor/statistics"));
+  // At least the container's shell.
+  EXPECT_GE(statistics["processes"].integer(), 1) << json::stringify(statistics);
+  EXPECT_GT(statistics["mem_total_bytes"].integer(), 0) << json::stringify(statistics);
+
+  TaskID id;
+  id.set_value("busy");
+  driver_->killTask(id);
+  EXPECT_TRUE(scheduler_.awaitStatus("busy", TASK_KILLED, 60s)) << updates();
 }
 
 }  // namespace

@@ -94,6 +94,7 @@ TEST(DockerArgumentsTest, VolumesNetworkingParametersAndVariables) {
   parameter->set_value("-1");
   container.set_hostname("app-1");
   RunSpec run = spec(container);
+  run.resources = Resources::parse("cpus:0.5;mem:64;ports:[30000-30010, 31000-31000]").value();
   auto* variable = run.command.mutable_environment()->add_variables();
   variable->set_name("GREETING");
   variable->set_value("a b=c");
@@ -107,6 +108,16 @@ TEST(DockerArgumentsTest, VolumesNetworkingParametersAndVariables) {
   EXPECT_TRUE(contains(*argv, {"--privileged"}));
   EXPECT_TRUE(contains(*argv, {"--memory-swap=-1"}));
   EXPECT_TRUE(contains(*argv, {"-e", "GREETING=a b=c"}));
+
+  // A host port the task's resources do not hold is not the task's.
+  run.resources = Resources::parse("cpus:0.5;mem:64;ports:[30000-30999]").value();
+  auto unheld = runArguments(kEndpoint, run);
+  ASSERT_FALSE(unheld);
+  EXPECT_NE(std::string::npos,
+            unheld.error().message.find("host port 31000 is not in the task's ports"))
+      << unheld.error().message;
+  run.resources = Resources::parse("cpus:0.5;mem:64").value();
+  EXPECT_FALSE(runArguments(kEndpoint, run));
 }
 
 TEST(DockerArgumentsTest, TheOtherCommandsEndTheirOptionsBeforeWhatTheyName) {

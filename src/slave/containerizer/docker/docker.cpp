@@ -218,6 +218,20 @@ Result<std::vector<std::string>> runArguments(const Endpoint& endpoint, const Ru
     case ContainerInfo::DockerInfo::BRIDGE: argv.push_back("--net=bridge"); break;
     case ContainerInfo::DockerInfo::NONE: argv.push_back("--net=none"); break;
   }
+  // As Apache's: a host port is the task's only if its ports resources
+  // hold it.
+  const Value::Ranges ports = spec.resources.ranges("ports");
+  for (int i = 0; i < docker.port_mappings_size(); ++i) {
+    const uint32_t host = docker.port_mappings(i).host_port();
+    bool held = false;
+    for (const Value::Range& range : ports.range()) {
+      if (range.begin() <= host && host <= range.end()) held = true;
+    }
+    if (!held) {
+      return Error{"container.docker.port_mappings[" + std::to_string(i) + "]: host port " +
+                   std::to_string(host) + " is not in the task's ports resources"};
+    }
+  }
   for (const auto& mapping : docker.port_mappings()) {
     std::string port = std::to_string(mapping.host_port()) + ":" +
                        std::to_string(mapping.container_port());
