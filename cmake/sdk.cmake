@@ -52,6 +52,10 @@ mesos_sdk_objects(mesos-exec mesos_exec mesos_health_check)
 target_link_libraries(mesos-exec PUBLIC mesos PRIVATE glog::glog)
 
 foreach(library mesos mesos-sched mesos-exec)
+  # Where the programs' RUNPATH ($ORIGIN/../lib, $ORIGIN/../../lib) finds
+  # them in the build tree as in an installed prefix (CMakeLists.txt).
+  set_target_properties(${library} PROPERTIES
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${CMAKE_INSTALL_LIBDIR})
   # A library that misses a symbol fails here, not in a framework's link.
   target_link_options(${library} PRIVATE -Wl,--no-undefined)
   set_target_properties(${library} PROPERTIES

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "slave/slave_fixture.hpp"
+#include "support/subprocess.hpp"
 
 namespace mesos::internal::slave::test {
 namespace {
@@ -96,6 +97,36 @@ class HardeningTest : public SlaveTestBase {
 
 // Without switching users there is no privileged step: the environment is
 // the executor's own from its first instruction.
+// The programs the slave starts in a sandbox (the launch helper as root,
+// the executors, the fetcher) never look for their shared libraries in
+// the directory they start in: a framework's fetched files are there. (A
+// build RUNPATH padded with ':' for CMake's in-place edit at install had
+// empty entries, which the loader takes for the current directory.)
+TEST(HardeningProgramsTest, NoProgramTheSlaveRunsLoadsALibraryFromTheSandbox) {
+  char pattern[] = "/tmp/mesos-hardening-libs-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string sandbox = pattern;
+  for (const char* library : {"libc.so.6", "libstdc++.so.6", "libm.so.6", "libgcc_s.so.1"}) {
+    std::ofstream(sandbox + "/" + library) << "not a library\n";
+  }
+  const std::string bin = MESOS_BINARY_DIR;
+  for (const std::string& program :
+       {bin + "/src/slave/mesos-containerizer", bin + "/src/slave/mesos-fetcher",
+        bin + "/src/slave/mesos-provisioner", bin + "/src/slave/mesos-docker-executor",
+        bin + "/src/exec/mesos-executor", bin + "/src/exec/mesos-default-executor",
+        bin + "/frameworks/mapreduce/mesos-mapreduce-executor",
+        bin + "/frameworks/spark/mesos-spark-executor"}) {
+    if (::access(program.c_str(), X_OK) != 0) continue;  // not built in this tree
+    mesos::test::ChildResult ran = mesos::test::runChild(
+        {"/bin/sh", "-c", "cd " + sandbox + " && exec " + program + " --help"},
+        std::chrono::seconds(30));
+    EXPECT_EQ(ran.err.find("error while loading shared libraries"), std::string::npos)
+        << program << " loaded a library from its working directory:\n"
+        << ran.describe();
+  }
+  std::filesystem::remove_all(sandbox);
+}
+
 TEST_F(HardeningTest, TheExecutorEnvironmentIsTheAllowListThenMesosThenTheFrameworks) {
   ::setenv("MESOS_HARDENING_TEST_SLAVE_ONLY", "leaks", 1);
   ::setenv("GCONV_PATH", "/slave/only", 1);
