@@ -23,7 +23,6 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -31,13 +30,13 @@
 #include <optional>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "common/flags.hpp"
 #include "common/json.hpp"
+#include "common/json_flag.hpp"
 #include "common/protobuf_json.hpp"
 #include "common/strings.hpp"
 #include "common/task_states.hpp"
@@ -47,6 +46,7 @@
 namespace {
 
 using namespace mesos;
+using mesos::internal::jsonFlagText;
 
 // How long mesos-execute waits for the master before it says so.
 constexpr std::chrono::seconds kStillWaitingNotice{5};
@@ -196,18 +196,6 @@ constexpr const char* kGroupExecutorResources = "cpus:0.1;mem:32;disk:32";
 // The group of --task_group: a TaskGroupInfo in Apache's JSON, inline or
 // in a file (file:///PATH or /PATH). Each task's agent_id (slave_id) is
 // set at launch. Fails with one line naming the task or the problem.
-// The text of a flag that is JSON inline or in a file (file:///PATH or
-// /PATH).
-Result<std::string> jsonFlagText(const std::string& flag, const std::string& value) {
-  if (value.rfind("file://", 0) != 0 && value.rfind("/", 0) != 0) return value;
-  std::string path = value.rfind("file://", 0) == 0 ? value.substr(7) : value;
-  std::ifstream file(path);
-  if (!file) return Error{"--" + flag + ": cannot read '" + path + "'"};
-  std::stringstream contents;
-  contents << file.rdbuf();
-  return contents.str();
-}
-
 // A task of --task or --task_group, its slave left for the offer to give
 // (a placeholder slave_id: the field is required).
 void dropAgent(json::Value& task) {
@@ -306,16 +294,9 @@ Result<ContainerInfo> parseVolumes(const std::string& value) {
 // inline or as file:///PATH. Fails with one line saying what to write.
 Result<std::map<std::string, std::string>> parseEnvironment(const std::string& value) {
   const std::string example = " (e.g. --env='{\"FOO\":\"bar\"}')";
-  std::string text = value;
-  if (value.rfind("file://", 0) == 0) {
-    std::string path = value.substr(7);
-    std::ifstream file(path);
-    if (!file) return Error{"--env: cannot read '" + path + "'"};
-    std::stringstream contents;
-    contents << file.rdbuf();
-    text = contents.str();
-  }
-  auto parsed = json::parse(text);
+  auto text = jsonFlagText("env", value);
+  if (!text) return text.error();
+  auto parsed = json::parse(*text);
   if (!parsed) {
     return Error{"--env: not JSON (" + parsed.error().message + "); give an object of names "
                  "and values" + example};

@@ -1,12 +1,11 @@
 #include "slave/environment.hpp"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <glog/logging.h>
 
 #include "common/json.hpp"
+#include "common/json_flag.hpp"
 
 extern char** environ;
 
@@ -43,16 +42,9 @@ Result<std::map<std::string, std::string>> parseExecutorEnvironmentVariables(
     const std::string& value) {
   const std::string flag = "--executor_environment_variables: ";
   const std::string example = " (e.g. '{\"PATH\":\"/bin:/usr/bin\"}')";
-  std::string text = value;
-  if (value.rfind("file://", 0) == 0) {
-    std::string path = value.substr(7);
-    std::ifstream file(path);
-    if (!file) return Error{flag + "cannot read '" + path + "'"};
-    std::stringstream contents;
-    contents << file.rdbuf();
-    text = contents.str();
-  }
-  auto parsed = json::parse(text);
+  auto text = jsonFlagText("executor_environment_variables", value);
+  if (!text) return text.error();
+  auto parsed = json::parse(*text);
   if (!parsed) return Error{flag + "not JSON (" + parsed.error().message + ")" + example};
   if (!parsed->isObject()) return Error{flag + "expected a JSON object of names and values" + example};
   std::map<std::string, std::string> variables;

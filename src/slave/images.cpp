@@ -12,15 +12,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include <glog/logging.h>
 
 #include "common/fd.hpp"
 #include "common/json.hpp"
+#include "common/json_flag.hpp"
 #include "slave/containerizer/provisioner/backends/backend.hpp"
 #include "slave/containerizer/provisioner/docker/reference.hpp"
 #include "slave/containerizer/provisioner/store.hpp"
@@ -46,21 +45,9 @@ Result<ImageGcConfig> parseImageGcConfig(const std::string& value) {
   const std::string example =
       " (e.g. '{\"image_disk_headroom\": 0.1, \"image_disk_watch_interval\": "
       "{\"nanoseconds\": 3600000000000}}')";
-  std::string text = value;
-  std::string path;
-  if (value.rfind("file://", 0) == 0) {
-    path = value.substr(7);
-  } else if (value.rfind('/', 0) == 0) {
-    path = value;
-  }
-  if (!path.empty()) {
-    std::ifstream file(path);
-    if (!file) return Error{flag + "cannot read '" + path + "'"};
-    std::stringstream contents;
-    contents << file.rdbuf();
-    text = contents.str();
-  }
-  auto parsed = json::parse(text);
+  auto text = jsonFlagText("image_gc_config", value);
+  if (!text) return text.error();
+  auto parsed = json::parse(*text);
   if (!parsed) return Error{flag + "not JSON (" + parsed.error().message + ")" + example};
   if (!parsed->isObject()) return Error{flag + "expected a JSON object" + example};
   const json::Value& config = *parsed;

@@ -102,6 +102,17 @@ class ImageContainersTest : public DaemonsFixture {
 
   // The mounts of this process's mount namespace (the host's) under the
   // test's directory.
+  // Whether the master's /state shows a task TASK_RUNNING.
+  bool aTaskRuns() const {
+    json::Value state = getJson(master_, "/state");
+    for (const json::Value& fw : state["frameworks"].array()) {
+      for (const json::Value& task : fw["tasks"].array()) {
+        if (task["state"].isString() && task["state"].string() == "TASK_RUNNING") return true;
+      }
+    }
+    return false;
+  }
+
   std::vector<std::string> mountsHere() const {
     std::vector<std::string> found;
     std::ifstream mountinfo("/proc/self/mountinfo");
@@ -308,18 +319,7 @@ TEST_F(ImageContainersTest, ASlaveKilledWithAContainerRunningLeavesNothingAfterI
                                  "--docker_image=" + std::string(kImage), "--command=sleep 1000"},
                                 dir_ + "/execute.log");
   ASSERT_GT(framework, 0);
-  ASSERT_TRUE(waitUntil(
-      [&] {
-        json::Value state = getJson(master_, "/state");
-        for (const json::Value& fw : state["frameworks"].array()) {
-          for (const json::Value& task : fw["tasks"].array()) {
-            if (task["state"].isString() && task["state"].string() == "TASK_RUNNING") return true;
-          }
-        }
-        return false;
-      },
-      60s))
-      << readFile(dir_ + "/slave.log");
+  ASSERT_TRUE(waitUntil([&] { return aTaskRuns(); }, 60s)) << readFile(dir_ + "/slave.log");
   // /state shows the task's container, its image among it (as the web UI
   // reads it).
   json::Value state = getJson(master_, "/state");
@@ -413,18 +413,7 @@ TEST_F(ImageContainersTest, ImageGcRemovesUnusedImagesButNotARunningContainersOr
        "--resources=cpus:0.1;mem:32", "--docker_image=test/busybox:base", "--command=sleep 1000"},
       dir_ + "/execute.log");
   ASSERT_GT(framework, 0);
-  ASSERT_TRUE(waitUntil(
-      [&] {
-        json::Value state = getJson(master_, "/state");
-        for (const json::Value& fw : state["frameworks"].array()) {
-          for (const json::Value& task : fw["tasks"].array()) {
-            if (task["state"].isString() && task["state"].string() == "TASK_RUNNING") return true;
-          }
-        }
-        return false;
-      },
-      60s))
-      << readFile(dir_ + "/slave.log");
+  ASSERT_TRUE(waitUntil([&] { return aTaskRuns(); }, 60s)) << readFile(dir_ + "/slave.log");
 
   // The base image has one layer, which the latest image and test/kept:1
   // share; the latest image's second layer is its own.
