@@ -16,6 +16,7 @@
 #include "slave/containerizer/provisioner/docker/reference.hpp"
 #include "slave/containerizer/provisioner/store.hpp"
 #include "containerizer/provisioner/image_helpers.hpp"
+#include "containerizer/provisioner/store_fixture.hpp"
 
 namespace mesos::internal::slave::provisioner {
 namespace {
@@ -34,34 +35,16 @@ std::vector<std::string> strings(const json::Value& value) {
   return out;
 }
 
-class ImageGcTest : public ::testing::Test {
+class ImageGcTest : public testing::StoreTest {
  protected:
-  void SetUp() override {
-    ASSERT_FALSE(scratch_.path().empty());
-    auto store = Store::open(scratch_.path() + "/store");
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    store_.emplace(std::move(store).value());
-  }
-
+  // A layer of one file.
   std::string addLayer(const std::string& file, const std::string& contents) {
-    std::string tar = tarOf({TarEntry(file, '0', contents)});
-    std::string id = docker::sha256Of(tar);
-    std::string path = scratch_.path() + "/" + id.substr(7) + ".tar";
-    writeText(path, tar);
-    auto stored = docker::storeLayer(*store_, id, path);
-    EXPECT_TRUE(stored.ok()) << stored.error().message;
-    return id;
+    return StoreTest::addLayer({TarEntry(file, '0', contents)});
   }
 
+  // An image named as the store names it.
   StoredImage addImage(const std::string& name, const std::vector<std::string>& layers) {
-    StoredImage image;
-    image.reference = canonical(name);
-    image.configDigest = docker::sha256Of(image.reference);
-    image.layers = layers;
-    EXPECT_TRUE(store_->putConfig(image.configDigest, "{}").ok());
-    auto put = store_->put(image, "");
-    EXPECT_TRUE(put.ok()) << put.error().message;
-    return image;
+    return StoreTest::addImage(canonical(name), layers);
   }
 
   Ran gc(const std::vector<std::string>& extra = {}) {
@@ -76,9 +59,6 @@ class ImageGcTest : public ::testing::Test {
     return ::stat((store_->directory() + "/configs/" + image.configDigest + ".json").c_str(),
                   &stats) == 0;
   }
-
-  ScratchDir scratch_;
-  std::optional<Store> store_;
 };
 
 TEST_F(ImageGcTest, RemovesAnUnusedImageAndItsLayersButKeepsPinnedAndExcludedOnes) {

@@ -17,6 +17,7 @@
 #include "slave/containerizer/provisioner/store.hpp"
 #include "slave/containerizer/rootfs.hpp"
 #include "containerizer/provisioner/image_helpers.hpp"
+#include "containerizer/provisioner/store_fixture.hpp"
 
 namespace mesos::internal::slave::provisioner {
 namespace {
@@ -32,37 +33,8 @@ bool exists(const std::string& path) {
   return ::lstat(path.c_str(), &stats) == 0;
 }
 
-class LayerStoreTest : public ::testing::Test {
+class LayerStoreTest : public testing::StoreTest {
  protected:
-  void SetUp() override {
-    ASSERT_FALSE(scratch_.path().empty());
-    auto store = Store::open(scratch_.path() + "/store");
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    store_.emplace(std::move(store).value());
-  }
-
-  // Stores a layer made of `entries`; returns its id.
-  std::string addLayer(const std::vector<TarEntry>& entries) {
-    std::string tar = tarOf(entries);
-    std::string id = docker::sha256Of(tar);
-    std::string file = scratch_.path() + "/" + id.substr(7) + ".tar";
-    writeText(file, tar);
-    auto stored = docker::storeLayer(*store_, id, file);
-    EXPECT_TRUE(stored.ok()) << stored.error().message;
-    return id;
-  }
-
-  StoredImage addImage(const std::string& reference, const std::vector<std::string>& layers) {
-    StoredImage image;
-    image.reference = reference;
-    image.configDigest = docker::sha256Of(reference);
-    image.layers = layers;
-    EXPECT_TRUE(store_->putConfig(image.configDigest, "{}").ok());
-    auto put = store_->put(image, "");
-    EXPECT_TRUE(put.ok()) << put.error().message;
-    return image;
-  }
-
   // Extracting `entries` fails; returns the error.
   std::string refused(const std::vector<TarEntry>& entries) {
     std::string file = scratch_.path() + "/bad.tar";
@@ -97,9 +69,6 @@ class LayerStoreTest : public ::testing::Test {
     EXPECT_FALSE(exists(rootfs + "/d/.wh..wh..opq"));
     EXPECT_FALSE(exists(rootfs + "/.wh.gone"));
   }
-
-  ScratchDir scratch_;
-  std::optional<Store> store_;
 };
 
 TEST_F(LayerStoreTest, WhiteoutsAreStoredInOverlayfsForm) {
