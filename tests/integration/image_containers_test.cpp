@@ -424,10 +424,15 @@ TEST_F(ImageContainersTest, ImageGcRemovesUnusedImagesButNotARunningContainersOr
       60s))
       << "images: " << stored().size() << ", layers: " << layers().size() << "\n"
       << readFile(dir_ + "/slave.log");
-  EXPECT_NE(
-      readFile(dir_ + "/slave.log")
-          .find("Image garbage collection removed 1 image(s) (" + latest + ") and 1 layer(s)"),
-      std::string::npos)
+  // The slave logs what went once the collector has exited, which can be
+  // after the store already shows it.
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        return readFile(dir_ + "/slave.log")
+                   .find("Image garbage collection removed 1 image(s) (" + latest +
+                         ") and 1 layer(s)") != std::string::npos;
+      },
+      30s))
       << readFile(dir_ + "/slave.log");
   EXPECT_EQ(1u, rootfses().size()) << "the running container lost its root filesystem";
 
