@@ -133,6 +133,9 @@ DEFINE_bool(image_mount_in_container, true,
             "With the overlay backend: leave the mount to the launch helper, in the container's "
             "own mount namespace, as the slave does (false: mount on the host, one mount per "
             "running container there)");
+DEFINE_bool(launch_server, true,
+            "Fork each launch helper from the launcher's launch server, as the slave does (false: "
+            "execute mesos-containerizer for each container)");
 DEFINE_int32(pulls, 0,
              "With --image: pull the image this many times into a fresh store, and again "
              "from it (first pull against cached), before the containers.");
@@ -864,7 +867,7 @@ int main(int argc, char** argv) {
       status = 1;
     } else {
       Steps steps;
-      std::unique_ptr<Launcher> launcher = std::make_unique<PosixLauncher>();
+      std::unique_ptr<Launcher> launcher = std::make_unique<PosixLauncher>(FLAGS_launch_server);
       std::vector<std::unique_ptr<Isolator>> chosen = std::move(isolators).value();
       if (FLAGS_steps) {
         launcher = std::make_unique<TimedLauncher>(std::move(launcher), steps);

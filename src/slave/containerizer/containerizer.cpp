@@ -187,6 +187,7 @@ Result<pid_t> Containerizer::launch(const mesos::isolation::ContainerConfig& con
     prefix = std::move(wrappers);
     spec.helperEnvironment.reset();
   }
+  spec.helperFirst = privileged && !prefix.empty() && prefix.front() == launchHelper_;
   spec.prefix = std::move(prefix);
   auto pid = launcher_->launch(spec);
   for (int fd : spec.inheritedFds) ::close(fd);  // the helper's end, now its own

@@ -50,6 +50,9 @@
 // starts with is what executors start from (environment.hpp), never the
 // framework's: nothing a framework puts there (LD_PRELOAD...) is loaded
 // while this runs as root.
+// `mesos-containerizer --serve_fd=N` is the launch server instead
+// (launch_server.hpp): the slave's launcher starts one, and it forks this
+// program's helper for each container, without an exec.
 // On failure it prints one line naming the file, user or program and the
 // cause to stderr (the sandbox's stderr) and exits with status 127. It
 // allocates nothing the executor inherits.
@@ -74,6 +77,7 @@
 #include <string>
 #include <vector>
 
+#include "slave/containerizer/launch_server.hpp"
 #include "slave/containerizer/rootfs.hpp"
 
 extern char** environ;
@@ -178,7 +182,9 @@ void passOn(int signal) {
     ::sigemptyset(&unblock);
     ::sigaddset(&unblock, signal);
     ::sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
-    ::raise(signal);
+    // Not raise(): in a launch server's clone, glibc's idea of this
+    // thread's id is the server's.
+    ::kill(::getpid(), signal);
   }
   ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
 }
@@ -316,9 +322,7 @@ int awaitGoAhead(int fd) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int helperMain(int argc, char** argv) {
   int i = 1;
   std::string pid = std::to_string(::getpid());
   std::string user;
@@ -569,4 +573,22 @@ int main(int argc, char** argv) {
   environ = envp.data();
   ::execvp(argv[i + 1], argv + i + 1);
   return fail("cannot run " + std::string(argv[i + 1]), errno);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The launch server (launch_server.hpp): the launcher's socket at N.
+  if (argc == 2 && std::strncmp(argv[1], "--serve_fd=", 11) == 0) {
+    char* end = nullptr;
+    const long fd = std::strtol(argv[1] + 11, &end, 10);
+    if (end == argv[1] + 11 || *end != '\0' || fd < 0 || fd > 1024 ||
+        ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC) != 0) {
+      std::fprintf(stderr, "mesos-containerizer: --serve_fd: '%s' is not an open file\n",
+                   argv[1] + 11);
+      return 127;
+    }
+    return mesos::internal::slave::serveLaunches(static_cast<int>(fd), helperMain);
+  }
+  return helperMain(argc, argv);
 }

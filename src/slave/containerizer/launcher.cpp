@@ -5,7 +5,10 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,8 +26,11 @@
 
 #include "common/fd.hpp"
 #include "common/processes.hpp"
+#include "slave/containerizer/launch_server.hpp"
 #include "slave/environment.hpp"
 #include "slave/spawn.hpp"
+
+extern char** environ;
 
 namespace mesos::internal::slave {
 
@@ -131,6 +137,18 @@ Result<pid_t> PosixLauncher::launch(const LaunchSpec& spec) {
   for (std::string& entry : envStrings) envp.push_back(entry.data());
   envp.push_back(nullptr);
 
+  if (launchServer_ && spec.helperFirst && !spec.prefix.empty()) {
+    // The launch server's child finds these at 0, 1, 2, kEnvironmentFd, ...
+    std::vector<int> fds = {in.get(), out.get(), err.get()};
+    if (environmentFile) {
+      fds.push_back(environmentFile->get());
+    } else if (!spec.inheritedFds.empty()) {
+      fds.push_back(in.get());
+    }
+    fds.insert(fds.end(), spec.inheritedFds.begin(), spec.inheritedFds.end());
+    if (auto served = serve(program, args, envStrings, spec.directory, fds)) return *served;
+  }
+
   SpawnState state;
   // A new session (and process group) so the whole tree can be signalled and
   // outlives nothing of ours; default signal dispositions and an empty mask.
@@ -174,6 +192,162 @@ Result<pid_t> PosixLauncher::launch(const LaunchSpec& spec) {
                              envp.data());
   if (error != 0) return spawnError("cannot run '" + program + "'", error);
   return pid;
+}
+
+PosixLauncher::~PosixLauncher() { stopServer(); }
+
+pid_t PosixLauncher::serverPid() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return serverPid_;
+}
+
+bool PosixLauncher::startServer(const std::string& program) {
+  int ends[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
+    PLOG(WARNING) << "Cannot make the launch server's socket; executing " << program;
+    return false;
+  }
+  SpawnState state;
+  posix_spawnattr_setflags(&state.attr,
+                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  sigset_t empty;
+  sigemptyset(&empty);
+  posix_spawnattr_setsigmask(&state.attr, &empty);
+  sigset_t all;
+  sigfillset(&all);
+  posix_spawnattr_setsigdefault(&state.attr, &all);
+  Fd in(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  for (int target : {STDIN_FILENO, STDOUT_FILENO}) {
+    posix_spawn_file_actions_adddup2(&state.actions, in.get(), target);
+  }
+  // Its stderr stays the slave's: a broken stream is said there.
+  posix_spawn_file_actions_adddup2(&state.actions, ends[1], 3);
+  posix_spawn_file_actions_addclosefrom_np(&state.actions, 4);
+  posix_spawn_file_actions_addchdir_np(&state.actions, "/");
+  std::string name = "mesos-containerizer";
+  std::string serve = "--serve_fd=3";
+  char* argv[] = {name.data(), serve.data(), nullptr};
+  // Each clone gets the request's environment; the server itself keeps the
+  // slave's.
+  pid_t pid = -1;
+  const int error =
+      ::posix_spawn(&pid, program.c_str(), &state.actions, &state.attr, argv, environ);
+  ::close(ends[1]);  // the server's end: its own now
+  if (in.get() < 0 || error != 0) {
+    ::close(ends[0]);
+    LOG(WARNING) << "Cannot start the launch server " << program << ": "
+                 << std::strerror(error != 0 ? error : errno) << "; executing it for each launch";
+    return false;
+  }
+  serverProgram_ = program;
+  serverPid_ = pid;
+  serverSocket_ = ends[0];
+  // Its 'S' within 2 s, or it is no launch server (another program, or an
+  // older helper that refuses --serve_fd): this launcher stops trying.
+  pollfd ready{serverSocket_, POLLIN, 0};
+  int polled;
+  do {
+    polled = ::poll(&ready, 1, 2000);
+  } while (polled < 0 && errno == EINTR);
+  char hello = 0;
+  if (polled != 1 || ::recv(serverSocket_, &hello, 1, MSG_DONTWAIT) != 1 || hello != 'S') {
+    LOG(WARNING) << program << " --serve_fd did not answer as a launch server; executing it "
+                 << "for each launch";
+    stopServer();
+    noServer_ = program;
+    return false;
+  }
+  VLOG(1) << "Started the launch server " << program << " (pid " << pid << ")";
+  return true;
+}
+
+void PosixLauncher::stopServer() {
+  if (serverSocket_ >= 0) ::close(serverSocket_);
+  if (serverPid_ > 0) {
+    ::kill(serverPid_, SIGKILL);
+    while (::waitpid(serverPid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  serverSocket_ = -1;
+  serverPid_ = -1;
+  serverProgram_.clear();
+}
+
+std::optional<Result<pid_t>> PosixLauncher::serve(const std::string& program,
+                                                  const std::vector<std::string>& arguments,
+                                                  const std::vector<std::string>& environment,
+                                                  const std::string& directory,
+                                                  const std::vector<int>& fds) {
+  if (fds.size() > kLaunchRequestMaxFds) return std::nullopt;
+  LaunchRequest request{directory, arguments, environment};
+  const std::string payload = encodeRequest(request);
+  if (payload.size() > kLaunchRequestMaxBytes) return std::nullopt;
+  std::lock_guard<std::mutex> guard(mutex_);
+  // Once again if the server was found gone: nothing of the request
+  // reached it.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (serverSocket_ < 0 || serverProgram_ != program) {
+      if (program == noServer_) return std::nullopt;
+      stopServer();
+      if (!startServer(program)) return std::nullopt;
+    }
+    uint32_t header[2] = {static_cast<uint32_t>(payload.size()), static_cast<uint32_t>(fds.size())};
+    iovec part{header, sizeof(header)};
+    std::vector<char> control(CMSG_SPACE(sizeof(int) * fds.size()));
+    msghdr message{};
+    message.msg_iov = &part;
+    message.msg_iovlen = 1;
+    if (!fds.empty()) {
+      message.msg_control = control.data();
+      message.msg_controllen = control.size();
+      cmsghdr* c = CMSG_FIRSTHDR(&message);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+      std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+    }
+    ssize_t n;
+    do {
+      n = ::sendmsg(serverSocket_, &message, MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+      LOG(WARNING) << "The launch server (pid " << serverPid_ << ") is gone; starting another";
+      stopServer();
+      continue;
+    }
+    // From here on, the server may have forked a helper: a failure fails
+    // the launch (the helper, if any, exits without the go-ahead).
+    auto broken = [this](const std::string& what, int error) -> Result<pid_t> {
+      stopServer();
+      return Error{"the launch server failed (" + what + "): " + std::strerror(error)};
+    };
+    if (n != static_cast<ssize_t>(sizeof(header))) return broken("sending", n < 0 ? errno : EIO);
+    size_t sent = 0;
+    while (sent < payload.size()) {
+      n = ::send(serverSocket_, payload.data() + sent, payload.size() - sent, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return broken("sending", n < 0 ? errno : EIO);
+      sent += static_cast<size_t>(n);
+    }
+    int32_t answer = 0;
+    size_t got = 0;
+    while (got < sizeof(answer)) {
+      pollfd ready{serverSocket_, POLLIN, 0};
+      const int polled = ::poll(&ready, 1, 10000);
+      if (polled < 0 && errno == EINTR) continue;
+      if (polled == 0) return broken("no answer in 10 s", ETIMEDOUT);
+      n = ::recv(serverSocket_, reinterpret_cast<char*>(&answer) + got, sizeof(answer) - got, 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return broken("reading its answer", n < 0 ? errno : EPIPE);
+      got += static_cast<size_t>(n);
+    }
+    if (answer < 0) {
+      // It could not clone (or read the request): as posix_spawn's error.
+      return spawnError("cannot run '" + program + "'", -answer);
+    }
+    return static_cast<pid_t>(answer);
+  }
+  return std::nullopt;
 }
 
 bool PosixLauncher::kill(pid_t pid, int signal) {

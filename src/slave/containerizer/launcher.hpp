@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,10 @@ struct LaunchSpec {
   // prefix[0] with arguments prefix[1..], then the command's program and
   // its arguments (after argv[0]); a shell command as /bin/sh -c value.
   std::vector<std::string> prefix;
+  // prefix[0] is the launch helper (mesos-containerizer) itself, not a
+  // wrapper of the operator's: PosixLauncher may fork it from a launch
+  // server (launch_server.hpp) of that program instead of executing it.
+  bool helperFirst = false;
   // When not empty, the executor runs as this user (its uid, gid and
   // groups), switched to by the containerizer's launch helper just before
   // the command; the launcher itself ignores it.
@@ -91,11 +96,44 @@ class Launcher {
 // path.
 Result<int> openOutputFile(const std::string& path);
 
+// A helper-first launch (LaunchSpec::helperFirst) goes to a launch server
+// of the helper's program (launch_server.hpp), started at the first such
+// launch and stopped with the launcher; when the server cannot be started
+// or was found gone before the request, the helper is executed as any
+// program is.
 class PosixLauncher : public Launcher {
  public:
+  // `launchServer` false: the helper is executed for each launch (the
+  // benchmark compares the two).
+  explicit PosixLauncher(bool launchServer = true) : launchServer_(launchServer) {}
+  ~PosixLauncher() override;
+  PosixLauncher(const PosixLauncher&) = delete;
+  PosixLauncher& operator=(const PosixLauncher&) = delete;
+
   Result<pid_t> launch(const LaunchSpec& spec) override;
   bool kill(pid_t pid, int signal) override;
   bool running(pid_t pid) override;
+
+  // The launch server's pid; -1 while there is none (for the tests).
+  pid_t serverPid();
+
+ private:
+  // Sends the request to the server of `program` (started if needed).
+  // Nothing: no server (none could be started, or it was gone before it
+  // got the request), so the caller executes the helper itself.
+  std::optional<Result<pid_t>> serve(const std::string& program,
+                                     const std::vector<std::string>& arguments,
+                                     const std::vector<std::string>& environment,
+                                     const std::string& directory, const std::vector<int>& fds);
+  bool startServer(const std::string& program);
+  void stopServer();
+
+  const bool launchServer_;
+  std::mutex mutex_;  // guards the server
+  std::string serverProgram_;
+  pid_t serverPid_ = -1;
+  int serverSocket_ = -1;
+  std::string noServer_;  // a program found to be no launch server
 };
 
 }  // namespace mesos::internal::slave
