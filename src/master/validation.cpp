@@ -136,9 +136,9 @@ Result<void> validateContainers(const TaskInfo& task) {
   }
   if (task.executor().has_container() &&
       task.executor().container().type() == ContainerInfo::DOCKER) {
-    return Error{
-        "ExecutorInfo.container.type DOCKER is not supported yet: a custom executor runs in a "
-        "MESOS container; give a command task (no executor) a DOCKER TaskInfo.container"};
+    // A custom executor in a Docker container of its own: run by a slave's
+    // Docker containerizer (docs/docker-containerizer.md).
+    return docker::validateContainer(task.executor().container(), "ExecutorInfo.container");
   }
   if (task.executor().has_container()) {
     return validateContainer(task.executor().container(), "ExecutorInfo.container");

@@ -10,18 +10,24 @@ namespace mesos::internal::slave {
 
 namespace {
 
-// Starts `argv` and hands its output to `done` on the reaper's thread.
-void runAsync(const std::vector<std::string>& argv,
-              std::function<void(const docker::Output&)> done) {
+// Starts `argv` and hands its output to `done` on the reaper's thread;
+// false (logged) when it cannot start. `pid`, when given, holds its pid
+// while it runs.
+bool runAsync(const std::vector<std::string>& argv,
+              std::function<void(const docker::Output&)> done,
+              std::shared_ptr<std::atomic<pid_t>> pid = nullptr) {
   auto started = docker::spawn(argv, true);
   if (!started) {
     LOG(ERROR) << "Cannot run docker: " << started.error().message;
-    return;
+    return false;
   }
-  Reaper::instance().watch(started->pid,
-                           [started = *started, done = std::move(done)](int status) {
-                             done(docker::collect(started, status));
-                           });
+  if (pid) pid->store(started->pid);
+  Reaper::instance().watch(started->pid, [started = *started, done = std::move(done),
+                                          pid = std::move(pid)](int status) {
+    if (pid) pid->store(-1);
+    done(docker::collect(started, status));
+  });
+  return true;
 }
 
 }  // namespace
@@ -34,6 +40,49 @@ void DockerContainers::remove(const std::string& name) const {
       LOG(WARNING) << "Cannot remove Docker container " << name << ": " << output.reason();
     }
   });
+}
+
+void DockerContainers::stop(const std::string& name) const {
+  runAsync(docker::stopArguments(endpoint_, name, std::chrono::seconds(0)),
+           [name](const docker::Output& output) {
+             if (!output.succeeded()) {
+               LOG(WARNING) << "Cannot stop Docker container " << name << ": " << output.reason();
+             }
+           });
+}
+
+void DockerContainers::pull(const std::string& image, bool force,
+                            std::shared_ptr<std::atomic<pid_t>> pid,
+                            std::function<void(std::optional<std::string>)> done) const {
+  auto pullNow = [endpoint = endpoint_, image, pid, done] {
+    LOG(INFO) << "Pulling Docker image '" << image << "'";
+    bool started = runAsync(
+        docker::pullArguments(endpoint, image),
+        [image, done](const docker::Output& output) {
+          if (output.succeeded()) {
+            done(std::nullopt);
+          } else {
+            done("Failed to pull image '" + image + "': " + output.reason());
+          }
+        },
+        pid);
+    if (!started) done("Failed to pull image '" + image + "': cannot run docker");
+  };
+  if (force) {
+    pullNow();
+    return;
+  }
+  bool started = runAsync(
+      docker::imagePresentArguments(endpoint_, image),
+      [pullNow, done](const docker::Output& output) {
+        if (output.succeeded()) {
+          done(std::nullopt);
+        } else {
+          pullNow();
+        }
+      },
+      pid);
+  if (!started) done("Cannot look up image '" + image + "': cannot run docker");
 }
 
 void DockerContainers::removeOrphans(std::set<std::string> keep) const {

@@ -6,6 +6,12 @@
 // cannot be removed now is left for the next start-up's orphan sweep).
 #pragma once
 
+#include <sys/types.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -19,6 +25,18 @@ class DockerContainers {
 
   // `docker rm -f -v NAME`. Thread-safe; returns at once.
   void remove(const std::string& name) const;
+
+  // `docker stop -t 0 NAME`: a container whose executor ended goes down
+  // at once (its removal comes later). Thread-safe; returns at once.
+  void stop(const std::string& name) const;
+
+  // Makes `image` the daemon's: nothing when it has the image (unless
+  // `force`), else `docker pull`. `done` gets, on another thread, nothing
+  // or why not ("Failed to pull image 'IMAGE': <docker's reason>"). The
+  // docker program's pid is in `pid` while it runs (-1 otherwise), for a
+  // caller that gives up to kill (its process group). Returns at once.
+  void pull(const std::string& image, bool force, std::shared_ptr<std::atomic<pid_t>> pid,
+            std::function<void(std::optional<std::string>)> done) const;
 
   // Lists the containers named mesos-* and removes those whose container
   // id (the name without the prefix) is not in `keep`. Thread-safe; returns

@@ -5,6 +5,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -92,6 +93,33 @@ std::optional<Error> invalidIds(const FrameworkID& frameworkId, const TaskInfo& 
 std::string describeExecutor(const Executor& executor) {
   return "executor " + executor.info.executor_id().value() + " of framework " +
          executor.frameworkId.value();
+}
+
+// Ends the docker program looking up or pulling the executor's image (its
+// process group); dockerPulled() then ends the executor.
+void killPull(const Executor& executor) {
+  if (!executor.pullPid) return;
+  if (pid_t pid = executor.pullPid->load(); pid > 0) ::kill(-pid, SIGKILL);
+}
+
+// The last non-empty line of the file `path` (at most its last 4 KiB) but
+// docker's "See 'docker run --help'." hint, "" when there is none.
+std::string lastLine(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text(4096, '\0');
+  off_t size = ::lseek(fd, 0, SEEK_END);
+  off_t from = size > static_cast<off_t>(text.size()) ? size - static_cast<off_t>(text.size()) : 0;
+  ssize_t n = ::pread(fd, text.data(), text.size(), from);
+  ::close(fd);
+  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  for (;;) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    size_t start = text.rfind('\n');
+    std::string line = start == std::string::npos ? text : text.substr(start + 1);
+    if (!line.starts_with("See 'docker") || start == std::string::npos) return line;
+    text.resize(start);
+  }
 }
 
 }  // namespace
@@ -233,13 +261,18 @@ std::optional<Slave::Refusal> Slave::containerizerRefusal(const TaskInfo& task) 
     return Refusal{TASK_FAILED, TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
                    "A DOCKER TaskInfo.container is for command tasks (no executor)"};
   }
-  if (task.executor().has_container() &&
-      task.executor().container().type() == ContainerInfo::DOCKER) {
+  // A custom executor in a Docker container is the Docker containerizer's,
+  // as in Apache Mesos (whose Mesos containerizer runs only MESOS
+  // containers).
+  const bool dockerExecutor = task.executor().has_container() &&
+                              task.executor().container().type() == ContainerInfo::DOCKER;
+  if (dockerExecutor && !enabled("docker")) {
     return Refusal{TASK_FAILED, TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
-                   "Custom executors in Docker containers (ExecutorInfo.container DOCKER) are "
-                   "not supported"};
+                   "The executor's ContainerInfo is DOCKER (a custom executor in a Docker "
+                   "container), but this slave runs no Docker containers (--containerizers=" +
+                       flags_.containerizers + "; add docker to run it)"};
   }
-  if (!dockerTask && !enabled("mesos")) {
+  if (!dockerTask && !dockerExecutor && !enabled("mesos")) {
     return Refusal{TASK_FAILED, TaskStatus::REASON_CONTAINER_LAUNCH_FAILED,
                    "The task needs the mesos containerizer (it is not a DOCKER container), but "
                    "this slave runs only --containerizers=" + flags_.containerizers};
@@ -355,8 +388,8 @@ Result<Executor*> Slave::launchExecutor(Framework* framework, const ExecutorInfo
   executor->frameworkId = framework->id;
   executor->commandExecutor = commandExecutor;
   executor->containerId.set_value(uuidToString(randomUuid()));
-  if (commandExecutor && info.has_container() &&
-      info.container().type() == ContainerInfo::DOCKER) {
+  if (info.has_container() && info.container().type() == ContainerInfo::DOCKER) {
+    // A Docker task's container, or a custom executor's own.
     executor->dockerContainer = docker::kNamePrefix + executor->containerId.value();
   }
   tokenOf(executor.get());
@@ -453,6 +486,11 @@ std::string Slave::executorUser(const Framework& framework, const ExecutorInfo& 
 
 Result<void> Slave::startExecutor(Executor* executor, const Framework& framework) {
   const ExecutorInfo& info = executor->info;
+  if (executor->customInDocker() && !executor->pulled) {
+    if (!docker_) return Error{"this slave runs no Docker containers (--containerizers)"};
+    pullDockerImage(executor);
+    return {};
+  }
   // A command executor with an image stays on the host's root, as root,
   // and starts its task in the image as the task's user (taskInImage()).
   const bool taskInRootfs = executor->commandExecutor && !executor->rootfs.empty();
@@ -469,7 +507,7 @@ Result<void> Slave::startExecutor(Executor* executor, const Framework& framework
     // The sandbox is the user's (whatever was fetched into it is already).
     if (auto owned = giveSandbox(executor->directory, user); !owned) return owned.error();
   }
-  if (!executor->dockerContainer.empty()) {
+  if (executor->commandExecutor && !executor->dockerContainer.empty()) {
     // What mesos-docker-executor needs to run the task's container. The
     // container gets the task's own variables and the image's, never the
     // slave's (its PATH would hide the image's).
@@ -482,6 +520,14 @@ Result<void> Slave::startExecutor(Executor* executor, const Framework& framework
           "--launcher_dir=" + flags_.launcher_dir}) {
       spec.command.add_arguments(std::move(argument));
     }
+  }
+  if (executor->customInDocker()) {
+    // The executor is the container: its process here is `docker run`,
+    // attached, so the container's output lands in the sandbox's files and
+    // its end is this process's.
+    auto run = dockerRunCommand(*executor, spec.environment);
+    if (!run) return run.error();
+    spec.command = std::move(run).value();
   }
   if (executor->image && !taskInRootfs) {
     // docker/runtime: the image's command and environment; what the
@@ -592,6 +638,84 @@ void Slave::fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID 
   // Failed, or shut down or timed out while fetching: it ends here, and
   // its tasks with it.
   endBeforeStart(fw, executor, failure);
+}
+
+void Slave::pullDockerImage(Executor* executor) {
+  executor->pulling = true;
+  executor->pullPid = std::make_shared<std::atomic<pid_t>>(-1);
+  const ContainerInfo::DockerInfo& docker = executor->info.container().docker();
+  LOG(INFO) << "Looking up Docker image '" << docker.image() << "' for "
+            << describeExecutor(*executor);
+  process::Pid<Slave> me(self());
+  FrameworkID frameworkId = executor->frameworkId;
+  ExecutorID executorId = executor->info.executor_id();
+  ContainerID containerId = executor->containerId;
+  docker_->pull(docker.image(), docker.force_pull_image(), executor->pullPid,
+                [me, frameworkId, executorId, containerId](std::optional<std::string> error) {
+                  process::dispatch(me, &Slave::dockerPulled, frameworkId, executorId,
+                                    containerId, std::move(error));
+                });
+}
+
+void Slave::dockerPulled(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
+                         std::optional<std::string> error) {
+  Framework* fw = framework(frameworkId.value());
+  Executor* executor = fw == nullptr ? nullptr : fw->executor(executorId.value());
+  if (executor == nullptr || executor->containerId.value() != containerId.value() ||
+      !executor->pulling) {
+    return;
+  }
+  executor->pulling = false;
+  executor->pullPid.reset();
+  std::optional<Error> failure;
+  if (error) {
+    failure = Error{*error};
+  } else if (executor->state == Executor::State::kRegistering) {
+    executor->pulled = true;
+    if (auto started = startExecutor(executor, *fw); !started) failure = started.error();
+  }
+  if (!failure && executor->state == Executor::State::kRegistering) return;
+  // Failed, or shut down or timed out while pulling.
+  endBeforeStart(fw, executor, failure);
+}
+
+Result<CommandInfo> Slave::dockerRunCommand(
+    const Executor& executor, const std::map<std::string, std::string>& environment) const {
+  docker::RunSpec run;
+  run.name = executor.dockerContainer;
+  run.container = executor.info.container();
+  run.command = executor.info.command();
+  run.command.clear_uris();
+  run.resources = executor.resources();
+  run.sandbox = executor.directory;
+  // What lets the executor find and register with this slave, and the
+  // operator's --executor_environment_variables; not the slave's own
+  // variables (its PATH would hide the image's).
+  for (const auto& [name, value] : environment) {
+    if (name.starts_with("MESOS_") || name.starts_with("LIBPROCESS_") ||
+        (flags_.executor_environment_variables && baseEnvironment_.count(name) != 0)) {
+      run.environment[name] = value;
+    }
+  }
+  run.environment["MESOS_DIRECTORY"] = docker::kMappedSandbox;
+  // The token's value stays out of docker's arguments: docker takes it from
+  // its own environment.
+  if (run.environment.erase("MESOS_EXECUTOR_AUTHENTICATION_TOKEN") != 0) {
+    run.passedVariables.push_back("MESOS_EXECUTOR_AUTHENTICATION_TOKEN");
+  }
+  if (run.container.docker().network() != ContainerInfo::DockerInfo::HOST) {
+    // The slave's address is not the container's: the executor listens on
+    // its own and advertises that (libprocess's default).
+    run.environment.erase("LIBPROCESS_IP");
+    run.environment.erase("LIBPROCESS_ADVERTISE_IP");
+  }
+  auto argv = docker::runArguments({flags_.docker, flags_.docker_socket}, run);
+  if (!argv) return Error{"cannot run the executor's container: " + argv.error().message};
+  CommandInfo command;
+  command.set_shell(false);
+  command.set_value(argv->front());
+  for (const std::string& argument : *argv) command.add_arguments(argument);
+  return command;
 }
 
 void Slave::endBeforeStart(Framework* fw, Executor* executor, const std::optional<Error>& failure) {
@@ -1143,6 +1267,10 @@ void Slave::signalExecutor(FrameworkID frameworkId, ExecutorID executorId,
     images_->kill(containerId.value(), "the executor is shutting down");
     return;
   }
+  if (executor->pulling) {
+    killPull(*executor);
+    return;
+  }
   if (executor->launching) return;  // launched() kills it
   LOG(INFO) << "Sending " << (signal == SIGKILL ? "SIGKILL" : "SIGTERM") << " to "
             << describeExecutor(*executor) << " (process group " << executor->osPid << ")";
@@ -1214,6 +1342,10 @@ void Slave::registrationTimeout(FrameworkID frameworkId, ExecutorID executorId,
     images_->kill(containerId.value(), "the executor registration timeout passed");
     return;
   }
+  if (executor->pulling) {
+    killPull(*executor);
+    return;
+  }
   if (executor->launching) return;  // launched() kills it
   containerizer_->kill(executor->containerId, executor->osPid, SIGKILL);
 }
@@ -1266,6 +1398,20 @@ void Slave::executorTerminated(Framework* fw, Executor* executor, int status) {
       executor->killReason = limited->reason;
       executor->killMessage = limited->message;
     }
+  }
+  // A custom executor's container that ended before the executor
+  // registered with docker run's own failure (125: docker's, 126 and 127:
+  // the command cannot run): its launch failed, in docker's words, which
+  // are the last line of the sandbox's stderr.
+  if (!executor->killReason && executor->customInDocker() &&
+      executor->state == Executor::State::kRegistering && status >= 0 && WIFEXITED(status) &&
+      WEXITSTATUS(status) >= 125 && WEXITSTATUS(status) <= 127) {
+    const std::string why = lastLine(executor->directory + "/stderr");
+    executor->killReason = TaskStatus::REASON_CONTAINER_LAUNCH_FAILED;
+    executor->killMessage = "Failed to run the executor's Docker container " +
+                            executor->dockerContainer + " (docker run exited with status " +
+                            std::to_string(WEXITSTATUS(status)) + ")" +
+                            (why.empty() ? "" : ": " + why);
   }
   // The container ends with its executor: what it left running goes too,
   // on the containerizer's actor (it may wait for cgroups to empty), and
@@ -1330,6 +1476,9 @@ void Slave::scheduleDockerRemoval(const Executor& executor) {
     docker_->remove(name);
     return;
   }
+  // A custom executor's container may outlive its `docker run` (killed by
+  // the slave): it goes down now, and stays stopped until its removal.
+  if (executor.customInDocker()) docker_->stop(name);
   delay(removeDelay, [this, name] { docker_->remove(name); });
 }
 

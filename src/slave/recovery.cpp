@@ -263,6 +263,12 @@ void Slave::recoverExecutor(Framework* fw, const meta::ExecutorState& state,
     if (isDockerExecutor(*state.info)) {
       executor->commandExecutor = true;
       executor->dockerContainer = docker::kNamePrefix + run.id.value();
+    } else if (state.info->has_container() &&
+               state.info->container().type() == ContainerInfo::DOCKER) {
+      // A custom executor in a Docker container of its own: its process
+      // here is its `docker run`.
+      executor->dockerContainer = docker::kNamePrefix + run.id.value();
+      executor->pulled = true;
     }
     executor->directory = executorRunPath(flags_.work_dir, info_.id(), fw->id, state.id, run.id);
     executor->metaPath = run.path;

@@ -273,10 +273,11 @@ class Slave : public process::Actor {
   void sendQueuedTasks(const Framework& framework, Executor* executor);
 
   // Why `task` cannot run on this slave's containerizers
-  // (--containerizers), if it cannot: a DOCKER task needs docker, any
-  // other needs mesos.
+  // (--containerizers), if it cannot: a DOCKER task, or a task whose
+  // executor's container is DOCKER, needs docker, any other needs mesos.
   std::optional<Refusal> containerizerRefusal(const TaskInfo& task) const;
-  // Removes a Docker task's container after --docker_remove_delay.
+  // Removes a Docker task's or executor's container after
+  // --docker_remove_delay (an executor's is stopped at once).
   void scheduleDockerRemoval(const Executor& executor);
   ExecutorInfo commandExecutorInfo(const FrameworkID& frameworkId, const TaskInfo& task) const;
   // Makes the executor's sandbox and starts it: at once, or once the
@@ -320,6 +321,18 @@ class Slave : public process::Actor {
   void releaseImage(const std::string& containerId, bool image);
   void fetched(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
                const Result<process::Nothing>& result);
+  // A custom executor in a Docker container: its image is looked up, and
+  // pulled when the daemon lacks it (or force_pull_image says so), off this
+  // actor; then it starts (dockerPulled()). `error`: why the pull failed.
+  void pullDockerImage(Executor* executor);
+  void dockerPulled(FrameworkID frameworkId, ExecutorID executorId, ContainerID containerId,
+                    std::optional<std::string> error);
+  // The `docker run` that runs such an executor: its image with the
+  // executor's CommandInfo, the sandbox at /mnt/mesos/sandbox, the
+  // executor's MESOS_* and LIBPROCESS_* variables from `environment`, and
+  // the limits of its resources.
+  Result<CommandInfo> dockerRunCommand(const Executor& executor,
+                                       const std::map<std::string, std::string>& environment) const;
   std::map<std::string, std::string> executorEnvironment(const Framework& framework,
                                                          const Executor& executor) const;
   void sendTaskToExecutor(const Framework& framework, Executor* executor, const TaskInfo& task);

@@ -33,7 +33,8 @@ struct Executor {
   ContainerID containerId;
   std::string directory;  // the sandbox of this run
   bool commandExecutor = false;
-  // A command executor running its task as a Docker container: the
+  // A command executor running its task as a Docker container, or a
+  // custom executor running in one (ExecutorInfo.container DOCKER): the
   // container's name (mesos-<container id>); empty otherwise.
   std::string dockerContainer;
   State state = State::kRegistering;
@@ -82,6 +83,12 @@ struct Executor {
   // configuration. A command executor runs its task in there.
   std::string imageName;
   bool provisioning = false;
+  // A custom executor in a Docker container: its image is being looked up
+  // or pulled (no process yet; `pullPid` is the docker program's, to kill
+  // it), and then whether that is done.
+  bool pulling = false;
+  bool pulled = false;
+  std::shared_ptr<std::atomic<pid_t>> pullPid;
   std::string rootfs;
   std::optional<mesos::isolation::ContainerConfig::Image> image;
   // With an image, its persistent volumes are bind mounts into the
@@ -94,6 +101,9 @@ struct Executor {
   bool incomplete() const {
     return !queuedTasks.empty() || !launchedTasks.empty() || !terminatedTasks.empty();
   }
+  // A custom executor that runs as a Docker container of its own (the slave
+  // runs `docker run` of its image; docs/docker-containerizer.md).
+  bool customInDocker() const { return !commandExecutor && !dockerContainer.empty(); }
   // The executor's own resources plus its live tasks'.
   Resources resources() const;
   // Whether a task with this id is queued, launched or awaiting its last ack.

@@ -74,7 +74,14 @@ TEST_F(TaskValidationTest, ContainersSlavesCannotRunAreRefusedNamingTheField) {
   docker.mutable_executor()->mutable_executor_id()->set_value("e1");
   docker.mutable_executor()->mutable_command()->set_value("./executor");
   docker.mutable_executor()->mutable_container()->set_type(ContainerInfo::DOCKER);
-  docker.mutable_executor()->mutable_container()->mutable_docker()->set_image("x");
+  docker.mutable_executor()->mutable_container()->mutable_docker()->set_image("-x");
+
+  // A custom executor in a Docker container of its own goes to the slave.
+  TaskInfo dockerExecutor = task("docker-executor");
+  dockerExecutor.clear_command();
+  *dockerExecutor.mutable_executor() = docker.executor();
+  dockerExecutor.mutable_executor()->mutable_executor_id()->set_value("e2");
+  dockerExecutor.mutable_executor()->mutable_container()->mutable_docker()->set_image("x");
 
   TaskInfo image = task("image");
   image.mutable_container()->set_type(ContainerInfo::MESOS);
@@ -106,14 +113,16 @@ TEST_F(TaskValidationTest, ContainersSlavesCannotRunAreRefusedNamingTheField) {
   volume->set_mode(Volume::RO);
 
   TaskInfo plain = task("plain");
-  launchAll({commandContainer, docker, image, appc, unnamed, climbing, volumes, plain});
+  launchAll(
+      {commandContainer, docker, dockerExecutor, image, appc, unnamed, climbing, volumes, plain});
 
   expectError("command-container", "TaskInfo.command.container is not supported");
-  expectError("docker", "ExecutorInfo.container.type DOCKER is not supported yet");
+  expectError("docker", "ExecutorInfo.container.docker.image '-x' must start with a letter");
   expectError("appc", "TaskInfo.container.mesos.image.type APPC is not supported yet");
   expectError("unnamed", "TaskInfo.container.mesos.image.docker.name is empty");
   expectError("climbing", "TaskInfo.container.volumes[0]: a path holds '..'");
-  EXPECT_EQ((std::vector<std::string>{"image", "volumes", "plain"}), launched());
+  EXPECT_EQ((std::vector<std::string>{"docker-executor", "image", "volumes", "plain"}),
+            launched());
 }
 
 TEST_F(TaskValidationTest, DockerCommandTasksGoToTheSlaveAndBadDockerFieldsAreNamed) {

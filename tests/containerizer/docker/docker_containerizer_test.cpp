@@ -28,6 +28,7 @@
 
 #include "common/json.hpp"
 #include "containerizer/provisioner/image_helpers.hpp"
+#include "mesos/resources.hpp"
 #include "process/runtime.hpp"
 #include "support/cluster.hpp"
 #include "support/daemon.hpp"
@@ -268,6 +269,57 @@ std::string importBusybox(const Dockerd& dockerd, const std::string& busybox,
   return "";
 }
 
+// Imports, as `tag`, busybox (as importBusybox() does) and the program
+// `program` with the shared libraries `ldd` says it loads, each at its path
+// on this host, so that it runs in the image as it does here. "" or what
+// failed. `libraryPath` gets the directories of those libraries.
+std::string importProgram(const Dockerd& dockerd, const std::string& busybox,
+                          const std::string& program, const std::string& tag,
+                          std::string* libraryPath) {
+  images::ScratchDir scratch;
+  images::Ran ldd = images::run({"ldd", program}, scratch.path());
+  if (ldd.status != 0) return "ldd " + program + ": " + ldd.err;
+  std::vector<std::string> files = {program};
+  std::stringstream lines(ldd.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::stringstream words(line);
+    std::string word;
+    while (words >> word) {
+      if (!word.empty() && word[0] == '/') files.push_back(word);
+    }
+  }
+  const std::string root = scratch.path() + "/root";
+  std::set<std::string> directories;
+  for (const std::string& file : files) {
+    const fs::path path = fs::path(file).lexically_normal();
+    const fs::path target = fs::path(root) / path.relative_path();
+    std::error_code error;
+    fs::create_directories(target.parent_path(), error);
+    // The file's contents, whatever links lead to it.
+    if (!fs::copy_file(file, target, fs::copy_options::overwrite_existing, error)) {
+      return "cannot copy " + file + ": " + error.message();
+    }
+    if (file != program) directories.insert(path.parent_path().string());
+  }
+  fs::create_directories(root + "/bin");
+  fs::create_directories(root + "/tmp");
+  fs::copy_file(busybox, root + "/bin/busybox");
+  for (const char* applet : {"sh", "cat", "echo", "sleep", "true", "test", "["}) {
+    fs::create_symlink("busybox", root + "/bin/" + applet);
+  }
+  libraryPath->clear();
+  for (const std::string& directory : directories) {
+    *libraryPath += (libraryPath->empty() ? "" : ":") + directory;
+  }
+  images::Ran tar =
+      images::run({"tar", "-C", root, "-cf", scratch.path() + "/image.tar", "."}, scratch.path());
+  if (tar.status != 0) return "tar: " + tar.err;
+  images::Ran imported = dockerd.docker({"import", scratch.path() + "/image.tar", tag});
+  if (imported.status != 0) return "docker import: " + imported.err;
+  return "";
+}
+
 class DockerContainerizerTest : public DaemonsFixture {
  protected:
   static void SetUpTestSuite() {
@@ -403,6 +455,59 @@ class DockerContainerizerTest : public DaemonsFixture {
     driver_->launchTasks(offer.id(), {task}, filters);
   }
 
+  // Launches task `id` (cpus:0.1;mem:32) of the custom executor
+  // `executorId` (cpus:0.1;mem:32), whose container is DOCKER `image`
+  // running the shell command `command`, on an offer not used yet; `edit`
+  // may change the task first.
+  void launchExecutorTask(const std::string& id, const std::string& executorId,
+                          const std::string& image, const std::string& command,
+                          const std::function<void(TaskInfo*)>& edit = nullptr) {
+    auto offers = scheduler_.await(
+        [&](const RecordingScheduler::Event& e) {
+          return e.kind == "offers" && !e.offers.empty() &&
+                 usedOffers_.count(e.offers.front().id().value()) == 0;
+        },
+        60s);
+    ASSERT_TRUE(offers) << "no new offer within 60 s";
+    const Offer& offer = offers->offers.front();
+    usedOffers_.insert(offer.id().value());
+    TaskInfo task = commandTask(offer, id, "unused", "cpus:0.1;mem:32");
+    task.clear_command();
+    ExecutorInfo* executor = task.mutable_executor();
+    executor->mutable_executor_id()->set_value(executorId);
+    *executor->mutable_framework_id() = offer.framework_id();
+    executor->mutable_command()->set_value(command);
+    auto resources = Resources::parse("cpus:0.1;mem:32");
+    *executor->mutable_resources() = resources->proto();
+    executor->mutable_container()->set_type(ContainerInfo::DOCKER);
+    executor->mutable_container()->mutable_docker()->set_image(image);
+    if (edit) edit(&task);
+    Filters filters;
+    filters.set_refuse_seconds(0);
+    driver_->launchTasks(offer.id(), {task}, filters);
+  }
+
+  // The image of hello-executor (docs/writing-a-framework.md's example,
+  // built against the executor library), imported once; the shell command
+  // that runs it there (and first shows what it was given).
+  std::string helloImage() {
+    if (helloImageError_.empty() && helloCommand_.empty()) {
+      std::string libraryPath;
+      helloImageError_ = importProgram(*dockerd_, busybox_, MESOS_HELLO_EXECUTOR_PATH,
+                                       kHelloImage, &libraryPath);
+      helloCommand_ = "echo \"executor in $MESOS_SANDBOX of $MESOS_DIRECTORY\" && "
+                      "LD_LIBRARY_PATH=" + libraryPath + " exec " +
+                      std::string(MESOS_HELLO_EXECUTOR_PATH);
+    }
+    return helloImageError_;
+  }
+
+  void stopFramework() {
+    driver_->stop();
+    driver_->join();
+    driver_.reset();
+  }
+
   std::string updates() {
     std::string text;
     scheduler_.await(
@@ -417,8 +522,11 @@ class DockerContainerizerTest : public DaemonsFixture {
     return text;
   }
 
+  static constexpr char kHelloImage[] = "mesos-test/hello-executor:1";
   static Dockerd* dockerd_;
   static std::string busybox_;
+  static std::string helloImageError_;
+  static std::string helloCommand_;
   static std::string skip_;
   static std::string setupError_;
 
@@ -436,6 +544,8 @@ Dockerd* DockerContainerizerTest::dockerd_ = nullptr;
 std::string DockerContainerizerTest::busybox_;
 std::string DockerContainerizerTest::skip_;
 std::string DockerContainerizerTest::setupError_;
+std::string DockerContainerizerTest::helloImageError_;
+std::string DockerContainerizerTest::helloCommand_;
 
 TEST_F(DockerContainerizerTest, ATaskRunsInItsImageAndWritesToTheSandboxAsMesosContainerId) {
   ASSERT_GT(startSlaveWith(), 0);
@@ -819,6 +929,184 @@ TEST_F(DockerContainerizerTest, MonitorStatisticsCountTheDockerContainersUsage) 
   id.set_value("busy");
   driver_->killTask(id);
   EXPECT_TRUE(scheduler_.awaitStatus("busy", TASK_KILLED, 60s)) << updates();
+}
+
+// A custom executor in a Docker container of its own: the slave runs its
+// image with the executor's command (hello-executor, which registers over
+// libprocess and finishes its task), the sandbox at /mnt/mesos/sandbox,
+// its output in the sandbox's files and the limits of its resources. The
+// executor outlives its task; its framework's end shuts it down, and its
+// container is then removed (--docker_remove_delay).
+TEST_F(DockerContainerizerTest, ACustomExecutorRunsInItsImageAndItsContainerGoesWithIt) {
+  ASSERT_EQ("", helloImage());
+  ASSERT_GT(startSlaveWith({"--docker_remove_delay=1secs"}), 0);
+  startFramework();
+  launchExecutorTask("hello", "hello-exec", kHelloImage, helloCommand_);
+  auto finished = scheduler_.awaitStatus("hello", TASK_FINISHED, 60s);
+  ASSERT_TRUE(finished) << updates() << readFile(sandbox("hello-exec") + "/stderr");
+  EXPECT_EQ("hello from hello-executor", finished->status.message());
+  EXPECT_TRUE(scheduler_.awaitStatus("hello", TASK_RUNNING, 0ms));
+
+  const std::string directory = sandbox("hello-exec");
+  ASSERT_NE("", directory);
+  EXPECT_NE(std::string::npos,
+            readFile(directory + "/stdout")
+                .find("executor in /mnt/mesos/sandbox of /mnt/mesos/sandbox"))
+      << readFile(directory + "/stdout") << readFile(directory + "/stderr");
+  const std::string name = "mesos-" + containerId("hello-exec");
+  json::Value container = dockerd_->inspect(name);
+  ASSERT_FALSE(container.isNull()) << dockerd_->docker({"ps", "-a"}).out;
+  EXPECT_TRUE(container["State"]["Running"].boolean());
+  EXPECT_EQ(kHelloImage, container["Config"]["Image"].string());
+  EXPECT_EQ("host", container["HostConfig"]["NetworkMode"].string());
+  // The executor's resources and its task's.
+  EXPECT_EQ(64 * 1024 * 1024, container["HostConfig"]["Memory"].integer());
+  EXPECT_EQ(205, container["HostConfig"]["CpuShares"].integer());
+  bool mounted = false;
+  for (const json::Value& mount : container["Mounts"].array()) {
+    if (mount["Destination"].string() == "/mnt/mesos/sandbox") {
+      mounted = mount["Source"].string() == directory;
+    }
+  }
+  EXPECT_TRUE(mounted) << json::stringify(container["Mounts"]);
+  std::set<std::string> environment;
+  for (const json::Value& variable : container["Config"]["Env"].array()) {
+    environment.insert(variable.string());
+  }
+  EXPECT_EQ(1u, environment.count("MESOS_SANDBOX=/mnt/mesos/sandbox"));
+  EXPECT_EQ(1u, environment.count("MESOS_EXECUTOR_ID=hello-exec"));
+  EXPECT_EQ(1u, environment.count("MESOS_CONTAINER_NAME=" + name));
+  // None of the slave's own (HOME, its PATH...): Docker's PATH only.
+  for (const std::string& variable : environment) {
+    EXPECT_TRUE(variable.starts_with("MESOS_") || variable.starts_with("LIBPROCESS_") ||
+                variable.starts_with("PATH=/usr/local/sbin:"))
+        << variable;
+  }
+
+  // The framework's end shuts the executor down: its container stops, and
+  // goes a second later.
+  stopFramework();
+  EXPECT_TRUE(waitUntil([&] { return !dockerd_->exists(name); }, 60s))
+      << name << " was not removed: " << dockerd_->docker({"ps", "-a"}).out
+      << readFile(dir_ + "/slave.log");
+}
+
+// An executor that never registers is killed by the slave: its container
+// stops with it (its `docker run` alone would leave it running), and stays,
+// stopped, for --docker_remove_delay.
+TEST_F(DockerContainerizerTest, ACustomExecutorThatNeverRegistersHasItsContainerStopped) {
+  ASSERT_GT(startSlaveWith({"--executor_registration_timeout=3secs"}), 0);
+  startFramework();
+  launchExecutorTask("mute", "mute-exec", kImage, "exec sleep 1000");
+  auto failed = scheduler_.awaitStatus("mute", TASK_FAILED, 60s);
+  ASSERT_TRUE(failed) << updates();
+  EXPECT_EQ(TaskStatus::REASON_EXECUTOR_REGISTRATION_TIMEOUT, failed->status.reason());
+  const std::string name = "mesos-" + containerId("mute-exec");
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        json::Value container = dockerd_->inspect(name);
+        return !container.isNull() && !container["State"]["Running"].boolean();
+      },
+      30s))
+      << json::stringify(dockerd_->inspect(name)) << readFile(dir_ + "/slave.log");
+}
+
+TEST_F(DockerContainerizerTest, ACustomExecutorsMissingImageFailsItsTaskWithDockersReason) {
+  ASSERT_GT(startSlaveWith(), 0);
+  startFramework();
+  launchExecutorTask("lost", "lost-exec", "mesos-test/nothing:1", "true");
+  auto failed = scheduler_.awaitStatus("lost", TASK_FAILED, 60s);
+  ASSERT_TRUE(failed) << updates();
+  EXPECT_EQ(TaskStatus::REASON_CONTAINER_LAUNCH_FAILED, failed->status.reason());
+  EXPECT_NE(std::string::npos,
+            failed->status.message().find("Failed to pull image 'mesos-test/nothing:1': "))
+      << failed->status.message();
+  EXPECT_FALSE(dockerd_->exists("mesos-" + containerId("lost-exec")));
+}
+
+// docker run's own failure (an option the daemon refuses) before the
+// executor registers fails its task as a launch failure, in docker's words.
+TEST_F(DockerContainerizerTest, ACustomExecutorsContainerDockerCannotRunFailsItsTask) {
+  ASSERT_GT(startSlaveWith(), 0);
+  startFramework();
+  launchExecutorTask("refused", "refused-exec", kImage, "true", [](TaskInfo* task) {
+    Parameter* parameter =
+        task->mutable_executor()->mutable_container()->mutable_docker()->add_parameters();
+    parameter->set_key("ulimit");
+    parameter->set_value("not-a-limit");
+  });
+  auto failed = scheduler_.awaitStatus("refused", TASK_FAILED, 60s);
+  ASSERT_TRUE(failed) << updates();
+  EXPECT_EQ(TaskStatus::REASON_CONTAINER_LAUNCH_FAILED, failed->status.reason());
+  EXPECT_NE(std::string::npos,
+            failed->status.message().find("docker run exited with status 125"))
+      << failed->status.message();
+  EXPECT_NE(std::string::npos, failed->status.message().find("ulimit")) << failed->status.message();
+}
+
+TEST_F(DockerContainerizerTest, ACustomDockerExecutorOnASlaveWithoutDockerIsRefused) {
+  ASSERT_GT(startSlaveWith({}, "mesos"), 0);
+  startFramework();
+  launchExecutorTask("nowhere", "nowhere-exec", kImage, "true");
+  auto failed = scheduler_.awaitStatus("nowhere", TASK_FAILED, 60s);
+  ASSERT_TRUE(failed) << updates();
+  EXPECT_EQ(TaskStatus::REASON_CONTAINER_LAUNCH_FAILED, failed->status.reason());
+  EXPECT_NE(std::string::npos, failed->status.message().find("The executor's ContainerInfo is DOCKER"))
+      << failed->status.message();
+  EXPECT_NE(std::string::npos, failed->status.message().find("--containerizers=mesos"))
+      << failed->status.message();
+  EXPECT_EQ("", sandbox("nowhere-exec"));
+}
+
+// A checkpointing framework's custom executor in Docker: it and its
+// container run on while the slave is down; the restarted slave takes it
+// over (the orphan sweep keeps its container), it takes a second task, and
+// the framework's end still removes its container.
+TEST_F(DockerContainerizerTest, ACustomExecutorInDockerOutlivesASlaveRestart) {
+  ASSERT_EQ("", helloImage());
+  const uint16_t port = freePort();
+  pid_t slave = startSlaveWith({"--docker_remove_delay=1secs"}, "docker,mesos", port);
+  ASSERT_GT(slave, 0);
+  startFramework(/*checkpoint=*/true);
+  launchExecutorTask("first", "kept-exec", kHelloImage, helloCommand_);
+  ASSERT_TRUE(scheduler_.awaitStatus("first", TASK_FINISHED, 60s))
+      << updates() << readFile(sandbox("kept-exec") + "/stderr");
+  const std::string name = "mesos-" + containerId("kept-exec");
+  ASSERT_TRUE(dockerd_->exists(name));
+
+  // The offers made so far go with the slave: the next task takes one made
+  // after its restart.
+  scheduler_.await(
+      [&](const RecordingScheduler::Event& e) {
+        for (const Offer& offer : e.offers) usedOffers_.insert(offer.id().value());
+        return false;
+      },
+      0ms);
+  ASSERT_EQ(0, ::kill(slave, SIGKILL));
+  ASSERT_EQ(128 + SIGKILL, waitForExit(slave, 30s));
+  reaped(slave);
+  std::vector<std::string> flags = slaveFlags("docker,mesos");
+  flags.push_back("--docker_remove_delay=1secs");
+  slave = startSlave(master_, "slave", flags, port);
+  ASSERT_GT(slave, 0);
+  ASSERT_TRUE(waitUntil(
+      [&] { return readFile(dir_ + "/slave.log").find("Re-registered with master") !=
+                   std::string::npos; },
+      60s, slave))
+      << readFile(dir_ + "/slave.log");
+  json::Value container = dockerd_->inspect(name);
+  ASSERT_FALSE(container.isNull()) << "the recovered executor's container was removed";
+  EXPECT_TRUE(container["State"]["Running"].boolean());
+
+  // The same executor takes the next task.
+  launchExecutorTask("second", "kept-exec", kHelloImage, helloCommand_);
+  ASSERT_TRUE(scheduler_.awaitStatus("second", TASK_FINISHED, 60s))
+      << updates() << readFile(dir_ + "/slave.log");
+  EXPECT_EQ(name, "mesos-" + containerId("kept-exec"));
+
+  stopFramework();
+  EXPECT_TRUE(waitUntil([&] { return !dockerd_->exists(name); }, 60s, slave))
+      << dockerd_->docker({"ps", "-a"}).out << readFile(dir_ + "/slave.log");
 }
 
 }  // namespace

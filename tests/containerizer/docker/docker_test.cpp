@@ -64,6 +64,24 @@ TEST(DockerArgumentsTest, AProgramWithArgumentsFollowsTheImageAsGiven) {
   EXPECT_EQ(std::find(argv->begin(), argv->end(), "--entrypoint=/bin/sh"), argv->end());
 }
 
+// A custom executor's token: its value is docker's own environment's, never
+// an argument.
+TEST(DockerArgumentsTest, APassedVariableIsNamedWithoutItsValue) {
+  RunSpec run = spec(dockerContainer("busybox"));
+  run.environment["MESOS_EXECUTOR_ID"] = "e1";
+  run.passedVariables = {"MESOS_EXECUTOR_AUTHENTICATION_TOKEN"};
+  auto argv = runArguments(kEndpoint, run);
+  ASSERT_TRUE(argv) << argv.error().message;
+  EXPECT_TRUE(contains(*argv, {"-e", "MESOS_EXECUTOR_ID=e1"}));
+  EXPECT_TRUE(contains(*argv, {"-e", "MESOS_EXECUTOR_AUTHENTICATION_TOKEN"}));
+
+  run.environment["MESOS_EXECUTOR_AUTHENTICATION_TOKEN"] = "secret";
+  EXPECT_FALSE(runArguments(kEndpoint, run));
+  run.environment.erase("MESOS_EXECUTOR_AUTHENTICATION_TOKEN");
+  run.passedVariables = {"A=B"};
+  EXPECT_FALSE(runArguments(kEndpoint, run));
+}
+
 TEST(DockerArgumentsTest, TinyResourcesGetDockersFloors) {
   RunSpec run = spec(dockerContainer("busybox"));
   run.resources = Resources::parse("cpus:0.001;mem:1").value();

@@ -203,6 +203,14 @@ Result<std::vector<std::string>> runArguments(const Endpoint& endpoint, const Ru
     }
     argv.insert(argv.end(), {"-e", name + "=" + value});
   }
+  for (const std::string& name : spec.passedVariables) {
+    if (name.empty() || name.find('=') != std::string::npos ||
+        name.find('\0') != std::string::npos ||
+        environment.count(name) != 0) {
+      return Error{"variable '" + name + "': not a name, or also given a value"};
+    }
+    argv.insert(argv.end(), {"-e", name});
+  }
 
   for (const Volume& volume : spec.container.volumes()) {
     std::string host = volume.host_path();

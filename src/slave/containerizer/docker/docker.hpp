@@ -60,6 +60,10 @@ struct RunSpec {
   std::string sandbox;               // the host's sandbox, mounted at mappedDirectory
   std::string mappedDirectory = kMappedSandbox;
   std::map<std::string, std::string> environment;  // -e NAME=VALUE (MESOS_SANDBOX is added)
+  // -e NAME: the value is the docker program's own (its environment), so
+  // that it never shows in a process list (a secret such as the executor's
+  // token).
+  std::vector<std::string> passedVariables;
 };
 
 // Whether `container` can run: type DOCKER with a valid image, valid
