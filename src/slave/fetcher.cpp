@@ -170,14 +170,7 @@ process::Future<Result<process::Nothing>> Fetcher::fetch(const std::string& id,
   Fd err(*errFd);
 
   SpawnState spawn;
-  posix_spawnattr_setflags(&spawn.attr,
-                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  sigset_t empty;
-  sigemptyset(&empty);
-  posix_spawnattr_setsigmask(&spawn.attr, &empty);
-  sigset_t all;
-  sigfillset(&all);
-  posix_spawnattr_setsigdefault(&spawn.attr, &all);
+  spawn.newSession();
   constexpr int kStatusFd = 3;
   posix_spawn_file_actions_adddup2(&spawn.actions, planFile.get(), STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&spawn.actions, out.get(), STDOUT_FILENO);

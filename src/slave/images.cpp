@@ -209,14 +209,7 @@ Result<Spawned> spawnHelper(std::vector<std::string> argv) {
     return Error{std::string("cannot make the helper's output files: ") + std::strerror(errno)};
   }
   SpawnState spawn;
-  posix_spawnattr_setflags(&spawn.attr,
-                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  sigset_t empty;
-  sigemptyset(&empty);
-  posix_spawnattr_setsigmask(&spawn.attr, &empty);
-  sigset_t all;
-  sigfillset(&all);
-  posix_spawnattr_setsigdefault(&spawn.attr, &all);
+  spawn.newSession();
   posix_spawn_file_actions_addopen(&spawn.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&spawn.actions, out.get(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&spawn.actions, err.get(), STDERR_FILENO);

@@ -150,16 +150,7 @@ Result<pid_t> PosixLauncher::launch(const LaunchSpec& spec) {
   }
 
   SpawnState state;
-  // A new session (and process group) so the whole tree can be signalled and
-  // outlives nothing of ours; default signal dispositions and an empty mask.
-  short flags = POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-  posix_spawnattr_setflags(&state.attr, flags);
-  sigset_t empty;
-  sigemptyset(&empty);
-  posix_spawnattr_setsigmask(&state.attr, &empty);
-  sigset_t all;
-  sigfillset(&all);
-  posix_spawnattr_setsigdefault(&state.attr, &all);
+  state.newSession();
 
   // The inherited descriptors, first moved above every target number, so
   // that no dup2 below overwrites one before it is copied.
@@ -208,14 +199,7 @@ bool PosixLauncher::startServer(const std::string& program) {
     return false;
   }
   SpawnState state;
-  posix_spawnattr_setflags(&state.attr,
-                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  sigset_t empty;
-  sigemptyset(&empty);
-  posix_spawnattr_setsigmask(&state.attr, &empty);
-  sigset_t all;
-  sigfillset(&all);
-  posix_spawnattr_setsigdefault(&state.attr, &all);
+  state.newSession();
   Fd in(::open("/dev/null", O_RDWR | O_CLOEXEC));
   for (int target : {STDIN_FILENO, STDOUT_FILENO}) {
     posix_spawn_file_actions_adddup2(&state.actions, in.get(), target);
