@@ -28,22 +28,9 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  for log in "$tmp"/*.log; do echo "== $log" >&2; tail -n 20 "$log" >&2; done
-  exit 1
-}
-wait_for() {
-  local seconds=$1; shift
-  local deadline=$((SECONDS + seconds))
-  until "$@" > /dev/null 2>&1; do
-    [ $SECONDS -lt $deadline ] || return 1
-    sleep 0.2
-  done
-}
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# fail, wait_for, free_port (lib.sh's get and browse are plain HTTP; this
+# test's own, below, trust the test CA).
+. "$(dirname "$0")/lib.sh"
 
 # The test CA and the node's certificate.
 (
@@ -75,7 +62,6 @@ with urllib.request.urlopen(sys.argv[1], timeout=10, context=context) as r:
     sys.stdout.buffer.write(r.read())
 PY
 }
-json_get() { python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
 
 # Its tasks run as root, which a master allows only by a run_tasks rule
 # naming root (docs/security.md, "Running as root").
