@@ -111,7 +111,7 @@ void CommandTask::initialize() {
   callback_(Event{Event::Kind::kRunning, TASK_RUNNING, "", std::nullopt, std::nullopt});
   if (healthCheck) {
     healthChecker_ = runtime().spawn<HealthChecker>(
-        std::move(*healthCheck), ProbeContext{options_.directory, environment},
+        std::move(*healthCheck), ProbeContext{options_.directory, environment, ""},
         [self](const HealthChecker::Event& event) {
           process::dispatch(self, &CommandTask::healthChanged, event);
         });

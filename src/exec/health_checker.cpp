@@ -1,6 +1,8 @@
 #include "exec/health_checker.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -253,8 +255,20 @@ ProbeOutcome runHttp(const HealthCheckSpec& spec, int abortFd) {
 ProbeOutcome probe(const HealthCheckSpec& spec, const ProbeContext& context, int abortFd) {
   switch (spec.type) {
     case HealthCheck::COMMAND: return runCommand(spec, context, abortFd);
-    case HealthCheck::HTTP: return runHttp(spec, abortFd);
-    case HealthCheck::TCP: return runTcp(spec, abortFd);
+    case HealthCheck::HTTP:
+    case HealthCheck::TCP:
+      if (!context.networkNamespace.empty()) {
+        // This thread only (it ends with the check), before its socket.
+        const int ns = ::open(context.networkNamespace.c_str(), O_RDONLY | O_CLOEXEC);
+        if (ns < 0 || ::setns(ns, CLONE_NEWNET) != 0) {
+          const int error = errno;
+          if (ns >= 0) ::close(ns);
+          return failure(spec, "cannot enter the task's network namespace " +
+                                   context.networkNamespace + ": " + errnoText(error));
+        }
+        ::close(ns);
+      }
+      return spec.type == HealthCheck::HTTP ? runHttp(spec, abortFd) : runTcp(spec, abortFd);
     default: return failure(spec, "not a health check type");
   }
 }

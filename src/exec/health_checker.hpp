@@ -37,6 +37,10 @@ struct ProbeContext {
   std::string directory;  // working directory (the sandbox)
   // The command's environment, before the check command's own variables.
   std::map<std::string, std::string> environment;
+  // HTTP and TCP: a network namespace (/proc/PID/ns/net) the probe's
+  // thread enters first, so that its loopback is the task's (a Docker
+  // container of its own network). Empty: this process's.
+  std::string networkNamespace;
 };
 
 class ProbeRun;

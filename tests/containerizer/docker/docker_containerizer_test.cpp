@@ -257,7 +257,8 @@ std::string importBusybox(const Dockerd& dockerd, const std::string& busybox,
   const std::string root = scratch.path() + "/root";
   fs::create_directories(root + "/bin");
   fs::copy_file(busybox, root + "/bin/busybox");
-  for (const char* applet : {"sh", "cat", "echo", "sleep", "ls", "true", "false", "test", "["}) {
+  for (const char* applet :
+       {"sh", "cat", "echo", "sleep", "ls", "true", "false", "test", "[", "mkdir", "httpd"}) {
     fs::create_symlink("busybox", root + "/bin/" + applet);
   }
   for (const auto& [path, contents] : files) images::writeText(root + "/" + path, contents);
@@ -624,6 +625,102 @@ TEST_F(DockerContainerizerTest, AKilledTaskIsKilledItsContainerStoppedAndItsLimi
   container = dockerd_->inspect(name);
   ASSERT_FALSE(container.isNull());
   EXPECT_FALSE(container["State"]["Running"].boolean());
+}
+
+// The task's health checks run in its container: a COMMAND through `docker
+// exec` (it sees the image's files and its own variables, which the host
+// does not), and too many failures in a row kill the task.
+TEST_F(DockerContainerizerTest, ACommandHealthCheckRunsInTheContainerAndFailuresKillTheTask) {
+  ASSERT_GT(startSlaveWith({"--docker_stop_timeout=1secs"}), 0);
+  startFramework();
+  auto check = [](const std::string& command, uint32_t failures) {
+    HealthCheck health;
+    health.set_type(HealthCheck::COMMAND);
+    health.mutable_command()->set_value(command);
+    auto* variable = health.mutable_command()->mutable_environment()->add_variables();
+    variable->set_name("CHECK_VARIABLE");
+    variable->set_value("given to the check");
+    health.set_delay_seconds(0);
+    health.set_interval_seconds(0.2);
+    health.set_timeout_seconds(20);
+    health.set_consecutive_failures(failures);
+    return health;
+  };
+  // True only inside: the image has busybox and no /etc/debian_version
+  // (this Debian host has one).
+  const std::string inside =
+      "[ -x /bin/busybox ] && [ ! -e /etc/debian_version ] && "
+      "[ \"$CHECK_VARIABLE\" = \"given to the check\" ]";
+  launchDockerTask("healthy", "sleep 1000", "cpus:0.1;mem:32",
+                   [&](TaskInfo* task) { *task->mutable_health_check() = check(inside, 3); });
+  auto healthy = scheduler_.await(
+      [](const RecordingScheduler::Event& e) {
+        return e.kind == "status" && e.status.task_id().value() == "healthy" &&
+               e.status.state() == TASK_RUNNING && e.status.has_healthy();
+      },
+      60s);
+  ASSERT_TRUE(healthy) << updates() << readFile(dir_ + "/slave.log");
+  EXPECT_TRUE(healthy->status.healthy()) << healthy->status.message();
+  EXPECT_EQ(TaskStatus::REASON_TASK_HEALTH_CHECK_STATUS_UPDATED, healthy->status.reason());
+
+  launchDockerTask("sick", "sleep 1000", "cpus:0.1;mem:32", [&](TaskInfo* task) {
+    *task->mutable_health_check() = check("[ -e /etc/debian_version ]", 2);
+  });
+  auto unhealthy = scheduler_.await(
+      [](const RecordingScheduler::Event& e) {
+        return e.kind == "status" && e.status.task_id().value() == "sick" &&
+               e.status.state() == TASK_RUNNING && e.status.has_healthy();
+      },
+      60s);
+  ASSERT_TRUE(unhealthy) << updates();
+  EXPECT_FALSE(unhealthy->status.healthy());
+  auto killed = scheduler_.awaitStatus("sick", TASK_KILLED, 60s);
+  ASSERT_TRUE(killed) << updates();
+  EXPECT_EQ(TaskStatus::REASON_TASK_HEALTH_CHECK_STATUS_UPDATED, killed->status.reason());
+  EXPECT_NE(killed->status.message().find("2 failed health check(s) in a row"), std::string::npos)
+      << killed->status.message();
+  json::Value container = dockerd_->inspect("mesos-" + containerId("sick"));
+  ASSERT_FALSE(container.isNull());
+  EXPECT_FALSE(container["State"]["Running"].boolean());
+  // The healthy one was never killed.
+  container = dockerd_->inspect("mesos-" + containerId("healthy"));
+  ASSERT_FALSE(container.isNull());
+  EXPECT_TRUE(container["State"]["Running"].boolean());
+}
+
+// An HTTP check of a container with a network of its own (NONE: only its
+// loopback) reaches the server on the container's loopback: the port is
+// free on this host's, so only the container's can answer.
+TEST_F(DockerContainerizerTest, AnHttpHealthCheckProbesTheContainersOwnLoopback) {
+  ASSERT_GT(startSlaveWith(), 0);
+  startFramework();
+  const uint16_t port = freePort();
+  launchDockerTask(
+      "web",
+      "mkdir -p /www && echo up > /www/index.html && exec httpd -f -p 127.0.0.1:" +
+          std::to_string(port) + " -h /www",
+      "cpus:0.1;mem:32", [&](TaskInfo* task) {
+        task->mutable_container()->mutable_docker()->set_network(ContainerInfo::DockerInfo::NONE);
+        HealthCheck health;
+        health.set_type(HealthCheck::HTTP);
+        health.mutable_http()->set_port(port);
+        health.mutable_http()->set_path("/index.html");
+        health.set_delay_seconds(0);
+        health.set_interval_seconds(0.2);
+        health.set_timeout_seconds(20);
+        health.set_grace_period_seconds(30);  // httpd may take a moment to listen
+        *task->mutable_health_check() = health;
+      });
+  auto healthy = scheduler_.await(
+      [](const RecordingScheduler::Event& e) {
+        return e.kind == "status" && e.status.task_id().value() == "web" &&
+               e.status.state() == TASK_RUNNING && e.status.has_healthy();
+      },
+      60s);
+  ASSERT_TRUE(healthy) << updates() << readFile(dir_ + "/slave.log");
+  EXPECT_TRUE(healthy->status.healthy()) << healthy->status.message();
+  EXPECT_EQ("none",
+            dockerd_->inspect("mesos-" + containerId("web"))["HostConfig"]["NetworkMode"].string());
 }
 
 // A checkpointing framework's task: its executor and container run on while

@@ -82,6 +82,27 @@ TEST(DockerArgumentsTest, APassedVariableIsNamedWithoutItsValue) {
   EXPECT_FALSE(runArguments(kEndpoint, run));
 }
 
+TEST(DockerArgumentsTest, AHealthCheckCommandIsExecutedInTheContainerWithItsVariablesByName) {
+  CommandInfo shell;
+  shell.set_value("test -f /ready");
+  auto* variable = shell.mutable_environment()->add_variables();
+  variable->set_name("SECRET");
+  variable->set_value("never-in-argv");
+  const std::vector<std::string> argv = execArguments(kEndpoint, "mesos-c1", shell);
+  std::vector<std::string> expected = daemonArguments(kEndpoint);
+  expected.insert(expected.end(),
+                  {"exec", "-e", "SECRET", "mesos-c1", "sh", "-c", "test -f /ready"});
+  EXPECT_EQ(expected, argv);
+
+  CommandInfo plain;
+  plain.set_shell(false);
+  plain.set_value("/bin/test");
+  for (const char* argument : {"test", "-f", "/ready"}) plain.add_arguments(argument);
+  expected = daemonArguments(kEndpoint);
+  expected.insert(expected.end(), {"exec", "mesos-c1", "/bin/test", "-f", "/ready"});
+  EXPECT_EQ(expected, execArguments(kEndpoint, "mesos-c1", plain));
+}
+
 TEST(DockerArgumentsTest, TinyResourcesGetDockersFloors) {
   RunSpec run = spec(dockerContainer("busybox"));
   run.resources = Resources::parse("cpus:0.001;mem:1").value();

@@ -299,6 +299,23 @@ std::vector<std::string> inspectArguments(const Endpoint& endpoint, const std::s
   return argv;
 }
 
+std::vector<std::string> execArguments(const Endpoint& endpoint, const std::string& name,
+                                       const CommandInfo& command) {
+  std::vector<std::string> argv = daemonArguments(endpoint);
+  argv.push_back("exec");
+  for (const auto& variable : command.environment().variables()) {
+    argv.insert(argv.end(), {"-e", variable.name()});
+  }
+  argv.push_back(name);
+  if (command.shell()) {
+    argv.insert(argv.end(), {"sh", "-c", command.value()});
+  } else {
+    argv.push_back(command.value());
+    for (int i = 1; i < command.arguments_size(); ++i) argv.push_back(command.arguments(i));
+  }
+  return argv;
+}
+
 std::vector<std::string> listArguments(const Endpoint& endpoint) {
   std::vector<std::string> argv = daemonArguments(endpoint);
   argv.insert(argv.end(), {"ps", "-a", "--no-trunc", "--filter",

@@ -89,6 +89,13 @@ std::vector<std::string> stopArguments(const Endpoint& endpoint, const std::stri
                                        std::chrono::seconds timeout);
 std::vector<std::string> removeArguments(const Endpoint& endpoint, const std::string& name);
 std::vector<std::string> inspectArguments(const Endpoint& endpoint, const std::string& name);
+// `docker exec` of `command` in running container `name` (a COMMAND health
+// check): a shell command as `sh -c VALUE`, else VALUE with the arguments
+// after argv[0]. The command's own variables are passed by name only
+// (`-e NAME`): docker takes their values from its own environment, which
+// the caller gives them (never in a process list).
+std::vector<std::string> execArguments(const Endpoint& endpoint, const std::string& name,
+                                       const CommandInfo& command);
 // `docker ps -a` of the containers whose name starts with kNamePrefix, one
 // name a line.
 std::vector<std::string> listArguments(const Endpoint& endpoint);

@@ -33,6 +33,8 @@
 #include "common/flags.hpp"
 #include "common/json.hpp"
 #include "exec/executor_process.hpp"
+#include "exec/health_check.hpp"
+#include "exec/health_checker.hpp"
 #include "exec/forwarding_executor.hpp"
 #include "mesos/executor.hpp"
 #include "process/dispatch.hpp"
@@ -151,6 +153,15 @@ class DockerExecutorProcess : public process::Actor {
     }
     launched_ = true;
     task_ = task;
+    if (task.has_health_check()) {
+      auto check = parseHealthCheck(task.health_check());
+      if (!check) {
+        finish(TASK_FAILED, "Task '" + task.task_id().value() +
+                                "' has an invalid health check: " + check.error().message);
+        return;
+      }
+      healthCheck_ = std::move(check).value();
+    }
     docker::RunSpec spec;
     spec.name = options_.container;
     spec.container = task.container();
@@ -206,11 +217,31 @@ class DockerExecutorProcess : public process::Actor {
     stop(shutdownGrace());
   }
 
-  // The worker saw the container running.
-  void running() {
+  // The worker saw the container running, as process `pid` (0: unknown).
+  void running(pid_t pid) {
     if (!active_ || runningSent_) return;
     runningSent_ = true;
     update(task_.task_id(), TASK_RUNNING);
+    if (healthCheck_ && !killed_->load()) startHealthChecks(pid);
+  }
+
+  // A health event (HealthChecker): a change goes out as TASK_RUNNING with
+  // `healthy`; too many failures in a row stop the container.
+  void healthChanged(const HealthChecker::Event& event) {
+    if (!active_ || killed_->load()) return;
+    if (event.changed) {
+      LOG(INFO) << "Task " << task_.task_id().value() << " is "
+                << (event.healthy ? "healthy" : "unhealthy")
+                << (event.message.empty() ? "" : ": " + event.message);
+      update(task_.task_id(), TASK_RUNNING, event.message,
+             TaskStatus::REASON_TASK_HEALTH_CHECK_STATUS_UPDATED, event.healthy);
+    }
+    if (event.kill) {
+      healthKill_ = "Task killed after " + std::to_string(event.consecutiveFailures) +
+                    " failed health check(s) in a row (" + event.message + ")";
+      LOG(WARNING) << healthKill_;
+      kill(task_.task_id(), std::nullopt);
+    }
   }
 
   // The worker's end: the container (or docker) exited with `code`;
@@ -218,7 +249,10 @@ class DockerExecutorProcess : public process::Actor {
   void ended(int code, std::string failure) {
     if (!active_) return;
     active_ = false;
-    if (killed_->load()) {
+    stopHealthChecks();
+    if (killed_->load() && !healthKill_.empty()) {
+      finish(TASK_KILLED, healthKill_, TaskStatus::REASON_TASK_HEALTH_CHECK_STATUS_UPDATED);
+    } else if (killed_->load()) {
       finish(TASK_KILLED, "Container stopped");
     } else if (!failure.empty()) {
       finish(TASK_FAILED, failure, TaskStatus::REASON_CONTAINER_LAUNCH_FAILED);
@@ -272,7 +306,7 @@ class DockerExecutorProcess : public process::Actor {
       if (inspected && inspected->succeeded()) {
         auto state = docker::parseInspect(inspected->out);
         if (state && (state->running || state->pid != 0)) {
-          process::dispatch(self, &DockerExecutorProcess::running);
+          process::dispatch(self, &DockerExecutorProcess::running, state->pid);
           break;
         }
       }
@@ -300,8 +334,45 @@ class DockerExecutorProcess : public process::Actor {
                 " without making a container (its reason is in the sandbox's stderr)");
   }
 
+  // The task's health check (docs/health-checks.md) in the container: a
+  // COMMAND through `docker exec`, HTTP and TCP from this process but in
+  // the container's network namespace unless it shares the host's.
+  void startHealthChecks(pid_t pid) {
+    HealthCheckSpec spec = *healthCheck_;
+    if (spec.type == HealthCheck::COMMAND) {
+      const std::vector<std::string> argv =
+          docker::execArguments(options_.endpoint, options_.container, spec.command);
+      CommandInfo exec;
+      exec.set_shell(false);
+      exec.set_value(argv.front());
+      for (const std::string& argument : argv) exec.add_arguments(argument);
+      *exec.mutable_environment() = spec.command.environment();  // given to docker by name
+      spec.command = std::move(exec);
+    }
+    ProbeContext context{options_.sandbox, currentEnvironment(), ""};
+    const ContainerInfo::DockerInfo& docker = task_.container().docker();
+    if (spec.type != HealthCheck::COMMAND && docker.network() != ContainerInfo::DockerInfo::HOST) {
+      if (pid <= 0) {
+        LOG(WARNING) << "No pid of container " << options_.container << " (docker inspect): its "
+                     << "health checks probe this executor's network, not the container's";
+      } else {
+        context.networkNamespace = "/proc/" + std::to_string(pid) + "/ns/net";
+      }
+    }
+    const process::Pid<DockerExecutorProcess> self(this->self());
+    healthChecker_ = runtime().spawn<HealthChecker>(
+        std::move(spec), std::move(context), [self](const HealthChecker::Event& event) {
+          process::dispatch(self, &DockerExecutorProcess::healthChanged, event);
+        });
+  }
+
+  void stopHealthChecks() {
+    if (healthChecker_) process::dispatch(healthChecker_.pid(), &HealthChecker::stop);
+  }
+
   void stop(std::chrono::nanoseconds grace) {
     killed_->store(true);
+    stopHealthChecks();
     if (!active_) return;
     LOG(INFO) << "Stopping container " << options_.container << " (grace "
               << wholeSeconds(grace).count() << "s)";
@@ -337,7 +408,8 @@ class DockerExecutorProcess : public process::Actor {
   }
 
   void update(const TaskID& taskId, TaskState state, const std::string& message = "",
-              std::optional<TaskStatus::Reason> reason = std::nullopt) {
+              std::optional<TaskStatus::Reason> reason = std::nullopt,
+              std::optional<bool> healthy = std::nullopt) {
     TaskStatus status;
     *status.mutable_task_id() = taskId;
     *status.mutable_executor_id() = options_.executorId;
@@ -345,6 +417,7 @@ class DockerExecutorProcess : public process::Actor {
     status.set_source(TaskStatus::SOURCE_EXECUTOR);
     if (!message.empty()) status.set_message(message);
     if (reason) status.set_reason(*reason);
+    if (healthy) status.set_healthy(*healthy);
     driver_->sendStatusUpdate(status);
   }
 
@@ -358,6 +431,9 @@ class DockerExecutorProcess : public process::Actor {
   bool runningSent_ = false;
   bool terminalSent_ = false;
   bool signalled_ = false;
+  std::optional<HealthCheckSpec> healthCheck_;
+  process::Spawned<HealthChecker> healthChecker_;
+  std::string healthKill_;  // why a failed health check killed the task
 };
 
 using DockerExecutor = ForwardingExecutor<DockerExecutorProcess>;
