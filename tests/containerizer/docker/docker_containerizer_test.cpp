@@ -503,6 +503,16 @@ class DockerContainerizerTest : public DaemonsFixture {
     return helloImageError_;
   }
 
+  // Task `id`'s first TASK_RUNNING update that reports its health (60 s).
+  std::optional<RecordingScheduler::Event> awaitHealth(const std::string& id) {
+    return scheduler_.await(
+        [&](const RecordingScheduler::Event& e) {
+          return e.kind == "status" && e.status.task_id().value() == id &&
+                 e.status.state() == TASK_RUNNING && e.status.has_healthy();
+        },
+        60s);
+  }
+
   void stopFramework() {
     driver_->stop();
     driver_->join();
@@ -653,12 +663,7 @@ TEST_F(DockerContainerizerTest, ACommandHealthCheckRunsInTheContainerAndFailures
       "[ \"$CHECK_VARIABLE\" = \"given to the check\" ]";
   launchDockerTask("healthy", "sleep 1000", "cpus:0.1;mem:32",
                    [&](TaskInfo* task) { *task->mutable_health_check() = check(inside, 3); });
-  auto healthy = scheduler_.await(
-      [](const RecordingScheduler::Event& e) {
-        return e.kind == "status" && e.status.task_id().value() == "healthy" &&
-               e.status.state() == TASK_RUNNING && e.status.has_healthy();
-      },
-      60s);
+  auto healthy = awaitHealth("healthy");
   ASSERT_TRUE(healthy) << updates() << readFile(dir_ + "/slave.log");
   EXPECT_TRUE(healthy->status.healthy()) << healthy->status.message();
   EXPECT_EQ(TaskStatus::REASON_TASK_HEALTH_CHECK_STATUS_UPDATED, healthy->status.reason());
@@ -666,12 +671,7 @@ TEST_F(DockerContainerizerTest, ACommandHealthCheckRunsInTheContainerAndFailures
   launchDockerTask("sick", "sleep 1000", "cpus:0.1;mem:32", [&](TaskInfo* task) {
     *task->mutable_health_check() = check("[ -e /etc/debian_version ]", 2);
   });
-  auto unhealthy = scheduler_.await(
-      [](const RecordingScheduler::Event& e) {
-        return e.kind == "status" && e.status.task_id().value() == "sick" &&
-               e.status.state() == TASK_RUNNING && e.status.has_healthy();
-      },
-      60s);
+  auto unhealthy = awaitHealth("sick");
   ASSERT_TRUE(unhealthy) << updates();
   EXPECT_FALSE(unhealthy->status.healthy());
   auto killed = scheduler_.awaitStatus("sick", TASK_KILLED, 60s);
@@ -711,12 +711,7 @@ TEST_F(DockerContainerizerTest, AnHttpHealthCheckProbesTheContainersOwnLoopback)
         health.set_grace_period_seconds(30);  // httpd may take a moment to listen
         *task->mutable_health_check() = health;
       });
-  auto healthy = scheduler_.await(
-      [](const RecordingScheduler::Event& e) {
-        return e.kind == "status" && e.status.task_id().value() == "web" &&
-               e.status.state() == TASK_RUNNING && e.status.has_healthy();
-      },
-      60s);
+  auto healthy = awaitHealth("web");
   ASSERT_TRUE(healthy) << updates() << readFile(dir_ + "/slave.log");
   EXPECT_TRUE(healthy->status.healthy()) << healthy->status.message();
   EXPECT_EQ("none",
