@@ -22,43 +22,23 @@
 #include "slave/containerizer/launch_server.hpp"
 #include "slave/containerizer/launcher.hpp"
 #include "slave/paths.hpp"
+#include "support/daemon.hpp"
 
 namespace mesos::internal::slave {
 namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using mesos::test::readFile;
+using mesos::test::waitForExit;
 
 std::string helperPath() {
   return launcherBinaryPath(MESOS_BINARY_DIR "/src/slave", "mesos-containerizer");
 }
 
-// Waits (at most 10 s) for child `pid` to end: its wait status, or -1 (also
-// when it is not this process's child).
-int reap(pid_t pid) {
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  int status = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) return status;
-    if (done < 0) return -1;
-    std::this_thread::sleep_for(5ms);
-  }
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, &status, 0);
-  return -1;
-}
-
 // The parent pid field of /proc/PID/stat.
 pid_t parentOf(pid_t pid) {
-  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
   const size_t end = stat.rfind(')');
   if (end == std::string::npos) return -1;
   std::istringstream fields(stat.substr(end + 2));
@@ -121,22 +101,20 @@ TEST_F(LaunchServerTest, TheHelperIsForkedAsTheLaunchersChildWithTheRequestsEnvi
   // The helper is this process's child (CLONE_PARENT), not the server's,
   // and leads a session of its own.
   EXPECT_EQ(parentOf(server), ::getpid());
-  const int status = reap(*pid);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << status << ": " << slurp(dir_ + "/a.err");
-  EXPECT_EQ(slurp(dir_ + "/a.out"), "task helper none " + dir_ + "\nempty-stdin\n");
+  ASSERT_EQ(0, waitForExit(*pid, 10s)) << readFile(dir_ + "/a.err");
+  EXPECT_EQ(readFile(dir_ + "/a.out"), "task helper none " + dir_ + "\nempty-stdin\n");
   // In the command (after the helper's exec): its own session, only 0, 1,
   // 2 open (and ls's own directory descriptor).
-  std::istringstream stat(slurp(dir_ + "/stat").substr(slurp(dir_ + "/stat").rfind(')') + 2));
+  std::istringstream stat(readFile(dir_ + "/stat").substr(readFile(dir_ + "/stat").rfind(')') + 2));
   std::string state;
   long parent = 0, group = 0, session = 0;
   stat >> state >> parent >> group >> session;
   EXPECT_EQ(session, *pid);
   EXPECT_EQ(group, *pid);
-  std::istringstream fds(slurp(dir_ + "/fds"));
+  std::istringstream fds(readFile(dir_ + "/fds"));
   int open = 0;
   for (std::string fd; fds >> fd;) ++open;
-  EXPECT_EQ(open, 4) << slurp(dir_ + "/fds");
+  EXPECT_EQ(open, 4) << readFile(dir_ + "/fds");
 }
 
 TEST_F(LaunchServerTest, OneServerServesEveryLaunchAndAKilledOneIsReplaced) {
@@ -147,10 +125,8 @@ TEST_F(LaunchServerTest, OneServerServesEveryLaunchAndAKilledOneIsReplaced) {
   auto second = launcher.launch(spec("b", "exit 4"));
   ASSERT_TRUE(second.ok()) << second.error().message;
   EXPECT_EQ(launcher.serverPid(), server);
-  int status = reap(*first);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 3) << status;
-  status = reap(*second);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 4) << status;
+  EXPECT_EQ(3, waitForExit(*first, 10s));
+  EXPECT_EQ(4, waitForExit(*second, 10s));
 
   // kill -9 of the server: the next launch finds it gone before its
   // request and starts another.
@@ -158,15 +134,14 @@ TEST_F(LaunchServerTest, OneServerServesEveryLaunchAndAKilledOneIsReplaced) {
   // (Once it is a zombie: a request sent before it died would fail the
   // launch instead.)
   const std::string stat = "/proc/" + std::to_string(server) + "/stat";
-  for (int i = 0; i < 2000 && slurp(stat).find(") Z") == std::string::npos; ++i) {
+  for (int i = 0; i < 2000 && readFile(stat).find(") Z") == std::string::npos; ++i) {
     std::this_thread::sleep_for(5ms);
   }
   auto third = launcher.launch(spec("c", "exit 5"));
   ASSERT_TRUE(third.ok()) << third.error().message;
   EXPECT_GT(launcher.serverPid(), 0);
   EXPECT_NE(launcher.serverPid(), server);
-  status = reap(*third);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 5) << status;
+  EXPECT_EQ(5, waitForExit(*third, 10s));
 }
 
 TEST_F(LaunchServerTest, TheServerEndsWithItsLauncher) {
@@ -177,7 +152,7 @@ TEST_F(LaunchServerTest, TheServerEndsWithItsLauncher) {
     ASSERT_TRUE(pid.ok()) << pid.error().message;
     server = launcher.serverPid();
     ASSERT_GT(server, 0);
-    reap(*pid);
+    waitForExit(*pid, 10s);
   }
   // Reaped by the launcher: no such child any more.
   EXPECT_EQ(::waitpid(server, nullptr, WNOHANG), -1);
@@ -193,9 +168,8 @@ TEST_F(LaunchServerTest, AProgramThatIsNoServerIsExecutedForEachLaunch) {
   auto pid = launcher.launch(wrapped);
   ASSERT_TRUE(pid.ok()) << pid.error().message;
   EXPECT_EQ(launcher.serverPid(), -1);
-  const int status = reap(*pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  EXPECT_EQ(slurp(dir_ + "/a.out"), "ran\n");
+  EXPECT_EQ(0, waitForExit(*pid, 10s));
+  EXPECT_EQ(readFile(dir_ + "/a.out"), "ran\n");
 }
 
 // Talks to a server directly: a request it cannot read is answered with
@@ -240,13 +214,11 @@ TEST_F(LaunchServerTest, ABadRequestIsRefusedAndTheServerGoesOn) {
   // that runs /bin/true with no descriptors at all.
   const int32_t pid = ask(encodeRequest(request), 0);
   ASSERT_GT(pid, 0);
-  int status = reap(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(0, waitForExit(pid, 10s));
   // A length it will not read ends it (the stream cannot be followed).
   uint32_t header[2] = {kLaunchRequestMaxBytes + 1, 0};
   ASSERT_EQ(::send(socket, header, sizeof(header), 0), static_cast<ssize_t>(sizeof(header)));
-  status = reap(server);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+  EXPECT_EQ(1, waitForExit(server, 10s));
   ::close(socket);
 }
 

@@ -433,27 +433,33 @@ class DockerContainerizerTest : public DaemonsFixture {
     ASSERT_EQ(DRIVER_RUNNING, driver_->start());
   }
 
-  // Launches `command` as task `id` in a DOCKER container of kImage on an
-  // offer not used yet; `edit` may change the task first.
-  void launchDockerTask(const std::string& id, const std::string& command,
-                        const std::string& resources,
-                        const std::function<void(TaskInfo*)>& edit = nullptr) {
+  // An offer not used yet (60 s), marked used.
+  std::optional<Offer> newOffer() {
     auto offers = scheduler_.await(
         [&](const RecordingScheduler::Event& e) {
           return e.kind == "offers" && !e.offers.empty() &&
                  usedOffers_.count(e.offers.front().id().value()) == 0;
         },
         60s);
-    ASSERT_TRUE(offers) << "no new offer within 60 s";
-    const Offer& offer = offers->offers.front();
-    usedOffers_.insert(offer.id().value());
-    TaskInfo task = commandTask(offer, id, command, resources);
+    if (!offers) return std::nullopt;
+    usedOffers_.insert(offers->offers.front().id().value());
+    return offers->offers.front();
+  }
+
+  // Launches `command` as task `id` in a DOCKER container of kImage on an
+  // offer not used yet; `edit` may change the task first.
+  void launchDockerTask(const std::string& id, const std::string& command,
+                        const std::string& resources,
+                        const std::function<void(TaskInfo*)>& edit = nullptr) {
+    const std::optional<Offer> offer = newOffer();
+    ASSERT_TRUE(offer) << "no new offer within 60 s";
+    TaskInfo task = commandTask(*offer, id, command, resources);
     task.mutable_container()->set_type(ContainerInfo::DOCKER);
     task.mutable_container()->mutable_docker()->set_image(kImage);
     if (edit) edit(&task);
     Filters filters;
     filters.set_refuse_seconds(0);  // what is left comes back for the next task
-    driver_->launchTasks(offer.id(), {task}, filters);
+    driver_->launchTasks(offer->id(), {task}, filters);
   }
 
   // Launches task `id` (cpus:0.1;mem:32) of the custom executor
@@ -463,20 +469,13 @@ class DockerContainerizerTest : public DaemonsFixture {
   void launchExecutorTask(const std::string& id, const std::string& executorId,
                           const std::string& image, const std::string& command,
                           const std::function<void(TaskInfo*)>& edit = nullptr) {
-    auto offers = scheduler_.await(
-        [&](const RecordingScheduler::Event& e) {
-          return e.kind == "offers" && !e.offers.empty() &&
-                 usedOffers_.count(e.offers.front().id().value()) == 0;
-        },
-        60s);
-    ASSERT_TRUE(offers) << "no new offer within 60 s";
-    const Offer& offer = offers->offers.front();
-    usedOffers_.insert(offer.id().value());
-    TaskInfo task = commandTask(offer, id, "unused", "cpus:0.1;mem:32");
+    const std::optional<Offer> offer = newOffer();
+    ASSERT_TRUE(offer) << "no new offer within 60 s";
+    TaskInfo task = commandTask(*offer, id, "unused", "cpus:0.1;mem:32");
     task.clear_command();
     ExecutorInfo* executor = task.mutable_executor();
     executor->mutable_executor_id()->set_value(executorId);
-    *executor->mutable_framework_id() = offer.framework_id();
+    *executor->mutable_framework_id() = offer->framework_id();
     executor->mutable_command()->set_value(command);
     auto resources = Resources::parse("cpus:0.1;mem:32");
     *executor->mutable_resources() = resources->proto();
@@ -485,7 +484,7 @@ class DockerContainerizerTest : public DaemonsFixture {
     if (edit) edit(&task);
     Filters filters;
     filters.set_refuse_seconds(0);
-    driver_->launchTasks(offer.id(), {task}, filters);
+    driver_->launchTasks(offer->id(), {task}, filters);
   }
 
   // The image of hello-executor (docs/writing-a-framework.md's example,
