@@ -127,12 +127,12 @@ bool Slave::volumeInUse(const Resource& volume, const Executor* except) const {
 namespace {
 
 // Notes the persistent `volume` (at `directory` on the host) of a container
-// from an image for its launch, where it becomes a bind mount; a container
-// already running cannot take a new one.
-Result<void> addImageVolume(Executor& executor, const Resource& volume,
-                            const std::string& directory) {
+// from an image or of a Docker container for its launch, where it becomes a
+// bind mount; a container already running cannot take a new one.
+Result<void> addMountedVolume(Executor& executor, const Resource& volume,
+                              const std::string& directory) {
   const std::string& containerPath = volume.disk().volume().container_path();
-  for (const Volume& known : executor.imageVolumes) {
+  for (const Volume& known : executor.mountedVolumes) {
     if (known.container_path() == containerPath) return {};
   }
   if (executor.osPid > 0 || executor.launching) {
@@ -143,15 +143,15 @@ Result<void> addImageVolume(Executor& executor, const Resource& volume,
       return {};
     }
     return Error{"the " + describeVolume(volume) +
-                 " cannot join a running container from an image; give it to the container's "
-                 "first tasks"};
+                 " cannot join a running container from an image or in Docker; give it to the "
+                 "container's first tasks"};
   }
   if (containerPath.empty() || containerPath[0] == '/' ||
       ("/" + containerPath + "/").find("/../") != std::string::npos) {
     return Error{"the " + describeVolume(volume) + ": container path '" + containerPath +
                  "' must be relative to the sandbox, without '..'"};
   }
-  Volume& mount = executor.imageVolumes.emplace_back();
+  Volume& mount = executor.mountedVolumes.emplace_back();
   mount.set_container_path(containerPath);
   mount.set_mode(volume.disk().volume().mode() == Volume::RO ? Volume::RO : Volume::RW);
   mount.mutable_source()->set_type(Volume::Source::HOST_PATH);
@@ -175,9 +175,10 @@ Result<void> Slave::linkVolumes(const Framework& framework, Executor& executor,
       if (auto given = volumes::giveVolume(directory, user); !given) return given.error();
     }
     const std::string& containerPath = volume.disk().volume().container_path();
-    if (!executor.imageName.empty()) {
-      // Mounted into the image's tree at launch (startExecutor()).
-      if (auto added = addImageVolume(executor, volume, directory); !added) return added;
+    if (!executor.imageName.empty() || !executor.dockerContainer.empty()) {
+      // Mounted into the container at launch (startExecutor(), or the
+      // Docker task's sendTaskToExecutor()).
+      if (auto added = addMountedVolume(executor, volume, directory); !added) return added;
       continue;
     }
     if (auto linked = volumes::linkVolume(executor.directory, containerPath, directory); !linked) {

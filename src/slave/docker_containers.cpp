@@ -51,6 +51,49 @@ void DockerContainers::stop(const std::string& name) const {
            });
 }
 
+void DockerContainers::update(const std::string& name, const Resources& resources) const {
+  {
+    std::lock_guard lock(updates_->mutex);
+    auto [it, idle] = updates_->running.try_emplace(name);
+    if (!idle) {
+      it->second = resources;
+      return;
+    }
+  }
+  runUpdate(endpoint_, updates_, name, resources);
+}
+
+void DockerContainers::runUpdate(const docker::Endpoint& endpoint, std::shared_ptr<Updates> updates,
+                                 const std::string& name, const Resources& resources) {
+  // After this update: the one that waited meanwhile, if any.
+  auto next = [endpoint, updates, name] {
+    std::optional<Resources> waiting;
+    {
+      std::lock_guard lock(updates->mutex);
+      auto it = updates->running.find(name);
+      if (it == updates->running.end()) return;
+      if (!it->second) {
+        updates->running.erase(it);
+        return;
+      }
+      waiting.swap(it->second);
+    }
+    runUpdate(endpoint, updates, name, *waiting);
+  };
+  bool started =
+      runAsync(docker::updateArguments(endpoint, name, resources),
+               [name, limits = resources.toString(), next](const docker::Output& output) {
+                 if (output.succeeded()) {
+                   LOG(INFO) << "Updated Docker container " << name << " to " << limits;
+                 } else {
+                   LOG(WARNING) << "Cannot update Docker container " << name << " to " << limits
+                                << ": " << output.reason();
+                 }
+                 next();
+               });
+  if (!started) next();
+}
+
 void DockerContainers::pull(const std::string& image, bool force,
                             std::shared_ptr<std::atomic<pid_t>> pid,
                             std::function<void(std::optional<std::string>)> done) const {

@@ -10,7 +10,9 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -30,6 +32,13 @@ class DockerContainers {
   // at once (its removal comes later). Thread-safe; returns at once.
   void stop(const std::string& name) const;
 
+  // `docker update` of running container `name` to the limits of
+  // `resources` (a custom executor's, which follow its tasks). One
+  // container's updates run one at a time: one asked while another runs
+  // waits, replacing any that waited before it, so the container ends with
+  // the last limits asked. Thread-safe; returns at once.
+  void update(const std::string& name, const Resources& resources) const;
+
   // Makes `image` the daemon's: nothing when it has the image (unless
   // `force`), else `docker pull`. `done` gets, on another thread, nothing
   // or why not ("Failed to pull image 'IMAGE': <docker's reason>"). The
@@ -46,7 +55,16 @@ class DockerContainers {
   const docker::Endpoint& endpoint() const { return endpoint_; }
 
  private:
+  // The containers whose update runs, each with the limits to set next.
+  struct Updates {
+    std::mutex mutex;
+    std::map<std::string, std::optional<Resources>> running;
+  };
+  static void runUpdate(const docker::Endpoint& endpoint, std::shared_ptr<Updates> updates,
+                        const std::string& name, const Resources& resources);
+
   docker::Endpoint endpoint_;
+  std::shared_ptr<Updates> updates_ = std::make_shared<Updates>();
 };
 
 }  // namespace mesos::internal::slave

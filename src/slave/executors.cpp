@@ -122,6 +122,16 @@ std::string lastLine(const std::string& path) {
   }
 }
 
+// A persistent volume of Executor::mountedVolumes as `docker run -v` takes
+// it: the host's directory at its place in the sandbox the container sees.
+Volume dockerVolume(const Volume& mounted) {
+  Volume volume;
+  volume.set_mode(mounted.mode());
+  volume.set_container_path(std::string(docker::kMappedSandbox) + "/" + mounted.container_path());
+  volume.set_host_path(mounted.source().host_path().path());
+  return volume;
+}
+
 }  // namespace
 
 Resources Executor::resources() const {
@@ -551,7 +561,7 @@ Result<void> Slave::startExecutor(Executor* executor, const Framework& framework
   container.containerId = executor->containerId;
   container.frameworkId = executor->frameworkId;
   container.executor = info;
-  for (const Volume& volume : executor->imageVolumes) {
+  for (const Volume& volume : executor->mountedVolumes) {
     *container.executor.mutable_container()->add_volumes() = volume;
   }
   // A Docker task's container is docker's (volumes, networking): the
@@ -688,6 +698,10 @@ Result<CommandInfo> Slave::dockerRunCommand(
   run.command.clear_uris();
   run.resources = executor.resources();
   run.sandbox = executor.directory;
+  // Its persistent volumes, in the sandbox as the container sees it.
+  for (const Volume& volume : executor.mountedVolumes) {
+    *run.container.add_volumes() = dockerVolume(volume);
+  }
   // What lets the executor find and register with this slave, and the
   // operator's --executor_environment_variables; not the slave's own
   // variables (its PATH would hide the image's).
@@ -942,6 +956,13 @@ void Slave::sendTaskToExecutor(const Framework& framework, Executor* executor,
                  << " cannot run in its image: " << inImage.error().message;
       message.mutable_task()->mutable_command()->Clear();
       message.mutable_task()->mutable_command()->set_value("exit 127");
+    }
+  }
+  if (executor->commandExecutor && !executor->dockerContainer.empty()) {
+    // mesos-docker-executor mounts the task's persistent volumes with the
+    // container's own (`docker run -v`), in the sandbox as it sees it.
+    for (const Volume& volume : executor->mountedVolumes) {
+      *message.mutable_task()->mutable_container()->add_volumes() = dockerVolume(volume);
     }
   }
   executor->launchedTasks[task.task_id().value()] = createTask(task, TASK_STAGING, framework.id);
@@ -1365,6 +1386,12 @@ void Slave::executorExited(FrameworkID frameworkId, ExecutorID executorId,
 void Slave::resized(const Executor& executor) {
   if (executor.osPid <= 0 || executor.state == Executor::State::kTerminated) return;
   containerizer_->update(executor.containerId, executor.resources());
+  // A custom executor's Docker container follows its tasks too, once it
+  // runs (the executor registered from inside it): until then its queued
+  // tasks are sent, and so resize it, at the registration.
+  if (executor.customInDocker() && docker_ && executor.state == Executor::State::kRunning) {
+    docker_->update(executor.dockerContainer, executor.resources());
+  }
 }
 
 void Slave::containerLimited(mesos::isolation::ContainerLimitation limitation) {

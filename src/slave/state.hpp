@@ -91,10 +91,12 @@ struct Executor {
   std::shared_ptr<std::atomic<pid_t>> pullPid;
   std::string rootfs;
   std::optional<mesos::isolation::ContainerConfig::Image> image;
-  // With an image, its persistent volumes are bind mounts into the
-  // container (a symlink in the sandbox would point outside the image's
-  // tree): host-path volumes added to its ContainerInfo at launch.
-  std::vector<Volume> imageVolumes;
+  // With an image or in a Docker container, its persistent volumes are
+  // bind mounts into the container (a symlink in the sandbox would point
+  // outside the container's tree): host-path volumes (container paths
+  // relative to the sandbox) added to its ContainerInfo at launch, or, for
+  // a Docker task, to its task's container (`docker run -v`).
+  std::vector<Volume> mountedVolumes;
 
   // Tasks the slave still has to see through (queued, running, or awaiting
   // the acknowledgement of their terminal update).

@@ -128,6 +128,27 @@ TEST_F(RootfsTest, TheProgramSeesTheImageItsSandboxAndItsVolumes) {
   EXPECT_FALSE(fs::exists(rootfs_ + "/etc/passwd"));
 }
 
+// What the container has mounted is what it needs, each once: its root,
+// /proc, a read-only sysfs of its own without the host's cgroup
+// hierarchies below it (which a task running as root could otherwise write
+// to, moving itself out of its cgroups), /dev with its devpts and shm, the
+// sandbox. The devices are nodes made in /dev, not mounts.
+TEST_F(RootfsTest, TheContainerMountsOnlyWhatItNeedsAndNotTheHostsCgroups) {
+  ChildResult result =
+      run({"--unshare=pid", "--rootfs=" + rootfs_, "--sandbox=" + sandbox_},
+          "cut -d' ' -f5 /proc/self/mountinfo > mounts; ls -A /sys/fs/cgroup > cgroups; "
+          "touch /sys/x 2> sys.err; head -c 4 /dev/zero | wc -c > zero; "
+          "echo x > /dev/null && echo ok > null");
+  ASSERT_TRUE(result.exitedWith(0)) << result.describe();
+  EXPECT_EQ(slurp(sandbox_ + "/mounts"),
+            "/\n/proc\n/sys\n/dev\n/dev/pts\n/dev/shm\n/mnt/mesos/sandbox\n");
+  EXPECT_EQ(slurp(sandbox_ + "/cgroups"), "");
+  EXPECT_NE(slurp(sandbox_ + "/sys.err").find("Read-only"), std::string::npos)
+      << slurp(sandbox_ + "/sys.err");
+  EXPECT_EQ(slurp(sandbox_ + "/zero"), "4\n");
+  EXPECT_EQ(slurp(sandbox_ + "/null"), "ok\n");
+}
+
 // The slave's overlay root filesystems are left unmounted by the
 // provisioner, with their options in a file beside them: the helper mounts
 // them in the container's own mount namespace, so the host's mount table

@@ -113,10 +113,19 @@ std::string mountDev(const std::string& root) {
               "mode=755,size=65536k") != 0) {
     return failed("cannot mount a tmpfs at " + dev, errno);
   }
+  // Each device is made with mknod (no mount to make, none to tear down);
+  // where that is not allowed (a slave in a user namespace), the host's
+  // node is bound instead.
   for (const char* name : {"null", "zero", "full", "random", "urandom", "tty"}) {
     const std::string host = std::string("/dev/") + name;
-    if (::access(host.c_str(), F_OK) != 0) continue;
+    struct stat device {};
+    if (::stat(host.c_str(), &device) != 0 || !S_ISCHR(device.st_mode)) continue;
     const std::string node = dev + "/" + name;
+    if (::mknod(node.c_str(), S_IFCHR | 0666, device.st_rdev) == 0) {
+      if (::chmod(node.c_str(), 0666) != 0) return failed("cannot open up " + node, errno);
+      continue;
+    }
+    if (errno != EPERM) return failed("cannot make " + node, errno);
     int fd = ::open(node.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) return failed("cannot create " + node, errno);
     ::close(fd);
@@ -240,8 +249,11 @@ std::string prepareRootfs(const RootfsSpec& spec) {
     return failed("cannot use root filesystem " + root, errno != 0 ? errno : ENOTDIR);
   }
   if (auto error = mountProvisionedRootfs(root); !error.empty()) return error;
-  // pivot_root wants the new root to be a mount point.
-  if (auto error = bind(root, root, false); !error.empty()) return error;
+  // pivot_root wants the new root to be a mount point (an overlayfs root
+  // is one already).
+  if (!isMountPoint(root)) {
+    if (auto error = bind(root, root, false); !error.empty()) return error;
+  }
   const std::string proc = root + "/proc";
   if (auto error = makeMountPoint(root, "/proc", "/proc"); !error.empty()) return error;
   if (::mount("proc", proc.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
@@ -249,9 +261,14 @@ std::string prepareRootfs(const RootfsSpec& spec) {
   }
   const std::string sys = root + "/sys";
   if (auto error = makeMountPoint(root, "/sys", "/sys"); !error.empty()) return error;
-  if (::mount("/sys", sys.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0 ||
-      ::mount(nullptr, sys.c_str(), nullptr,
-              MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+  // A sysfs of its own, read-only, with nothing mounted below it: the
+  // host's cgroup hierarchies under /sys/fs/cgroup stay out of reach (a
+  // recursive bind would bring them in, writable). Where a new sysfs is
+  // not allowed, the host's /sys alone is bound, read-only.
+  constexpr unsigned long sysFlags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+  if (::mount("sysfs", sys.c_str(), "sysfs", sysFlags, nullptr) != 0 &&
+      (errno != EPERM || ::mount("/sys", sys.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
+       ::mount(nullptr, sys.c_str(), nullptr, MS_BIND | MS_REMOUNT | sysFlags, nullptr) != 0)) {
     return failed("cannot mount /sys at " + sys, errno);
   }
   if (auto error = mountDev(root); !error.empty()) return error;
@@ -276,11 +293,14 @@ std::string prepareRootfs(const RootfsSpec& spec) {
 }
 
 std::string pivotInto(const std::string& root, const std::string& workingDirectory) {
-  // pivot_root wants the new root to be a mount point (already so after
-  // prepareRootfs(); a second bind, with everything mounted below it, when
-  // a prepared root filesystem is entered from another mount namespace).
+  // pivot_root wants the new root to be a mount point: already so after
+  // prepareRootfs(), also when a prepared root filesystem is entered from
+  // another mount namespace; a plain directory (--chroot) is bound onto
+  // itself.
   if (auto error = mountProvisionedRootfs(root); !error.empty()) return error;
-  if (auto error = bind(root, root, false); !error.empty()) return error;
+  if (!isMountPoint(root)) {
+    if (auto error = bind(root, root, false); !error.empty()) return error;
+  }
   // The root filesystem becomes "/", the host's tree is stacked below it
   // and detached (pivot_root(".", ".")).
   if (::chdir(root.c_str()) != 0) return failed("cannot enter " + root, errno);

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -502,6 +503,34 @@ class DockerContainerizerTest : public DaemonsFixture {
     return helloImageError_;
   }
 
+  // The image of test-executor (its tasks last the seconds their data
+  // says), imported once; the shell command that runs it there.
+  std::string testExecutorImage() {
+    if (testImageError_.empty() && testCommand_.empty()) {
+      std::string libraryPath;
+      testImageError_ = importProgram(*dockerd_, busybox_, MESOS_TEST_EXECUTOR_PATH,
+                                      kTestExecutorImage, &libraryPath);
+      testCommand_ =
+          "LD_LIBRARY_PATH=" + libraryPath + " exec " + std::string(MESOS_TEST_EXECUTOR_PATH);
+    }
+    return testImageError_;
+  }
+
+  // Whether container `name`'s limits become `shares` cpu shares and `mib`
+  // MiB of memory within 30 s (and says what they were if not).
+  ::testing::AssertionResult awaitLimits(const std::string& name, int64_t shares, int64_t mib) {
+    json::Value container;
+    auto limited = [&] {
+      container = dockerd_->inspect(name);
+      return !container.isNull() && container["HostConfig"]["CpuShares"].integer() == shares &&
+             container["HostConfig"]["Memory"].integer() == mib * 1024 * 1024;
+    };
+    if (waitUntil(limited, 30s)) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure()
+           << name << " is not at " << shares << " cpu shares and " << mib
+           << " MiB: " << json::stringify(container["HostConfig"]) << readFile(dir_ + "/slave.log");
+  }
+
   // Task `id`'s first TASK_RUNNING update that reports its health (60 s).
   std::optional<RecordingScheduler::Event> awaitHealth(const std::string& id) {
     return scheduler_.await(
@@ -533,10 +562,13 @@ class DockerContainerizerTest : public DaemonsFixture {
   }
 
   static constexpr char kHelloImage[] = "mesos-test/hello-executor:1";
+  static constexpr char kTestExecutorImage[] = "mesos-test/test-executor:1";
   static Dockerd* dockerd_;
   static std::string busybox_;
   static std::string helloImageError_;
   static std::string helloCommand_;
+  static std::string testImageError_;
+  static std::string testCommand_;
   static std::string skip_;
   static std::string setupError_;
 
@@ -556,6 +588,8 @@ std::string DockerContainerizerTest::skip_;
 std::string DockerContainerizerTest::setupError_;
 std::string DockerContainerizerTest::helloImageError_;
 std::string DockerContainerizerTest::helloCommand_;
+std::string DockerContainerizerTest::testImageError_;
+std::string DockerContainerizerTest::testCommand_;
 
 TEST_F(DockerContainerizerTest, ATaskRunsInItsImageAndWritesToTheSandboxAsMesosContainerId) {
   ASSERT_GT(startSlaveWith(), 0);
@@ -791,6 +825,65 @@ TEST_F(DockerContainerizerTest, VolumesParametersAndVariablesReachTheContainer) 
   json::Value container = dockerd_->inspect("mesos-" + containerId("mounts"));
   ASSERT_FALSE(container.isNull());
   EXPECT_EQ("mesos", container["Config"]["Labels"]["team"].string());
+}
+
+// A persistent volume (reserved and created by the operator) of a Docker
+// task: docker run mounts it at its path in the sandbox the container sees
+// (`-v`), where the task's file lands in the volume on the host; the host's
+// sandbox holds no link to the host's path, which does not exist in the
+// container.
+TEST_F(DockerContainerizerTest, APersistentVolumeIsMountedIntoTheTasksContainer) {
+  const std::string curl = "/usr/bin/curl";
+  if (::access(curl.c_str(), X_OK) != 0) GTEST_SKIP() << "needs curl (scripts/install-deps.sh)";
+  ASSERT_GT(startSlaveWith(), 0);
+  json::Value state = getJson(master_, "/state");
+  const std::string slaveId = state["slaves"].array().at(0)["id"].string();
+  const std::string disk =
+      "{\"name\":\"disk\",\"type\":\"SCALAR\",\"scalar\":{\"value\":64},\"role\":\"eng\","
+      "\"reservation\":{\"principal\":\"ops\"}";
+  const std::string volume = disk +
+                             ",\"disk\":{\"persistence\":{\"id\":\"v1\",\"principal\":\"ops\"},"
+                             "\"volume\":{\"container_path\":\"data\",\"mode\":\"RW\"}}}";
+  auto post = [&](const std::string& endpoint, const std::string& field, const std::string& value) {
+    return runChild({curl, "-sS", "-w", "%{http_code}", "--data-urlencode", "slaveId=" + slaveId,
+                     "--data-urlencode", field + "=[" + value + "]",
+                     "http://" + master_.toString() + "/master/" + endpoint},
+                    30s);
+  };
+  ChildResult reserved = post("reserve", "resources", disk + "}");
+  ASSERT_EQ("202", reserved.out) << reserved.describe();
+  ChildResult created = post("create-volumes", "volumes", volume);
+  ASSERT_EQ("202", created.out) << created.describe();
+
+  const std::string task =
+      "--task={\"name\":\"kept\",\"task_id\":{\"value\":\"kept\"},\"resources\":[{\"name\":"
+      "\"cpus\",\"type\":\"SCALAR\",\"scalar\":{\"value\":0.1}},{\"name\":\"mem\",\"type\":"
+      "\"SCALAR\",\"scalar\":{\"value\":32}}," +
+      volume +
+      "],\"command\":{\"value\":\"echo kept > $MESOS_SANDBOX/data/file\"},"
+      "\"container\":{\"type\":\"DOCKER\",\"docker\":{\"image\":\"" +
+      std::string(kImage) + "\"}}}";
+  ChildResult run =
+      runChild({MESOS_EXECUTE_PATH, "--master=" + master_.toString(), "--role=eng", task}, 120s);
+  ASSERT_TRUE(run.exitedWith(0)) << run.describe() << readFile(dir_ + "/slave.log");
+  std::string kept;
+  std::error_code error;
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ + "/slave/volumes", error)) {
+    if (entry.path().filename() == "file") kept = readFile(entry.path().string());
+  }
+  EXPECT_EQ("kept\n", kept) << "the task's file is not in the volume on the host";
+  EXPECT_FALSE(fs::is_symlink(sandbox("kept") + "/data"));
+
+  json::Value container = dockerd_->inspect("mesos-" + containerId("kept"));
+  ASSERT_FALSE(container.isNull());
+  std::map<std::string, bool> writable;  // the volume's mounts by destination
+  for (const json::Value& mount : container["Mounts"].array()) {
+    if (mount["Source"].string().starts_with(dir_ + "/slave/volumes/")) {
+      writable[mount["Destination"].string()] = mount["RW"].boolean();
+    }
+  }
+  EXPECT_EQ((std::map<std::string, bool>{{"/mnt/mesos/sandbox/data", true}}), writable)
+      << json::stringify(container["Mounts"]);
 }
 
 TEST_F(DockerContainerizerTest, AStoppedContainerIsRemovedAfterTheRemoveDelay) {
@@ -1050,9 +1143,8 @@ TEST_F(DockerContainerizerTest, ACustomExecutorRunsInItsImageAndItsContainerGoes
   EXPECT_TRUE(container["State"]["Running"].boolean());
   EXPECT_EQ(kHelloImage, container["Config"]["Image"].string());
   EXPECT_EQ("host", container["HostConfig"]["NetworkMode"].string());
-  // The executor's resources and its task's.
-  EXPECT_EQ(64 * 1024 * 1024, container["HostConfig"]["Memory"].integer());
-  EXPECT_EQ(205, container["HostConfig"]["CpuShares"].integer());
+  // Its task has finished: the executor's own resources (cpus:0.1;mem:32).
+  EXPECT_TRUE(awaitLimits(name, 102, 32));
   bool mounted = false;
   for (const json::Value& mount : container["Mounts"].array()) {
     if (mount["Destination"].string() == "/mnt/mesos/sandbox") {
@@ -1080,6 +1172,44 @@ TEST_F(DockerContainerizerTest, ACustomExecutorRunsInItsImageAndItsContainerGoes
   EXPECT_TRUE(waitUntil([&] { return !dockerd_->exists(name); }, 60s))
       << name << " was not removed: " << dockerd_->docker({"ps", "-a"}).out
       << readFile(dir_ + "/slave.log");
+}
+
+// A custom executor's container has the limits of the executor and its
+// tasks: a task sent to the running executor raises them (docker update),
+// a task that ends lowers them.
+TEST_F(DockerContainerizerTest, ACustomExecutorsContainerLimitsFollowItsTasks) {
+  ASSERT_EQ("", testExecutorImage());
+  ASSERT_GT(startSlaveWith(), 0);
+  startFramework();
+  auto lasting = [](const std::string& resources) {
+    return [resources](TaskInfo* task) {
+      task->set_data("60");
+      *task->mutable_resources() = Resources::parse(resources)->proto();
+    };
+  };
+  launchExecutorTask("first", "growing-exec", kTestExecutorImage, testCommand_,
+                     lasting("cpus:0.1;mem:32"));
+  ASSERT_TRUE(scheduler_.awaitStatus("first", TASK_RUNNING, 60s))
+      << updates() << readFile(sandbox("growing-exec") + "/stderr");
+  const std::string name = "mesos-" + containerId("growing-exec");
+  // The executor's cpus:0.1;mem:32 and its first task's, as docker run set them.
+  EXPECT_TRUE(awaitLimits(name, 205, 64));
+
+  launchExecutorTask("second", "growing-exec", kTestExecutorImage, testCommand_,
+                     lasting("cpus:0.5;mem:64"));
+  ASSERT_TRUE(scheduler_.awaitStatus("second", TASK_RUNNING, 60s)) << updates();
+  EXPECT_TRUE(awaitLimits(name, 717, 128));
+
+  driver_->killTask([] {
+    TaskID id;
+    id.set_value("second");
+    return id;
+  }());
+  ASSERT_TRUE(scheduler_.awaitStatus("second", TASK_KILLED, 60s)) << updates();
+  EXPECT_TRUE(awaitLimits(name, 205, 64));
+  json::Value container = dockerd_->inspect(name);
+  ASSERT_FALSE(container.isNull());
+  EXPECT_TRUE(container["State"]["Running"].boolean());
 }
 
 // An executor that never registers is killed by the slave: its container

@@ -168,6 +168,10 @@ TEST(DockerArgumentsTest, TheOtherCommandsEndTheirOptionsBeforeWhatTheyName) {
   EXPECT_EQ((std::vector<std::string>{"docker", "-H", "unix:///run/d.sock", "rm", "-f", "-v", "--",
                                       "mesos-c1"}),
             removeArguments(kEndpoint, "mesos-c1"));
+  EXPECT_EQ(
+      (std::vector<std::string>{"docker", "-H", "unix:///run/d.sock", "update", "--cpu-shares=717",
+                                "--memory=134217728", "--memory-swap=268435456", "--", "mesos-c1"}),
+      updateArguments(kEndpoint, "mesos-c1", Resources::parse("cpus:0.7;mem:128").value()));
   auto list = listArguments(kEndpoint);
   EXPECT_TRUE(contains(list, {"ps", "-a"}));
   EXPECT_TRUE(contains(list, {"--filter", "name=mesos-"}));

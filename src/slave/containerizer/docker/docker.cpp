@@ -63,6 +63,23 @@ std::string shares(double cpus) {
   return std::to_string(std::max<long>(value, kMinCpuShares));
 }
 
+// --cpu-shares and --memory of `resources` (nothing for one not given);
+// with `swap`, also --memory-swap at twice the memory, what Docker gives a
+// container run with --memory alone (docker update refuses a memory limit
+// above the container's swap limit unless both change).
+std::vector<std::string> limitArguments(const Resources& resources, bool swap) {
+  std::vector<std::string> argv;
+  if (double cpus = resources.scalar("cpus"); cpus > 0) {
+    argv.push_back("--cpu-shares=" + shares(cpus));
+  }
+  if (double mem = resources.scalar("mem"); mem > 0) {
+    uint64_t bytes = std::max(static_cast<uint64_t>(mem * 1024 * 1024), kMinMemoryBytes);
+    argv.push_back("--memory=" + std::to_string(bytes));
+    if (swap) argv.push_back("--memory-swap=" + std::to_string(2 * bytes));
+  }
+  return argv;
+}
+
 std::string readFile(int fd) {
   std::string text;
   if (fd < 0) return text;
@@ -171,6 +188,15 @@ Result<void> validateContainer(const ContainerInfo& container, const std::string
   return {};
 }
 
+std::vector<std::string> updateArguments(const Endpoint& endpoint, const std::string& name,
+                                         const Resources& resources) {
+  std::vector<std::string> argv = daemonArguments(endpoint);
+  argv.push_back("update");
+  for (std::string& limit : limitArguments(resources, true)) argv.push_back(std::move(limit));
+  argv.insert(argv.end(), {"--", name});
+  return argv;
+}
+
 std::vector<std::string> daemonArguments(const Endpoint& endpoint) {
   return {endpoint.docker, "-H", "unix://" + endpoint.socket};
 }
@@ -181,12 +207,8 @@ Result<std::vector<std::string>> runArguments(const Endpoint& endpoint, const Ru
   std::vector<std::string> argv = daemonArguments(endpoint);
   argv.insert(argv.end(), {"run", "--name=" + spec.name});
 
-  if (double cpus = spec.resources.scalar("cpus"); cpus > 0) {
-    argv.push_back("--cpu-shares=" + shares(cpus));
-  }
-  if (double mem = spec.resources.scalar("mem"); mem > 0) {
-    uint64_t bytes = static_cast<uint64_t>(mem * 1024 * 1024);
-    argv.push_back("--memory=" + std::to_string(std::max(bytes, kMinMemoryBytes)));
+  for (std::string& limit : limitArguments(spec.resources, false)) {
+    argv.push_back(std::move(limit));
   }
 
   std::map<std::string, std::string> environment = spec.environment;

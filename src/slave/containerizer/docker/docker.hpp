@@ -87,6 +87,11 @@ std::vector<std::string> pullArguments(const Endpoint& endpoint, const std::stri
 std::vector<std::string> imagePresentArguments(const Endpoint& endpoint, const std::string& image);
 std::vector<std::string> stopArguments(const Endpoint& endpoint, const std::string& name,
                                        std::chrono::seconds timeout);
+// `docker update` of container `name` to the limits runArguments() gives
+// `resources` (--cpu-shares, --memory, and --memory-swap at twice the
+// memory, Docker's own default at `docker run`).
+std::vector<std::string> updateArguments(const Endpoint& endpoint, const std::string& name,
+                                         const Resources& resources);
 std::vector<std::string> removeArguments(const Endpoint& endpoint, const std::string& name);
 std::vector<std::string> inspectArguments(const Endpoint& endpoint, const std::string& name);
 // `docker exec` of `command` in running container `name` (a COMMAND health
