@@ -422,12 +422,13 @@ class DockerContainerizerTest : public DaemonsFixture {
     return fs::path(sandbox(name)).filename().string();
   }
 
-  void startFramework(bool checkpoint = false) {
+  void startFramework(bool checkpoint = false, const std::string& role = "") {
     runtime_ = std::move(process::Runtime::create({})).value();
     scheduler_.onOffers = [](SchedulerDriver*, const std::vector<Offer>&) {};
     FrameworkInfo info;
     info.set_user("");
     info.set_checkpoint(checkpoint);
+    if (!role.empty()) info.set_role(role);
     info.set_name("docker containerizer test");
     driver_ = std::make_unique<MesosSchedulerDriver>(&scheduler_, info, master_.toString(), true,
                                                      runtime_.get());
@@ -466,11 +467,12 @@ class DockerContainerizerTest : public DaemonsFixture {
   // Launches task `id` (cpus:0.1;mem:32) of the custom executor
   // `executorId` (cpus:0.1;mem:32), whose container is DOCKER `image`
   // running the shell command `command`, on an offer not used yet; `edit`
-  // may change the task first.
+  // may change the task first (offer_ is the offer).
   void launchExecutorTask(const std::string& id, const std::string& executorId,
                           const std::string& image, const std::string& command,
                           const std::function<void(TaskInfo*)>& edit = nullptr) {
     const std::optional<Offer> offer = newOffer();
+    if (offer) offer_ = *offer;
     ASSERT_TRUE(offer) << "no new offer within 60 s";
     TaskInfo task = commandTask(*offer, id, "unused", "cpus:0.1;mem:32");
     task.clear_command();
@@ -501,6 +503,43 @@ class DockerContainerizerTest : public DaemonsFixture {
                       std::string(MESOS_HELLO_EXECUTOR_PATH);
     }
     return helloImageError_;
+  }
+
+  // Reserves 64 MB of the slave's disk for role "eng" and creates
+  // persistent volume v1 on it at "data" in the sandbox, through the
+  // master's operator endpoints; `volume` gets it as JSON. Skips the test
+  // without curl.
+  void createVolume(std::string* volume) {
+    const std::string curl = "/usr/bin/curl";
+    if (::access(curl.c_str(), X_OK) != 0) GTEST_SKIP() << "needs curl (scripts/install-deps.sh)";
+    json::Value state = getJson(master_, "/state");
+    const std::string slaveId = state["slaves"].array().at(0)["id"].string();
+    const std::string disk =
+        "{\"name\":\"disk\",\"type\":\"SCALAR\",\"scalar\":{\"value\":64},\"role\":\"eng\","
+        "\"reservation\":{\"principal\":\"ops\"}";
+    *volume = disk +
+              ",\"disk\":{\"persistence\":{\"id\":\"v1\",\"principal\":\"ops\"},"
+              "\"volume\":{\"container_path\":\"data\",\"mode\":\"RW\"}}}";
+    auto post = [&](const std::string& endpoint, const std::string& field,
+                    const std::string& value) {
+      return runChild({curl, "-sS", "-w", "%{http_code}", "--data-urlencode", "slaveId=" + slaveId,
+                       "--data-urlencode", field + "=[" + value + "]",
+                       "http://" + master_.toString() + "/master/" + endpoint},
+                      30s);
+    };
+    ChildResult reserved = post("reserve", "resources", disk + "}");
+    ASSERT_EQ("202", reserved.out) << reserved.describe();
+    ChildResult created = post("create-volumes", "volumes", *volume);
+    ASSERT_EQ("202", created.out) << created.describe();
+  }
+
+  // What the volume's file `file` holds on the host ("" if none).
+  std::string volumeFile(const std::string& file) const {
+    std::error_code error;
+    for (const auto& entry : fs::recursive_directory_iterator(dir_ + "/slave/volumes", error)) {
+      if (entry.path().filename() == file) return readFile(entry.path().string());
+    }
+    return "";
   }
 
   // The image of test-executor (its tasks last the seconds their data
@@ -575,6 +614,7 @@ class DockerContainerizerTest : public DaemonsFixture {
   const Dockerd* daemon_ = nullptr;  // the slave's, when not the suite's
   std::string resources_ = "cpus:2;mem:512;disk:512";
   std::set<std::string> usedOffers_;
+  Offer offer_;  // the offer launchExecutorTask() uses, for its `edit`
 
   process::Address master_;
   RecordingScheduler scheduler_;
@@ -833,27 +873,10 @@ TEST_F(DockerContainerizerTest, VolumesParametersAndVariablesReachTheContainer) 
 // sandbox holds no link to the host's path, which does not exist in the
 // container.
 TEST_F(DockerContainerizerTest, APersistentVolumeIsMountedIntoTheTasksContainer) {
-  const std::string curl = "/usr/bin/curl";
-  if (::access(curl.c_str(), X_OK) != 0) GTEST_SKIP() << "needs curl (scripts/install-deps.sh)";
   ASSERT_GT(startSlaveWith(), 0);
-  json::Value state = getJson(master_, "/state");
-  const std::string slaveId = state["slaves"].array().at(0)["id"].string();
-  const std::string disk =
-      "{\"name\":\"disk\",\"type\":\"SCALAR\",\"scalar\":{\"value\":64},\"role\":\"eng\","
-      "\"reservation\":{\"principal\":\"ops\"}";
-  const std::string volume = disk +
-                             ",\"disk\":{\"persistence\":{\"id\":\"v1\",\"principal\":\"ops\"},"
-                             "\"volume\":{\"container_path\":\"data\",\"mode\":\"RW\"}}}";
-  auto post = [&](const std::string& endpoint, const std::string& field, const std::string& value) {
-    return runChild({curl, "-sS", "-w", "%{http_code}", "--data-urlencode", "slaveId=" + slaveId,
-                     "--data-urlencode", field + "=[" + value + "]",
-                     "http://" + master_.toString() + "/master/" + endpoint},
-                    30s);
-  };
-  ChildResult reserved = post("reserve", "resources", disk + "}");
-  ASSERT_EQ("202", reserved.out) << reserved.describe();
-  ChildResult created = post("create-volumes", "volumes", volume);
-  ASSERT_EQ("202", created.out) << created.describe();
+  std::string volume;
+  createVolume(&volume);
+  if (IsSkipped() || HasFatalFailure()) return;
 
   const std::string task =
       "--task={\"name\":\"kept\",\"task_id\":{\"value\":\"kept\"},\"resources\":[{\"name\":"
@@ -866,12 +889,7 @@ TEST_F(DockerContainerizerTest, APersistentVolumeIsMountedIntoTheTasksContainer)
   ChildResult run =
       runChild({MESOS_EXECUTE_PATH, "--master=" + master_.toString(), "--role=eng", task}, 120s);
   ASSERT_TRUE(run.exitedWith(0)) << run.describe() << readFile(dir_ + "/slave.log");
-  std::string kept;
-  std::error_code error;
-  for (const auto& entry : fs::recursive_directory_iterator(dir_ + "/slave/volumes", error)) {
-    if (entry.path().filename() == "file") kept = readFile(entry.path().string());
-  }
-  EXPECT_EQ("kept\n", kept) << "the task's file is not in the volume on the host";
+  EXPECT_EQ("kept\n", volumeFile("file")) << "the task's file is not in the volume on the host";
   EXPECT_FALSE(fs::is_symlink(sandbox("kept") + "/data"));
 
   json::Value container = dockerd_->inspect("mesos-" + containerId("kept"));
@@ -1210,6 +1228,39 @@ TEST_F(DockerContainerizerTest, ACustomExecutorsContainerLimitsFollowItsTasks) {
   json::Value container = dockerd_->inspect(name);
   ASSERT_FALSE(container.isNull());
   EXPECT_TRUE(container["State"]["Running"].boolean());
+}
+
+// A custom executor in Docker whose first task brings a persistent volume
+// has it mounted in its container (docker run -v): what the executor
+// writes there lands in the volume on the host.
+TEST_F(DockerContainerizerTest, ACustomExecutorsPersistentVolumeIsMountedIntoItsContainer) {
+  ASSERT_EQ("", testExecutorImage());
+  ASSERT_GT(startSlaveWith(), 0);
+  std::string volume;
+  createVolume(&volume);
+  if (IsSkipped() || HasFatalFailure()) return;
+  startFramework(false, "eng");
+  launchExecutorTask("stored", "storing-exec", kTestExecutorImage,
+                     "echo stored > $MESOS_SANDBOX/data/file && " + testCommand_,
+                     [&](TaskInfo* task) {
+                       task->set_data("0");
+                       for (const Resource& resource : offer_.resources()) {
+                         if (resource.has_disk() && resource.disk().has_persistence()) {
+                           *task->add_resources() = resource;
+                         }
+                       }
+                     });
+  ASSERT_TRUE(scheduler_.awaitStatus("stored", TASK_FINISHED, 60s))
+      << updates() << readFile(sandbox("storing-exec") + "/stderr");
+  EXPECT_EQ("stored\n", volumeFile("file")) << "the executor's file is not in the volume";
+  json::Value container = dockerd_->inspect("mesos-" + containerId("storing-exec"));
+  ASSERT_FALSE(container.isNull());
+  bool mounted = false;
+  for (const json::Value& mount : container["Mounts"].array()) {
+    mounted = mounted || (mount["Destination"].string() == "/mnt/mesos/sandbox/data" &&
+                          mount["Source"].string().starts_with(dir_ + "/slave/volumes/"));
+  }
+  EXPECT_TRUE(mounted) << json::stringify(container["Mounts"]);
 }
 
 // An executor that never registers is killed by the slave: its container
