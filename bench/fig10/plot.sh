@@ -76,7 +76,7 @@ plot=$(IFS=,; echo "${plots[*]}")
 gnuplot <<GNUPLOT
 set terminal pngcairo size 800,500 font "sans,11"
 set output "$out"
-set title "Figure 10: probe overhead against cluster size (200 frameworks)"
+set title "${FIG10_TITLE:-Figure 10: probe overhead against cluster size (200 frameworks)}"
 set xlabel "slaves"
 set ylabel "probe overhead (s)"
 set logscale xy

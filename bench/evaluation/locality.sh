@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Fig. 8 of the paper (§6.3, data locality through resource offers):
+# MapReduce jobs whose maps read blocks spread over the slaves, scheduled
+# through offers with delay scheduling of 0 s (take any slot), 1 s and 5 s
+# (wait that long for a slot on a node holding the block): the share of
+# node-local maps and the job times. Runs on scripts/demo.sh's local
+# cluster (a master and four slave processes, each its own address); the
+# blocks have one copy each, placed round-robin over the four nodes.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+on_cluster mapreduce "$0"
+if [ "$QUICK" = 1 ]; then jobs=3 blocks=6 map_seconds=0.2; else jobs=8 blocks=16 map_seconds=1; fi
+waits=(0 1 5)
+setup cluster "1 master and 4 slave processes on this machine (2 cpus, 1 GB each; slots of 0.5 cpu)"
+setup jobs "$jobs streaming jobs submitted at once to one JobTracker, $blocks blocks of 20 KB each, maps of ${map_seconds} s"
+setup locality_waits "${waits[*]} s"
+dfs="$BUILD_DIR/frameworks/dfs/mesos-dfs"
+mapreduce="$BUILD_DIR/frameworks/mapreduce/mesos-mapreduce"
+export MESOS_DFS_ROOT="$DEMO_DIR/dfs"
+for job in $(seq "$jobs"); do
+  "$dfs" generate --output="$DEMO_DIR/in-$job.txt" --answers=/dev/null \
+    --lines=$((blocks * 500)) --seed="$job" >/dev/null
+  "$dfs" put "$DEMO_DIR/in-$job.txt" "/eval/in-$job" --nodes="$MESOS_NODES" \
+    --replication=1 --block_size=20000 >/dev/null
+done
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+: >"$OUT/locality.dat"
+for wait in "${waits[@]}"; do
+  port=$(free_port)
+  "$mapreduce" jobtracker --master="$MESOS_MASTER" --ip=127.0.0.1 --port="$port" \
+    --locality_wait="$wait" >"$OUT/jobtracker-$wait.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  ids=()
+  for job in $(seq "$jobs"); do
+    ids+=("$("$mapreduce" submit --jobtracker="127.0.0.1:$port" --job=streaming \
+      --map_command="sleep $map_seconds; cat" --input="/eval/in-$job" \
+      --output="$DEMO_DIR/out-$wait-$job" | sed -n 1p)")
+  done
+  for id in "${ids[@]}"; do
+    "$mapreduce" wait "$id" --jobtracker="127.0.0.1:$port" --json --timeout=900 | tail -n 1
+  done >"$OUT/reports-$wait.json"
+  kill "$pid"
+  wait "$pid" || true
+  read -r nodelocal jobtime failed < <(python3 - "$OUT/reports-$wait.json" <<'PY'
+import json, statistics, sys
+reports = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
+local = sum(r["locality"]["node_local"] for r in reports)
+total = sum(r["locality"]["node_local"] + r["locality"]["rack_local"] + r["locality"]["remote"]
+            for r in reports)
+failed = sum(1 for r in reports if r.get("state") != "succeeded")
+mean = statistics.mean(r["seconds"] for r in reports) if reports else float("nan")
+print(f"{100.0 * local / max(total, 1):.1f} {mean:.2f} {failed}")
+PY
+  )
+  figure "node_local_pct_wait$wait" "$nodelocal" %
+  figure "job_s_mean_wait$wait" "$jobtime" s
+  figure "jobs_failed_wait$wait" "$failed" jobs
+  echo "$wait $nodelocal $jobtime" >>"$OUT/locality.dat"
+done
+gnuplot <<GNUPLOT
+set terminal pngcairo size 800,500 font "sans,11"
+set output "$OUT/locality.png"
+set title "Figure 8: data locality and job time against the locality wait"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set xlabel "delay scheduling: seconds a job waits for a node-local slot"
+set ylabel "node-local maps (%)"
+set y2label "mean job time (s)"
+set yrange [0:105]
+set y2range [0:*]
+set ytics nomirror
+set y2tics
+set grid y
+set key top left
+plot "$OUT/locality.dat" using 2:xtic(1) title "node-local maps (%)" lc rgb "dark-blue", \
+     "" using 0:3 axes x1y2 with linespoints lw 2 pt 7 lc rgb "dark-red" title "mean job time (s)"
+GNUPLOT

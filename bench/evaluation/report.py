@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""Writes docs/evaluation.md from the experiments' outputs (scripts/evaluate.sh).
+
+    report.py DATA_DIR OUT.md IMAGE_DIR_AS_LINKED MODE
+
+DATA_DIR holds one directory per experiment that ran (figures.txt,
+setup.txt, as bench/evaluation/lib.sh describes); the page links its plots
+as IMAGE_DIR_AS_LINKED/<name>.png. Every number on the page comes from
+those files; the paper's numbers are the paper's (NSDI 2011). An experiment
+that did not run, or whose figures are missing, is said to be so.
+"""
+import datetime
+import math
+import os
+import sys
+
+
+def read_pairs(path):
+    """`name: value...` lines as a dict of name -> the rest of the line."""
+    pairs = {}
+    if not os.path.exists(path):
+        return pairs
+    with open(path) as f:
+        for line in f:
+            name, sep, rest = line.partition(":")
+            if sep:
+                pairs[name.strip()] = rest.strip()
+    return pairs
+
+
+def number(figures, name):
+    """The figure's value as a float, nan when absent or not a number."""
+    text = figures.get(name, "nan").split(" ")[0]
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def fmt(value, digits=2):
+    return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
+
+
+def setup_list(setup):
+    return "\n".join(f"- {name.replace('_', ' ')}: {value}" for name, value in setup.items())
+
+
+def sizes_of(figures, prefix):
+    """The sizes N of figures named PREFIX_N, in order."""
+    sizes = []
+    for name in figures:
+        if name.startswith(prefix + "_"):
+            tail = name[len(prefix) + 1:]
+            if tail.isdigit():
+                sizes.append(int(tail))
+    return sorted(set(sizes))
+
+
+def fig10(figures, images):
+    rows = []
+    worst = math.nan
+    for n in sizes_of(figures, "probe_overhead_p50_s"):
+        p50 = number(figures, f"probe_overhead_p50_s_{n}")
+        p99 = number(figures, f"probe_overhead_p99_s_{n}")
+        rate = number(figures, f"tasks_launched_per_s_{n}")
+        rss = number(figures, f"master_peak_rss_mb_{n}")
+        if not math.isnan(p50):
+            worst = p50 if math.isnan(worst) else max(worst, p50)
+        rows.append(f"| {n:,} | {fmt(p50, 3)} s | {fmt(p99, 3)} s | {fmt(rate, 0)} | {fmt(rss, 0)} MB |")
+    text = [
+        "| slaves | overhead p50 | overhead p99 | tasks launched/s | master peak RSS |",
+        "|---|---|---|---|---|",
+        *rows,
+        "",
+        f"![Figure 10]({images}/fig10.png)",
+        "",
+        "**The paper:** the overhead stays under about 1 s up to 50,000 slaves "
+        "(Fig. 10).",
+        "",
+    ]
+    if math.isnan(worst):
+        text.append("**Ours:** no size produced a figure; see the runs' logs.")
+    else:
+        text.append(
+            f"**Ours:** at most {fmt(worst, 3)} s (median of the probes) over the sizes run. "
+            "Ours is lower mainly because our master spends less per message (one thread, no "
+            "per-event walk over all slaves) and because the emulated slaves here share one "
+            "machine with the master over loopback, where the paper's ran on 99 EC2 instances "
+            "over a real network.")
+    return "\n".join(text)
+
+
+def failover(figures, images):
+    rows = []
+    mttrs = []
+    for n in sizes_of(figures, "mttr_s"):
+        mttr = number(figures, f"mttr_s_{n}")
+        if not math.isnan(mttr):
+            mttrs.append(mttr)
+        rows.append(
+            f"| {n:,} | {fmt(number(figures, f'elected_s_median_{n}'), 3)} s "
+            f"| {fmt(number(figures, f'slaves_reregistered_s_median_{n}'), 3)} s "
+            f"(max {fmt(number(figures, f'slaves_reregistered_s_max_{n}'), 3)}) "
+            f"| {fmt(number(figures, f'frameworks_reregistered_s_median_{n}'), 3)} s "
+            f"| {fmt(mttr, 3)} s |")
+    text = [
+        "| slaves | new leader elected | every slave back | every framework back | MTTR |",
+        "|---|---|---|---|---|",
+        *rows,
+        "",
+        f"![Failover]({images}/failover.png)",
+        "",
+        "**The paper:** a mean time to recovery of 4 to 8 s for clusters of 62 to 2,000 "
+        "nodes (§6.6), with ZooKeeper's session timeout and the slaves' re-registration "
+        "delays of the time.",
+        "",
+    ]
+    if mttrs:
+        text.append(
+            f"**Ours:** {fmt(min(mttrs), 2)} to {fmt(max(mttrs), 2)} s. The difference is "
+            "mostly configuration: the masters run with a 500 ms ZooKeeper session "
+            "timeout (the paper's detection took seconds), and slaves and frameworks retry "
+            "with 0.25 s back-offs; the rest is the new leader's cost of taking every "
+            "re-registration, measured in docs/benchmarks.md.")
+    else:
+        text.append("**Ours:** no failover was measured; see the runs' logs.")
+    return "\n".join(text)
+
+
+def iterations(figures, images):
+    first_c = number(figures, "cached_first_iteration_s")
+    later_c = number(figures, "cached_later_iteration_s_median")
+    first_r = number(figures, "reread_first_iteration_s")
+    later_r = number(figures, "reread_later_iteration_s_median")
+    text = [
+        "| | first iteration | later iterations (median) | all iterations |",
+        "|---|---|---|---|",
+        f"| re-read every iteration (Hadoop-style) | {fmt(first_r, 3)} s | {fmt(later_r, 3)} s "
+        f"| {fmt(number(figures, 'reread_total_s'), 2)} s |",
+        f"| cached in memory (Spark-style) | {fmt(first_c, 3)} s | {fmt(later_c, 3)} s "
+        f"| {fmt(number(figures, 'cached_total_s'), 2)} s |",
+        "",
+        f"![Figure 9]({images}/iterations.png)",
+        "",
+        "**The paper:** 127 s an iteration for Hadoop; Spark 174 s for the first "
+        "iteration (reading and parsing the data) and 6 s for each later one, "
+        "about 10x faster over 30 iterations (Fig. 9).",
+        "",
+    ]
+    if not (math.isnan(later_c) or math.isnan(later_r) or later_c <= 0):
+        text.append(
+            f"**Ours:** a later iteration takes {fmt(later_r / later_c, 1)}x less time cached "
+            f"than re-read (paper: {127 / 6:.0f}x). The data here is far smaller than the "
+            "paper's 29 GB, so fixed costs (a task's launch through an offer, the "
+            "executors' messages) weigh more in each of our iterations, and re-reading "
+            "comes from the page cache rather than a distributed file system's disks.")
+    else:
+        text.append("**Ours:** the runs did not produce both modes' figures; see the logs.")
+    return "\n".join(text)
+
+
+def locality(figures, images):
+    waits = sorted({int(name[len("node_local_pct_wait"):]) for name in figures
+                    if name.startswith("node_local_pct_wait")})
+    rows = [
+        f"| {w} s | {fmt(number(figures, f'node_local_pct_wait{w}'), 1)} % "
+        f"| {fmt(number(figures, f'job_s_mean_wait{w}'), 2)} s "
+        f"| {fmt(number(figures, f'jobs_failed_wait{w}'), 0)} |" for w in waits
+    ]
+    text = [
+        "| locality wait | node-local maps | mean job time | jobs failed |",
+        "|---|---|---|---|",
+        *rows,
+        "",
+        f"![Figure 8]({images}/locality.png)",
+        "",
+        "**The paper:** 18% node-local maps with static partitions, over 90% with "
+        "delay scheduling at 1 s and 95% at 5 s, jobs 1.7x faster (Fig. 8, 16 Hadoop "
+        "instances on 93 nodes).",
+        "",
+    ]
+    zero = number(figures, "node_local_pct_wait0")
+    five = number(figures, "node_local_pct_wait5")
+    time0 = number(figures, "job_s_mean_wait0")
+    time5 = number(figures, "job_s_mean_wait5")
+    if not (math.isnan(zero) or math.isnan(five)):
+        text.append(
+            f"**Ours:** {fmt(zero, 1)}% node-local without waiting, {fmt(five, 1)}% "
+            f"waiting up to 5 s; the mean job took {fmt(time0, 2)} s and {fmt(time5, 2)} s. "
+            "Locality does not make our jobs faster: every slave is a process on one "
+            "machine, so a block read from another node comes over loopback from the same "
+            "disk, where the paper's crossed a network. One JobTracker shares four slaves "
+            "here; the blocks have one copy, so a map has one node to be local on (the "
+            "paper's had three), and the static-partition baseline is not run yet.")
+    return "\n".join(text)
+
+
+EXPERIMENTS = [
+    ("locality", "Fig. 8: data locality through resource offers (§6.3)", locality),
+    ("iterations", "Fig. 9: iterative jobs, cached against re-read (§6.4)", iterations),
+    ("fig10", "Fig. 10: overhead against cluster size (§6.5)", fig10),
+    ("failover", "§6.6: recovery from the leading master's failure", failover),
+]
+
+NOT_YET = [
+    "§6.1 macrobenchmark (Fig. 5, 6, 7, Tables 3 and 4): four frameworks sharing "
+    "the cluster under DRF against static partitions",
+    "§6.2 overhead: an MPI job and a MapReduce job alone, on bare processes and "
+    "on the cluster",
+    "Fig. 8's static-partition baseline (16 framework instances)",
+    "Short tasks against Slurm (utilization against task length)",
+]
+
+
+def main():
+    data, out, images, mode = sys.argv[1:5]
+    lines = [
+        "# Evaluation: the paper's experiments on this code",
+        "",
+        "<!-- Generated by scripts/evaluate.sh from its runs; do not edit. -->",
+        "",
+        f"Generated by `scripts/evaluate.sh{' --quick' if mode == 'quick' else ''}` on "
+        f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}"
+        f" ({'the small versions: figures show the experiments work, not what they measure' if mode == 'quick' else 'the full runs'}). "
+        "Everything runs on one machine: real daemons as processes, real frameworks and "
+        "executors; where slaves are emulated or time is scaled, the experiment says so. "
+        "Each section gives what ran, our figures, the paper's, and why they differ.",
+        "",
+    ]
+    ran = []
+    for name, title, render in EXPERIMENTS:
+        directory = os.path.join(data, name)
+        lines += [f"## {title}", ""]
+        if not os.path.isdir(directory):
+            lines += ["Not run (`scripts/evaluate.sh --only` left it out).", ""]
+            continue
+        figures = read_pairs(os.path.join(directory, "figures.txt"))
+        setup = read_pairs(os.path.join(directory, "setup.txt"))
+        if os.path.exists(os.path.join(directory, "FAILED")):
+            lines += ["**This run failed**; its figures below may be missing.", ""]
+        lines += ["What ran:", "", setup_list(setup), "", render(figures, images), ""]
+        ran.append(name)
+    lines += ["## Not reproduced yet", ""] + [f"- {item}" for item in NOT_YET] + [""]
+    with open(out, "w") as f:
+        f.write("\n".join(lines))
+    return 0 if ran else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
