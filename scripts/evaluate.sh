@@ -8,8 +8,9 @@
 #             figures show that each experiment works, not what it measures
 #   --out     where evaluation.md and evaluation/ go (default: docs); the
 #             runs' raw outputs go to DIR/evaluation/data
-#   --only    run only these experiments (locality, iterations, fig10,
-#             failover)
+#   --only    run only these experiments (overhead, locality, iterations,
+#             fig10, failover); the page still shows the others as an
+#             earlier run in the same DIR left them
 #
 # Each experiment is bench/evaluation/NAME.sh (what it runs and at what
 # scale is written at its top); bench/evaluation/report.py writes the page
@@ -33,7 +34,7 @@ for arg in "$@"; do
       ;;
   esac
 done
-experiments=(locality iterations fig10 failover)
+experiments=(overhead locality iterations fig10 failover)
 if [ -n "$only" ]; then
   IFS=, read -r -a chosen <<<"$only"
   for name in "${chosen[@]}"; do
@@ -49,8 +50,9 @@ fi
 command -v gnuplot >/dev/null || scripts/install-deps.sh
 build=$(cd "${BUILD_DIR:-build}" && pwd)
 mkdir -p "$out/evaluation"
+# Each experiment's directory is made afresh; with --only, the others'
+# (an earlier run's) stay, and the page shows them too.
 data="$out/evaluation/data"
-rm -rf "$data"
 mkdir -p "$data"
 data=$(cd "$data" && pwd)
 
@@ -60,6 +62,7 @@ index=0
 for name in "${experiments[@]}"; do
   index=$((index + 1))
   dir="$data/$name"
+  rm -rf "$dir"
   mkdir -p "$dir"
   echo "evaluate: [$index/$total] $name: running$([ "$quick" = 1 ] && echo ' (quick)')" >&2
   start=$(date +%s)

@@ -3,7 +3,8 @@
 # MapReduce jobs whose maps read blocks spread over the slaves, scheduled
 # through offers with delay scheduling of 0 s (take any slot), 1 s and 5 s
 # (wait that long for a slot on a node holding the block): the share of
-# node-local maps and the job times. Runs on scripts/demo.sh's local
+# node-local maps and the job times, against static partitions (a
+# JobTracker per node, confined to it). Runs on scripts/demo.sh's local
 # cluster (a master and four slave processes, each its own address); the
 # blocks have one copy each, placed round-robin over the four nodes.
 set -euo pipefail
@@ -13,7 +14,8 @@ if [ "$QUICK" = 1 ]; then jobs=3 blocks=6 map_seconds=0.2; else jobs=8 blocks=16
 waits=(0 1 5)
 setup cluster "1 master and 4 slave processes on this machine (2 cpus, 1 GB each; slots of 0.5 cpu)"
 setup jobs "$jobs streaming jobs submitted at once to one JobTracker, $blocks blocks of 20 KB each, maps of ${map_seconds} s"
-setup locality_waits "${waits[*]} s"
+setup locality_waits "${waits[*]} s, all jobs to one JobTracker sharing the cluster"
+setup static_partitions "one JobTracker per node, using only that node's offers (--hosts), no locality wait, the jobs round-robin over them"
 dfs="$BUILD_DIR/frameworks/dfs/mesos-dfs"
 mapreduce="$BUILD_DIR/frameworks/mapreduce/mesos-mapreduce"
 export MESOS_DFS_ROOT="$DEMO_DIR/dfs"
@@ -27,24 +29,33 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 : >"$OUT/locality.dat"
-for wait in "${waits[@]}"; do
-  port=$(free_port)
-  "$mapreduce" jobtracker --master="$MESOS_MASTER" --ip=127.0.0.1 --port="$port" \
-    --locality_wait="$wait" >"$OUT/jobtracker-$wait.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-  ids=()
+# measure LABEL FLAGS...: one JobTracker per FLAGS word (each word: that
+# tracker's flags, comma-separated), the jobs submitted at once, round-robin
+# over them; the share of node-local maps and the mean job time.
+measure() {
+  local label=$1 ports=() pids=() ids=() trackers=() flags port job id
+  shift
+  for flags in "$@"; do
+    port=$(free_port)
+    IFS=, read -r -a extra <<<"$flags"
+    "$mapreduce" jobtracker --master="$MESOS_MASTER" --ip=127.0.0.1 --port="$port" "${extra[@]}" \
+      >"$OUT/jobtracker-$label-$port.log" 2>&1 &
+    pids+=($!)
+    trackers+=("127.0.0.1:$port")
+    for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  done
   for job in $(seq "$jobs"); do
-    ids+=("$("$mapreduce" submit --jobtracker="127.0.0.1:$port" --job=streaming \
+    local tracker=${trackers[$(((job - 1) % ${#trackers[@]}))]}
+    ids+=("$tracker $("$mapreduce" submit --jobtracker="$tracker" --job=streaming \
       --map_command="sleep $map_seconds; cat" --input="/eval/in-$job" \
-      --output="$DEMO_DIR/out-$wait-$job" | sed -n 1p)")
+      --output="$DEMO_DIR/out-$label-$job" | sed -n 1p)")
   done
   for id in "${ids[@]}"; do
-    "$mapreduce" wait "$id" --jobtracker="127.0.0.1:$port" --json --timeout=900 | tail -n 1
-  done >"$OUT/reports-$wait.json"
-  kill "$pid"
-  wait "$pid" || true
-  read -r nodelocal jobtime failed < <(python3 - "$OUT/reports-$wait.json" <<'PY'
+    "$mapreduce" wait "${id#* }" --jobtracker="${id%% *}" --json --timeout=900 | tail -n 1
+  done >"$OUT/reports-$label.json"
+  kill "${pids[@]}"
+  wait "${pids[@]}" || true
+  read -r nodelocal jobtime failed < <(python3 - "$OUT/reports-$label.json" <<'PY'
 import json, statistics, sys
 reports = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
 local = sum(r["locality"]["node_local"] for r in reports)
@@ -55,20 +66,30 @@ mean = statistics.mean(r["seconds"] for r in reports) if reports else float("nan
 print(f"{100.0 * local / max(total, 1):.1f} {mean:.2f} {failed}")
 PY
   )
-  figure "node_local_pct_wait$wait" "$nodelocal" %
-  figure "job_s_mean_wait$wait" "$jobtime" s
-  figure "jobs_failed_wait$wait" "$failed" jobs
-  echo "$wait $nodelocal $jobtime" >>"$OUT/locality.dat"
-done
+  figure "node_local_pct_$label" "$nodelocal" %
+  figure "job_s_mean_$label" "$jobtime" s
+  figure "jobs_failed_$label" "$failed" jobs
+  echo "$label $nodelocal $jobtime" >>"$OUT/locality.dat"
+}
+# Static partitions: a JobTracker per node, each using only its node's
+# offers (--hosts), as the paper gave each Hadoop instance its own nodes;
+# no delay scheduling (waiting for nodes outside the partition is waiting
+# for nothing).
+static=()
+IFS=, read -r -a nodes <<<"$MESOS_NODES"
+for node in "${nodes[@]}"; do static+=("--hosts=${node%%:*},--locality_wait=0"); done
+measure static "${static[@]}"
+# Sharing the whole cluster through offers, delay scheduling at each wait.
+for wait in "${waits[@]}"; do measure "wait$wait" "--locality_wait=$wait"; done
 gnuplot <<GNUPLOT
 set terminal pngcairo size 800,500 font "sans,11"
 set output "$OUT/locality.png"
-set title "Figure 8: data locality and job time against the locality wait"
+set title "Figure 8: data locality and job time, static partitions against sharing"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set boxwidth 0.9
-set xlabel "delay scheduling: seconds a job waits for a node-local slot"
+set xlabel "static partitions, or sharing with delay scheduling of N s (waitN)"
 set ylabel "node-local maps (%)"
 set y2label "mean job time (s)"
 set yrange [0:105]

@@ -15,6 +15,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kIdleDeclineSeconds = 30;
+// How long an offer of a host outside --hosts is declined for.
+constexpr double kOtherHostDeclineSeconds = 3600;
 constexpr size_t kSortSamples = 2000;
 
 double secondsBetween(JobTracker::Clock::time_point a, JobTracker::Clock::time_point b) {
@@ -221,6 +223,12 @@ void JobTracker::resourceOffers(SchedulerDriver* driver, const std::vector<Offer
     return entry.second->state == Job::State::kRunning;
   });
   for (const Offer& offer : offers) {
+    if (!options_.hosts.empty() && options_.hosts.count(offer.hostname()) == 0) {
+      Filters filters;
+      filters.set_refuse_seconds(kOtherHostDeclineSeconds);
+      driver->declineOffer(offer.id(), filters);
+      continue;
+    }
     Slots slots;
     slots.host = offer.hostname();
     slots.rack = rackOf(offer);

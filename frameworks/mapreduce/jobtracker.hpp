@@ -58,6 +58,9 @@ struct TrackerOptions {
   bool speculation = true;
   double speculationFactor = 2.0;
   double speculationFloorSeconds = 5;
+  // A static partition: only offers of these hosts are used (the others
+  // are declined for an hour); empty: every host.
+  std::set<std::string> hosts;
 };
 
 class JobTracker : public mesos::Scheduler {

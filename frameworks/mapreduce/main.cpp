@@ -34,6 +34,9 @@ DEFINE_uint32(dfs_peer_port, 0, "Tasks read block copies missing under the root 
                                 "`mesos-dfs serve` on their holders at this port (0: none)");
 DEFINE_double(locality_wait, 5, "Seconds a job waits for a node-local slot, then for a "
                                 "rack-local one (delay scheduling); 0 disables");
+DEFINE_string(hosts, "",
+              "run, jobtracker: use only the offers of these hosts (comma-separated): "
+              "a static partition of the cluster; empty: every host");
 DEFINE_double(task_cpus, 0.5, "CPUs of one map or reduce task (a slot)");
 DEFINE_double(task_mem, 64, "Memory (MB) of one task");
 DEFINE_bool(speculation, true, "Re-execute stragglers speculatively");
@@ -98,6 +101,12 @@ mr::TrackerOptions trackerOptions() {
   options.speculation = FLAGS_speculation;
   options.speculationFloorSeconds = FLAGS_speculation_floor;
   options.maxAttempts = FLAGS_max_attempts;
+  for (size_t start = 0; start < FLAGS_hosts.size();) {
+    size_t end = FLAGS_hosts.find(',', start);
+    if (end == std::string::npos) end = FLAGS_hosts.size();
+    if (end > start) options.hosts.insert(FLAGS_hosts.substr(start, end - start));
+    start = end + 1;
+  }
   return options;
 }
 

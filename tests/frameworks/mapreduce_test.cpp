@@ -286,6 +286,35 @@ TEST_F(MapReduceTest, DelaySchedulingRaisesLocality) {
   EXPECT_GE(localWith * 10, launchedWith * 9) << "expected at least 90% node-local";
 }
 
+// --hosts, a static partition (the baseline of the paper's Fig. 8): the
+// JobTracker uses only its host's offers, so its TaskTracker runs there
+// alone, and the job is still correct, its blocks read from the nodes that
+// hold them.
+TEST_F(MapReduceTest, HostsConfineTheJobTrackerToItsStaticPartition) {
+  startCluster();
+  putText("a", 12000, nodes({0, 2}), 1, 20000, 1);
+  ChildResult result =
+      run({"--hosts=" + kHosts[1], "--job=wordcount", "--input=/a", "--output=" + dir_ + "/out"});
+  ASSERT_TRUE(result.exitedWith(0)) << result.describe();
+  expectWordCounts(dir_ + "/out", "a");
+  json::Value locality = report(result)["locality"];
+  EXPECT_EQ(0, locality["node_local"].integer()) << result.out;  // node 1 holds no block
+  EXPECT_GT(locality["rack_local"].integer() + locality["remote"].integer(), 0) << result.out;
+  for (size_t i = 0; i < kHosts.size(); ++i) {
+    size_t trackers = 0;
+    std::error_code error;
+    for (const auto& entry :
+         std::filesystem::recursive_directory_iterator(dir_ + "/slave-" + kHosts[i], error)) {
+      if (entry.path().filename() == "tasktracker") ++trackers;
+    }
+    if (i == 1) {
+      EXPECT_GT(trackers, 0u) << "no TaskTracker on its own host " << kHosts[i];
+    } else {
+      EXPECT_EQ(0u, trackers) << "a TaskTracker on " << kHosts[i] << ", outside --hosts";
+    }
+  }
+}
+
 // Fair sharing among jobs: a short job submitted while a long one fills
 // every slot gets the next free slots (it runs fewer attempts), instead of
 // waiting behind all the long job's maps as it would in FIFO order.
