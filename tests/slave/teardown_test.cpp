@@ -149,8 +149,12 @@ class ProcessWatch {
 
  private:
   bool zombie() const {
+    // Through getline, which turns a failed read into a failed stream: the
+    // process may be reaped between the open and the read, which then fails
+    // with ESRCH (an istreambuf_iterator lets libstdc++'s exception out).
     std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    std::string text;
+    if (!std::getline(stat, text)) return false;
     size_t close = text.rfind(')');
     return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
   }
