@@ -43,9 +43,7 @@ for slaves in "${sizes[@]}"; do
     "$(value "$run.txt" frameworks_reregistered_s_median) $mttr" >>"$OUT/mttr.dat"
 done
 gnuplot <<GNUPLOT
-set terminal pngcairo size 800,500 font "sans,11"
-set output "$OUT/failover.png"
-set title "§6.6: recovery from the leading master's kill against cluster size"
+$(plot_header "$OUT/failover.png" "§6.6: recovery from the leading master's kill against cluster size")
 set xlabel "slaves"
 set ylabel "seconds after the kill (median)"
 set logscale x

@@ -33,9 +33,7 @@ for mode in cached reread; do
   figure "${mode}_total_s" "$(tail -n 1 "$OUT/$mode.dat" | cut -d' ' -f2)" s
 done
 gnuplot <<GNUPLOT
-set terminal pngcairo size 800,500 font "sans,11"
-set output "$OUT/iterations.png"
-set title "Figure 9: logistic regression, running time against iterations"
+$(plot_header "$OUT/iterations.png" "Figure 9: logistic regression, running time against iterations")
 set xlabel "iterations"
 set ylabel "running time: the iterations' sum (s)"
 set yrange [0:*]

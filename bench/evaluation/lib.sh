@@ -44,3 +44,12 @@ on_cluster() {
   setup load_after "$(cut -d' ' -f1-3 /proc/loadavg)"
   exit "$status"
 }
+# plot_header PNG TITLE: the lines every plot's gnuplot script starts with.
+plot_header() {
+  printf 'set terminal pngcairo size 800,500 font "sans,11"\nset output "%s"\nset title "%s"\n' "$1" "$2"
+}
+# The lines of a clustered bar chart (histogram_style), after plot_header.
+histogram_style() {
+  printf '%s\n' "set style data histograms" "set style histogram clustered gap 1" \
+    "set style fill solid 0.8 border -1"
+}

@@ -82,12 +82,8 @@ measure static "${static[@]}"
 # Sharing the whole cluster through offers, delay scheduling at each wait.
 for wait in "${waits[@]}"; do measure "wait$wait" "--locality_wait=$wait"; done
 gnuplot <<GNUPLOT
-set terminal pngcairo size 800,500 font "sans,11"
-set output "$OUT/locality.png"
-set title "Figure 8: data locality and job time, static partitions against sharing"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
+$(plot_header "$OUT/locality.png" "Figure 8: data locality and job time, static partitions against sharing")
+$(histogram_style)
 set boxwidth 0.9
 set xlabel "static partitions, or sharing with delay scheduling of N s (waitN)"
 set ylabel "node-local maps (%)"

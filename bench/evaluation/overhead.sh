@@ -36,12 +36,8 @@ figure mpi_mesos_s_median "$mesos" s
 figure mpi_overhead_s "$(awk -v b="$bare" -v m="$mesos" 'BEGIN { printf "%.3f", m - b }')" s
 figure mpi_overhead_pct "$(awk -v b="$bare" -v m="$mesos" 'BEGIN { printf "%.1f", 100 * (m - b) / b }')" %
 gnuplot <<GNUPLOT
-set terminal pngcairo size 800,500 font "sans,11"
-set output "$OUT/overhead.png"
-set title "§6.2: an MPI job alone and through Mesos ($runs runs each)"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
+$(plot_header "$OUT/overhead.png" "§6.2: an MPI job alone and through Mesos ($runs runs each)")
+$(histogram_style)
 set xlabel "run"
 set ylabel "job time, start to exit (s)"
 set yrange [0:*]

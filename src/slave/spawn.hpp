@@ -1,5 +1,6 @@
 // posix_spawn's attribute and file-action objects, freed when they go: the
-// launcher and the fetcher start their children with them.
+// launcher, the fetcher and the docker program's runs start their children
+// with them.
 #pragma once
 
 #include <signal.h>
@@ -21,9 +22,21 @@ struct SpawnState {
   // A new session (and process group, so the whole tree can be signalled),
   // no signal blocked and every signal's default action: how each child of
   // the slave starts.
-  void newSession() {
-    posix_spawnattr_setflags(&attr,
-                             POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  void newSession() { cleanStart(POSIX_SPAWN_SETSID); }
+  // The same in a process group of its own within the caller's session.
+  void newProcessGroup() {
+    posix_spawnattr_setpgroup(&attr, 0);
+    cleanStart(POSIX_SPAWN_SETPGROUP);
+  }
+  SpawnState(const SpawnState&) = delete;
+  SpawnState& operator=(const SpawnState&) = delete;
+
+ private:
+  // `group` (a new session or process group), no signal blocked, every
+  // signal's default action.
+  void cleanStart(short group) {
+    posix_spawnattr_setflags(
+        &attr, static_cast<short>(group | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
     sigset_t none;
     sigemptyset(&none);
     posix_spawnattr_setsigmask(&attr, &none);
@@ -31,8 +44,6 @@ struct SpawnState {
     sigfillset(&all);
     posix_spawnattr_setsigdefault(&attr, &all);
   }
-  SpawnState(const SpawnState&) = delete;
-  SpawnState& operator=(const SpawnState&) = delete;
 };
 
 }  // namespace mesos::internal::slave

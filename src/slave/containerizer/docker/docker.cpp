@@ -14,6 +14,7 @@
 #include <set>
 
 #include "common/json.hpp"
+#include "slave/spawn.hpp"
 
 namespace mesos::internal::docker {
 
@@ -409,32 +410,20 @@ Result<Started> spawn(const std::vector<std::string>& argv, bool capture) {
       return Error{std::string("cannot make docker's output files: ") + std::strerror(error)};
     }
   }
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_init(&attr);
-  posix_spawn_file_actions_init(&actions);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t empty;
-  sigemptyset(&empty);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  sigset_t all;
-  sigfillset(&all);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  slave::SpawnState spawn;
+  spawn.newProcessGroup();
+  posix_spawn_file_actions_addopen(&spawn.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   if (capture) {
-    posix_spawn_file_actions_adddup2(&actions, out, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, err, STDERR_FILENO);
+    posix_spawn_file_actions_adddup2(&spawn.actions, out, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&spawn.actions, err, STDERR_FILENO);
   }
-  posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
+  posix_spawn_file_actions_addclosefrom_np(&spawn.actions, STDERR_FILENO + 1);
   std::vector<std::string> copy = argv;
   std::vector<char*> args;
   for (std::string& arg : copy) args.push_back(arg.data());
   args.push_back(nullptr);
-  int error = ::posix_spawnp(&started.pid, copy[0].c_str(), &actions, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  int error = ::posix_spawnp(&started.pid, copy[0].c_str(), &spawn.actions, &spawn.attr,
+                             args.data(), environ);
   if (error != 0) {
     if (out >= 0) ::close(out);
     if (err >= 0) ::close(err);
