@@ -6,7 +6,9 @@
 #
 # It builds what is missing, starts mesos-master and four mesos-slave
 # processes (nodes 127.0.0.2 to 127.0.0.5, each its own "machine": its own
-# address and hostname, in racks r1 r1 r2 r2), and runs frameworks/<name>/demo.sh
+# address and hostname, in racks r1 r1 r2 r2; DEMO_SLAVES=N starts N, the
+# first half in rack r1, the rest in r2; each has cpus:2;mem:1024;disk:4096,
+# or DEMO_RESOURCES), and runs frameworks/<name>/demo.sh
 # with MESOS_MASTER, MESOS_NODES ("host:rack,..."), DEMO_DIR (scratch) and
 # BUILD_DIR (the build tree) set. Everything it started is stopped at the end.
 set -euo pipefail
@@ -39,24 +41,27 @@ acls='{"run_tasks": [{"principals": {"type": "ANY"}, "users": {"values": ["root"
   --acls="$acls" > "$demo/master.log" 2>&1 &
 pids+=($!)
 nodes=""
-racks=(r1 r1 r2 r2)
-for i in 0 1 2 3; do
+slaves=${DEMO_SLAVES:-4}
+[[ "$slaves" =~ ^[0-9]+$ ]] && [ "$slaves" -ge 1 ] && [ "$slaves" -le 200 ] ||
+  { echo "demo: DEMO_SLAVES must be 1 to 200" >&2; exit 2; }
+for i in $(seq 0 $((slaves - 1))); do
   ip=127.0.0.$((i + 2))
+  rack=r$((i * 2 / slaves + 1))
   "$build/src/slave/mesos-slave" --master="127.0.0.1:$port" --ip="$ip" --hostname="$ip" \
-    --port="$(free_port "$ip")" --work_dir="$demo/slave-$ip" --attributes="rack:${racks[$i]}" \
-    --resources="cpus:2;mem:1024;disk:4096" > "$demo/slave-$ip.log" 2>&1 &
+    --port="$(free_port "$ip")" --work_dir="$demo/slave-$ip" --attributes="rack:$rack" \
+    --resources="${DEMO_RESOURCES:-cpus:2;mem:1024;disk:4096}" > "$demo/slave-$ip.log" 2>&1 &
   pids+=($!)
-  nodes="${nodes:+$nodes,}$ip:${racks[$i]}"
+  nodes="${nodes:+$nodes,}$ip:$rack"
 done
 
 for _ in $(seq 300); do
   active=$(curl -sf "http://127.0.0.1:$port/metrics/snapshot" |
     python3 -c 'import json,sys; print(int(json.load(sys.stdin).get("master/slaves_active",0)))' \
     2>/dev/null || echo 0)
-  [ "$active" -ge 4 ] && break
+  [ "$active" -ge "$slaves" ] && break
   sleep 0.1
 done
-if [ "${active:-0}" -lt 4 ]; then
+if [ "${active:-0}" -lt "$slaves" ]; then
   echo "demo: the cluster did not come up; logs in $demo" >&2
   tail -n 20 "$demo"/*.log >&2
   trap - EXIT; exit 1

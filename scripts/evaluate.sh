@@ -9,7 +9,7 @@
 #   --out     where evaluation.md and evaluation/ go (default: docs); the
 #             runs' raw outputs go to DIR/evaluation/data
 #   --only    run only these experiments (overhead, locality, iterations,
-#             fig10, failover); the page still shows the others as an
+#             fig10, failover, short_tasks); the page still shows the others as an
 #             earlier run in the same DIR left them
 #
 # Each experiment is bench/evaluation/NAME.sh (what it runs and at what
@@ -34,7 +34,7 @@ for arg in "$@"; do
       ;;
   esac
 done
-experiments=(overhead locality iterations fig10 failover)
+experiments=(overhead locality iterations fig10 failover short_tasks)
 if [ -n "$only" ]; then
   IFS=, read -r -a chosen <<<"$only"
   for name in "${chosen[@]}"; do

@@ -19,7 +19,7 @@ packages=(
   libsasl2-dev libsasl2-modules
   golang-go golang-github-mesos-mesos-go-dev golang-goprotobuf-dev
   mpich libmpich-dev libcpp-httplib-dev nlohmann-json3-dev
-  python3 gnuplot-nox
+  python3 gnuplot-nox slurm-wlm munge
   docker.io docker-registry skopeo umoci busybox-static containernetworking-plugins iproute2 iputils-ping
   libjs-bootstrap5 libjs-chart.js chromium libnss3-tools
 )

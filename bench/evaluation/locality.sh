@@ -1,29 +1,43 @@
 #!/usr/bin/env bash
-# Fig. 8 of the paper (§6.3, data locality through resource offers):
-# MapReduce jobs whose maps read blocks spread over the slaves, scheduled
+# Fig. 8 of the paper (§6.3, data locality through resource offers): MapReduce
+# framework instances, each a JobTracker of its own running one job whose maps
+# read blocks spread over the slaves with three copies, sharing the cluster
 # through offers with delay scheduling of 0 s (take any slot), 1 s and 5 s
-# (wait that long for a slot on a node holding the block): the share of
-# node-local maps and the job times, against static partitions (a
-# JobTracker per node, confined to it). Runs on scripts/demo.sh's local
-# cluster (a master and four slave processes, each its own address); the
-# blocks have one copy each, placed round-robin over the four nodes.
+# (wait that long for a slot on a node holding the block), against static
+# partitions (each instance confined to its own node). The share of
+# node-local maps and the job times. Runs on scripts/demo.sh's local cluster
+# (a master and slave processes, each its own address): the paper's 16
+# instances on 16 slaves in the full run, 4 on 4 in --quick.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+if [ "$QUICK" = 1 ]; then
+  instances=4 blocks=4 map_seconds=0.2
+  export DEMO_SLAVES=4
+else
+  instances=16 blocks=16 map_seconds=1
+  # A slave per instance, with room for several frameworks' TaskTrackers.
+  export DEMO_SLAVES=16 DEMO_RESOURCES="cpus:4;mem:2048;disk:4096"
+fi
+copies=3
 on_cluster mapreduce "$0"
-if [ "$QUICK" = 1 ]; then jobs=3 blocks=6 map_seconds=0.2; else jobs=8 blocks=16 map_seconds=1; fi
 waits=(0 1 5)
-setup cluster "1 master and 4 slave processes on this machine (2 cpus, 1 GB each; slots of 0.5 cpu)"
-setup jobs "$jobs streaming jobs submitted at once to one JobTracker, $blocks blocks of 20 KB each, maps of ${map_seconds} s"
-setup locality_waits "${waits[*]} s, all jobs to one JobTracker sharing the cluster"
-setup static_partitions "one JobTracker per node, using only that node's offers (--hosts), no locality wait, the jobs round-robin over them"
+setup cluster "1 master and $DEMO_SLAVES slave processes on this machine (${DEMO_RESOURCES:-cpus:2;mem:1024} each; slots of 0.5 cpu)"
+setup instances "$instances MapReduce frameworks (a JobTracker each), one streaming job each, submitted at once"
+setup jobs "$blocks blocks of 20 KB each, $copies copies (the first round-robin over the nodes, the second on the other rack, the third beside the second, as HDFS places them), maps of ${map_seconds} s"
+setup locality_waits "${waits[*]} s, every instance using the whole cluster"
+setup static_partitions "each instance confined to one node (--hosts), no locality wait"
+figure nodes "$DEMO_SLAVES" nodes
+figure block_copies "$copies" copies
+figure instances "$instances" frameworks
 dfs="$BUILD_DIR/frameworks/dfs/mesos-dfs"
 mapreduce="$BUILD_DIR/frameworks/mapreduce/mesos-mapreduce"
 export MESOS_DFS_ROOT="$DEMO_DIR/dfs"
+jobs=$instances
 for job in $(seq "$jobs"); do
   "$dfs" generate --output="$DEMO_DIR/in-$job.txt" --answers=/dev/null \
     --lines=$((blocks * 500)) --seed="$job" >/dev/null
   "$dfs" put "$DEMO_DIR/in-$job.txt" "/eval/in-$job" --nodes="$MESOS_NODES" \
-    --replication=1 --block_size=20000 >/dev/null
+    --replication="$copies" --block_size=20000 >/dev/null
 done
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -71,16 +85,19 @@ PY
   figure "jobs_failed_$label" "$failed" jobs
   echo "$label $nodelocal $jobtime" >>"$OUT/locality.dat"
 }
-# Static partitions: a JobTracker per node, each using only its node's
-# offers (--hosts), as the paper gave each Hadoop instance its own nodes;
-# no delay scheduling (waiting for nodes outside the partition is waiting
-# for nothing).
+# Static partitions: each instance using only its node's offers (--hosts),
+# as the paper gave each Hadoop instance its own nodes; no delay scheduling
+# (waiting for nodes outside the partition is waiting for nothing).
 static=()
 IFS=, read -r -a nodes <<<"$MESOS_NODES"
-for node in "${nodes[@]}"; do static+=("--hosts=${node%%:*},--locality_wait=0"); done
+for node in "${nodes[@]::$instances}"; do static+=("--hosts=${node%%:*},--locality_wait=0"); done
 measure static "${static[@]}"
 # Sharing the whole cluster through offers, delay scheduling at each wait.
-for wait in "${waits[@]}"; do measure "wait$wait" "--locality_wait=$wait"; done
+for wait in "${waits[@]}"; do
+  shared=()
+  for _ in $(seq "$instances"); do shared+=("--locality_wait=$wait"); done
+  measure "wait$wait" "${shared[@]}"
+done
 gnuplot <<GNUPLOT
 $(plot_header "$OUT/locality.png" "Figure 8: data locality and job time, static partitions against sharing")
 $(histogram_style)
