@@ -8,9 +8,9 @@
 #             figures show that each experiment works, not what it measures
 #   --out     where evaluation.md and evaluation/ go (default: docs); the
 #             runs' raw outputs go to DIR/evaluation/data
-#   --only    run only these experiments (overhead, locality, iterations,
-#             fig10, failover, short_tasks); the page still shows the others as an
-#             earlier run in the same DIR left them
+#   --only    run only these experiments (macrobenchmark, overhead, locality,
+#             iterations, fig10, failover, short_tasks); the page still shows
+#             the others as an earlier run in the same DIR left them
 #
 # Each experiment is bench/evaluation/NAME.sh (what it runs and at what
 # scale is written at its top); bench/evaluation/report.py writes the page
@@ -34,7 +34,7 @@ for arg in "$@"; do
       ;;
   esac
 done
-experiments=(overhead locality iterations fig10 failover short_tasks)
+experiments=(macrobenchmark overhead locality iterations fig10 failover short_tasks)
 if [ -n "$only" ]; then
   IFS=, read -r -a chosen <<<"$only"
   for name in "${chosen[@]}"; do

@@ -216,14 +216,19 @@ def locality(figures, images):
 
 
 def overhead(figures, images):
-    bare = number(figures, "mpi_bare_s_median")
-    mesos = number(figures, "mpi_mesos_s_median")
-    pct = number(figures, "mpi_overhead_pct")
+    jobs = [("mpi", "MPI (pi, 2 ranks)", "mpiexec", "mesos-mpirun"),
+            ("mapreduce", "MapReduce (wordcount)", "mesos-mapreduce local", "mesos-mapreduce run")]
+    rows = [
+        f"| {title} | {fmt(number(figures, f'{job}_bare_s_median'), 2)} s ({alone}) "
+        f"| {fmt(number(figures, f'{job}_mesos_s_median'), 2)} s ({through}) "
+        f"| {fmt(number(figures, f'{job}_overhead_s'), 3)} s "
+        f"({fmt(number(figures, f'{job}_overhead_pct'), 1)} %) |"
+        for job, title, alone, through in jobs
+    ]
     text = [
-        "| MPI job | alone (mpiexec) | through Mesos (mesos-mpirun) | overhead |",
+        "| job (median of the runs) | alone | through Mesos | overhead |",
         "|---|---|---|---|",
-        f"| median of the runs | {fmt(bare, 2)} s | {fmt(mesos, 2)} s "
-        f"| {fmt(number(figures, 'mpi_overhead_s'), 3)} s ({fmt(pct, 1)} %) |",
+        *rows,
         "",
         f"![Overhead]({images}/overhead.png)",
         "",
@@ -231,16 +236,23 @@ def overhead(figures, images):
         "160 s and 166 s: under 4% (§6.2).",
         "",
     ]
-    if not math.isnan(pct):
-        text.append(
-            f"**Ours:** {fmt(pct, 1)}% for the MPI job. What Mesos adds is a fixed cost "
-            f"({fmt(number(figures, 'mpi_overhead_s'), 3)} s here: the framework's "
-            "registration, the gang's offers and the ranks' proxies launched as tasks), "
-            "so its share falls as the job grows; the paper's jobs ran 50 and 160 s. The "
-            "MapReduce half is not measured yet: our MapReduce has no way to run without "
-            "Mesos to compare with.")
+    mpi = number(figures, "mpi_overhead_pct")
+    mapreduce = number(figures, "mapreduce_overhead_pct")
+    if math.isnan(mpi) or math.isnan(mapreduce):
+        text.append("**Ours:** a job produced no figure; see the runs' logs.")
+        return "\n".join(text)
+    text.append(
+        f"**Ours:** {fmt(mpi, 1)}% for the MPI job and {fmt(mapreduce, 1)}% for the "
+        "MapReduce job. What Mesos adds is mostly a fixed cost: the framework's "
+        "registration, its first offers and its executors' start (the gang's proxies for "
+        "MPI, a TaskTracker a node for MapReduce), plus a status update and an offer round "
+        "trip a task, so its share falls as the job grows; the paper's jobs ran 50 and "
+        "160 s. The MapReduce job alone runs its tasks on threads of one process, as "
+        "Hadoop's own daemons would on a cluster of their own; on the cluster the "
+        "JobTracker takes any slot without waiting for locality. Every node's blocks are "
+        "on this machine's one disk, so where a map runs does not change what its read "
+        "costs: the difference is the scheduling path.")
     return "\n".join(text)
-
 
 def short_tasks(figures, images):
     lengths = sorted({float(name.rsplit("_", 1)[1][:-1]) for name in figures
@@ -303,7 +315,88 @@ def short_tasks(figures, images):
     return "\n".join(text)
 
 
+def macrobenchmark(figures, images):
+    paper = {"facebook": 1.14, "large": 2.10, "spark": 1.26, "torque": 0.96}
+    titles = {"facebook": "MapReduce, Facebook mix", "large": "MapReduce, large jobs",
+              "spark": "Spark (mesos-spark-lr)", "torque": "Torque, MPI-style jobs"}
+    rows = [
+        f"| {titles[name]} | {fmt(number(figures, f'jobs_{name}_static'), 0)} "
+        f"| {fmt(number(figures, f'job_time_sum_s_{name}_static'), 1)} s "
+        f"| {fmt(number(figures, f'job_time_sum_s_{name}_shared'), 1)} s "
+        f"| {fmt(number(figures, f'speedup_{name}'), 2)} | {paper[name]:.2f} |"
+        for name in paper
+    ]
+    bins = [b for b in range(1, 9) if not math.isnan(number(figures, f"bin{b}_speedup"))]
+    bin_rows = [
+        f"| {b} | {fmt(number(figures, f'bin{b}_job_s_mean_static'), 2)} s "
+        f"| {fmt(number(figures, f'bin{b}_job_s_mean_shared'), 2)} s "
+        f"| {fmt(number(figures, f'bin{b}_speedup'), 2)} |" for b in bins
+    ]
+    use = [
+        f"| {label} | {fmt(number(figures, f'cpus_allocated_pct_mean_{mode}'), 1)} % "
+        f"| {fmt(number(figures, f'mem_allocated_pct_mean_{mode}'), 1)} % "
+        f"| {fmt(number(figures, f'cores_used_mean_{mode}'), 2)} "
+        f"| {fmt(number(figures, f'rss_gb_mean_{mode}'), 2)} GB "
+        f"| {fmt(number(figures, f'run_s_{mode}'), 0)} s |"
+        for mode, label in (("static", "static partitions"), ("shared", "shared"))
+    ]
+    text = [
+        "Table 3, each framework's jobs' times summed:",
+        "",
+        "| framework | jobs | static partitions | shared | speedup | paper's speedup |",
+        "|---|---|---|---|---|---|",
+        *rows,
+        "",
+        "Table 4, the Facebook mix's mean job time by bin of the paper's Table 2:",
+        "",
+        "| bin | static partitions | shared | speedup |",
+        "|---|---|---|---|",
+        *bin_rows,
+        "",
+        "Fig. 7, means over each run (allocation from the masters, use from the slaves' "
+        "`/monitor/statistics`):",
+        "",
+        "| mode | cpus allocated | memory allocated | cores used | RSS | run |",
+        "|---|---|---|---|---|---|",
+        *use,
+        "",
+        f"![Figures 5 and 6]({images}/macrobenchmark.png)",
+        "",
+        f"![Figure 7]({images}/utilization.png)",
+        "",
+        "**The paper:** on 96 EC2 nodes, sharing sped up the Facebook mix 1.14x, the large "
+        "jobs 2.10x and Spark 1.26x, and Torque ran 0.96x as fast (Table 3). Table 4 breaks "
+        "the Facebook mix down by bin, and Fig. 7 compares the cluster's CPU and memory "
+        "utilization shared and static.",
+        "",
+    ]
+    speedups = {name: number(figures, f"speedup_{name}") for name in paper}
+    if any(math.isnan(v) for v in speedups.values()):
+        text.append("**Ours:** some framework produced no figure; see the runs' logs.")
+        return "\n".join(text)
+    faster = [titles[n] for n in ("facebook", "large", "spark") if speedups[n] > 1.05]
+    line = (f"**Ours:** sharing sped up the Facebook mix {fmt(speedups['facebook'], 2)}x, the "
+            f"large jobs {fmt(speedups['large'], 2)}x and Spark {fmt(speedups['spark'], 2)}x; "
+            f"Torque ran {fmt(speedups['torque'], 2)}x as fast. ")
+    if len(faster) == 3 and speedups["torque"] <= 1.05:
+        line += ("The shape is the paper's: the elastic frameworks take what the others "
+                 "leave idle, while Torque, whose jobs need two nodes of 2 cpus at once and "
+                 "have fixed lengths, gains nothing. ")
+    line += ("The magnitudes differ because the work is time-scaled and emulated: maps "
+             "and MPI jobs sleep, so a framework's job time is its waiting for slots and its "
+             "tasks' fixed lengths, with no contention for real cores, disks or network; "
+             "a quarter here is two slave processes, and the mix's map counts are the "
+             "paper's divided by 8. The cores used are what the executors and their "
+             "processes really consumed on this 2-core machine, mostly the frameworks' own "
+             "overhead and Spark's arithmetic; allocation is what Mesos decides, and the "
+             "table gives both.")
+    text.append(line)
+    return "\n".join(text)
+
+
 EXPERIMENTS = [
+    ("macrobenchmark", "§6.1: macrobenchmark, four frameworks sharing against static "
+     "partitions", macrobenchmark),
     ("overhead", "§6.2: overhead of running a framework through Mesos", overhead),
     ("locality", "Fig. 8: data locality through resource offers (§6.3)", locality),
     ("iterations", "Fig. 9: iterative jobs, cached against re-read (§6.4)", iterations),
@@ -312,11 +405,7 @@ EXPERIMENTS = [
     ("short_tasks", "Beyond the paper: short tasks against Slurm", short_tasks),
 ]
 
-NOT_YET = [
-    "§6.1 macrobenchmark (Fig. 5, 6, 7, Tables 3 and 4): four frameworks sharing "
-    "the cluster under DRF against static partitions",
-    "§6.2's MapReduce job alone against on the cluster (the MPI job is above)",
-]
+NOT_YET = []
 
 
 def main():
@@ -348,7 +437,12 @@ def main():
             lines += ["**This run failed**; its figures below may be missing.", ""]
         lines += ["What ran:", "", setup_list(setup), "", render(figures, images), ""]
         ran.append(name)
-    lines += ["## Not reproduced yet", ""] + [f"- {item}" for item in NOT_YET] + [""]
+    lines += ["## Not reproduced yet", ""]
+    if NOT_YET:
+        lines += [f"- {item}" for item in NOT_YET] + [""]
+    else:
+        lines += ["Nothing of §6 is left out. Each section above says what it scaled down or "
+                  "emulated to fit one machine, and how that moves its figures.", ""]
     with open(out, "w") as f:
         f.write("\n".join(lines))
     return 0 if ran else 1

@@ -35,10 +35,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool safeComponent(const std::string& part) {
-  return !part.empty() && part[0] != '.' && part.find('/') == std::string::npos;
-}
-
 class TaskTracker : public mesos::Executor {
  public:
   TaskTracker() {
@@ -151,10 +147,7 @@ class TaskTracker : public mesos::Executor {
     server_->Get("/health", [](const httplib::Request&, httplib::Response& response) {
       response.set_content("ok\n", "text/plain");
     });
-    server_->Get(R"(/mapout/([^/]+)/([^/]+)/(\d+))",
-                 [this](const httplib::Request& request, httplib::Response& response) {
-                   serveMapOutput(request, response);
-                 });
+    serveMapOutputs(*server_, outputRoot_);
     int port = server_->bind_to_any_port("0.0.0.0");
     if (port <= 0) {
       std::cerr << "mesos-mapreduce-executor: cannot listen on any port" << std::endl;
@@ -164,25 +157,6 @@ class TaskTracker : public mesos::Executor {
     serverThread_ = std::thread([this] { server_->listen_after_bind(); });
     std::cerr << "TaskTracker on " << host_ << " serving map outputs on port " << port_
               << std::endl;
-  }
-
-  void serveMapOutput(const httplib::Request& request, httplib::Response& response) {
-    const std::string job = request.matches[1], attempt = request.matches[2];
-    const std::string partition = request.matches[3];
-    if (!safeComponent(job) || !safeComponent(attempt)) {
-      response.status = 400;
-      return;
-    }
-    std::ifstream in(fs::path(outputRoot_) / job / attempt / partition, std::ios::binary);
-    if (!in) {
-      response.status = 404;
-      response.set_content("no map output " + job + "/" + attempt + "/" + partition + "\n",
-                           "text/plain");
-      return;
-    }
-    std::ostringstream data;
-    data << in.rdbuf();
-    response.set_content(data.str(), "text/plain");
   }
 
   void run(ExecutorDriver* driver, const TaskID& id, const TaskSpec& spec, Cancellation& cancel) {

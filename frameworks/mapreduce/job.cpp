@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <regex>
 
 namespace mesos::frameworks::mapreduce {
@@ -153,6 +154,66 @@ uint32_t partitionOf(const std::string& key, uint32_t reduces,
     return std::min<uint32_t>(static_cast<uint32_t>(above - splits.begin()), reduces - 1);
   }
   return static_cast<uint32_t>(stableHash(key) % reduces);
+}
+
+Result<dfs::FileInfo> prepareInput(const JobSpec& spec, const dfs::Store& store) {
+  using R = Result<dfs::FileInfo>;
+  namespace fs = std::filesystem;
+  if (auto valid = validate(spec); !valid) return R::failure(valid.error());
+  auto input = store.stat(spec.input);
+  if (!input) return R::failure("input: " + input.error());
+  if (input->blocks.empty()) return R::failure("input '" + spec.input + "' is empty");
+  const OutputLocation output = parseOutput(spec.output);
+  if (output.inStore) {
+    auto existing = store.list(output.path + "/");
+    if (existing && !existing->empty()) {
+      return R::failure("output dfs:" + output.path +
+                        " already has files; remove them (mesos-dfs rm) "
+                        "or choose another --output");
+    }
+  } else {
+    if (output.path.empty() || output.path[0] != '/') {
+      return R::failure("output directory '" + output.path +
+                        "' is not absolute; give an absolute path (tasks run in their sandboxes)");
+    }
+    std::error_code error;
+    if (fs::exists(output.path, error) && !fs::is_empty(output.path, error)) {
+      return R::failure("output directory " + output.path +
+                        " exists and is not empty; remove it or choose another --output");
+    }
+  }
+  return std::move(*input);
+}
+
+std::vector<std::string> sampleSplits(const dfs::Store& store, const dfs::FileInfo& input,
+                                      uint32_t reduces) {
+  constexpr size_t kSortSamples = 2000;
+  std::vector<std::string> samples;
+  if (reduces <= 1 || input.blocks.empty()) return {};
+  const size_t blocks = std::min<size_t>(input.blocks.size(), 20);
+  const size_t perBlock = kSortSamples / blocks + 1;
+  for (size_t b = 0; b < blocks; ++b) {
+    const dfs::BlockInfo& block = input.blocks[b * input.blocks.size() / blocks];
+    auto read = store.readBlock(input, block, block.hosts.empty() ? "" : block.hosts[0]);
+    if (!read) continue;
+    std::vector<std::string> lines;
+    size_t start = 0;
+    const std::string& data = read->data;
+    while (start < data.size()) {
+      size_t end = data.find('\n', start);
+      if (end == std::string::npos) end = data.size();
+      lines.push_back(data.substr(start, end - start));
+      start = end + 1;
+    }
+    const size_t step = std::max<size_t>(1, lines.size() / perBlock);
+    for (size_t i = 0; i < lines.size(); i += step) samples.push_back(lines[i]);
+  }
+  std::sort(samples.begin(), samples.end());
+  std::vector<std::string> splits;
+  for (uint32_t r = 1; r < reduces && !samples.empty(); ++r) {
+    splits.push_back(samples[r * samples.size() / reduces]);
+  }
+  return splits;
 }
 
 }  // namespace mesos::frameworks::mapreduce

@@ -60,6 +60,17 @@ OutputLocation parseOutput(const std::string& output);
 // "part-00003"
 std::string partName(uint32_t partition);
 
+// What running a job needs checked first: a valid spec, an input that is a
+// non-empty file of the store, and an output that is absent or empty (an
+// absolute directory, or a name with no files in the store). Returns the
+// input's blocks; the error names what to fix.
+Result<dfs::FileInfo> prepareInput(const JobSpec& spec, const dfs::Store& store);
+
+// The split keys of a sort's range partitioner: sampled lines of up to 20
+// blocks spread over the input, read from a holder (a local read).
+std::vector<std::string> sampleSplits(const dfs::Store& store, const dfs::FileInfo& input,
+                                      uint32_t reduces);
+
 // Where a reduce task fetches one map task's output: the TaskTracker serving
 // it and the attempt's directory there.
 struct MapOutputRef {

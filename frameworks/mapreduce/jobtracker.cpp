@@ -17,7 +17,6 @@ namespace {
 constexpr double kIdleDeclineSeconds = 30;
 // How long an offer of a host outside --hosts is declined for.
 constexpr double kOtherHostDeclineSeconds = 3600;
-constexpr size_t kSortSamples = 2000;
 
 double secondsBetween(JobTracker::Clock::time_point a, JobTracker::Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
@@ -42,38 +41,6 @@ const char* localityName(JobTracker::Locality locality) {
       return "remote";
   }
   return "?";
-}
-
-// The split keys of a sort's range partitioner: sampled lines of up to 20
-// blocks spread over the input, read from a holder (a local read).
-std::vector<std::string> sampleSplits(const dfs::Store& store, const dfs::FileInfo& input,
-                                      uint32_t reduces) {
-  std::vector<std::string> samples;
-  if (reduces <= 1 || input.blocks.empty()) return {};
-  const size_t blocks = std::min<size_t>(input.blocks.size(), 20);
-  const size_t perBlock = kSortSamples / blocks + 1;
-  for (size_t b = 0; b < blocks; ++b) {
-    const dfs::BlockInfo& block = input.blocks[b * input.blocks.size() / blocks];
-    auto read = store.readBlock(input, block, block.hosts.empty() ? "" : block.hosts[0]);
-    if (!read) continue;
-    std::vector<std::string> lines;
-    size_t start = 0;
-    const std::string& data = read->data;
-    while (start < data.size()) {
-      size_t end = data.find('\n', start);
-      if (end == std::string::npos) end = data.size();
-      lines.push_back(data.substr(start, end - start));
-      start = end + 1;
-    }
-    const size_t step = std::max<size_t>(1, lines.size() / perBlock);
-    for (size_t i = 0; i < lines.size(); i += step) samples.push_back(lines[i]);
-  }
-  std::sort(samples.begin(), samples.end());
-  std::vector<std::string> splits;
-  for (uint32_t r = 1; r < reduces && !samples.empty(); ++r) {
-    splits.push_back(samples[r * samples.size() / reduces]);
-  }
-  return splits;
 }
 
 }  // namespace
@@ -106,30 +73,10 @@ JobTracker::~JobTracker() = default;
 Result<std::string> JobTracker::submit(const JobSpec& given) {
   using R = Result<std::string>;
   JobSpec spec = given;
-  if (auto valid = validate(spec); !valid) return R::failure(valid.error());
   dfs::Store store(options_.dfsRoot);
   if (options_.dfsPeerPort != 0) store.setPeerPort(options_.dfsPeerPort);
-  auto input = store.stat(spec.input);
-  if (!input) return R::failure("input: " + input.error());
-  if (input->blocks.empty()) return R::failure("input '" + spec.input + "' is empty");
-  const OutputLocation output = parseOutput(spec.output);
-  if (output.inStore) {
-    auto existing = store.list(output.path + "/");
-    if (existing && !existing->empty()) {
-      return R::failure("output dfs:" + output.path + " already has files; remove them (mesos-dfs rm) "
-                        "or choose another --output");
-    }
-  } else {
-    if (output.path.empty() || output.path[0] != '/') {
-      return R::failure("output directory '" + output.path +
-                        "' is not absolute; give an absolute path (tasks run in their sandboxes)");
-    }
-    std::error_code error;
-    if (fs::exists(output.path, error) && !fs::is_empty(output.path, error)) {
-      return R::failure("output directory " + output.path +
-                        " exists and is not empty; remove it or choose another --output");
-    }
-  }
+  auto input = prepareInput(spec, store);
+  if (!input) return R::failure(input.error());
   if (spec.name.empty()) spec.name = spec.type + " " + spec.input;
 
   auto job = std::make_unique<Job>();

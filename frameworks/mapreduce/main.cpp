@@ -3,6 +3,9 @@
 //
 //   mesos-mapreduce run --master=H:P --job=wordcount --input=/data --output=/out
 //       one job, with a JobTracker in this process; exits 0 when it succeeds
+//   mesos-mapreduce local --job=wordcount --input=/data --output=/out [--slots=N]
+//       one job without Mesos, on N worker threads here (the baseline of the
+//       paper's §6.2); exits 0 when it succeeds
 //   mesos-mapreduce jobtracker --master=H:P --port=P
 //       a long-running JobTracker serving the HTTP/JSON API below
 //   mesos-mapreduce submit --jobtracker=H:P --job=... --input=... --output=...
@@ -27,6 +30,7 @@
 #include "common/driver.hpp"
 #include "common/programs.hpp"
 #include "mapreduce/jobtracker.hpp"
+#include "mapreduce/local.hpp"
 
 DEFINE_string(master, "", "run, jobtracker: the Mesos master (host:port or zk://...)");
 DEFINE_string(dfs_root, "", "The block store's root (default: $MESOS_DFS_ROOT)");
@@ -34,6 +38,8 @@ DEFINE_uint32(dfs_peer_port, 0, "Tasks read block copies missing under the root 
                                 "`mesos-dfs serve` on their holders at this port (0: none)");
 DEFINE_double(locality_wait, 5, "Seconds a job waits for a node-local slot, then for a "
                                 "rack-local one (delay scheduling); 0 disables");
+DEFINE_string(framework_name, "mesos-mapreduce",
+              "run, jobtracker: the framework's name, as the master and its web UI show it");
 DEFINE_string(hosts, "",
               "run, jobtracker: use only the offers of these hosts (comma-separated): "
               "a static partition of the cluster; empty: every host");
@@ -56,6 +62,7 @@ DEFINE_uint32(reduces, 2, "Reduce tasks");
 DEFINE_string(pattern, "", "grep: the regex");
 DEFINE_string(map_command, "", "streaming: the map command (stdin: lines; stdout: key<TAB>value)");
 DEFINE_string(reduce_command, "", "streaming: the reduce command (stdin: sorted pairs)");
+DEFINE_uint32(slots, 4, "local: the worker threads running the job's tasks");
 DEFINE_double(timeout, 0, "run, wait: give up after this many seconds (0: never)");
 DEFINE_bool(json, false, "Print reports as JSON");
 
@@ -148,8 +155,20 @@ int exitCodeOf(const json& report) { return report.value("state", "") == "succee
 
 mesos::FrameworkInfo frameworkInfo() {
   mesos::FrameworkInfo framework;
-  framework.set_name("mesos-mapreduce");
+  framework.set_name(FLAGS_framework_name);
   return framework;
+}
+
+int local() {
+  if (dfsRoot().empty()) return fail("no block store; pass --dfs_root or set MESOS_DFS_ROOT");
+  if (FLAGS_slots == 0 || FLAGS_slots > 1024) return fail("--slots must be 1 to 1024");
+  mr::LocalOptions options;
+  options.dfsRoot = dfsRoot();
+  options.slots = FLAGS_slots;
+  auto report = mr::runLocally(specFromFlags(), options);
+  if (!report) return fail(report.error());
+  printReport(*report);
+  return exitCodeOf(*report);
 }
 
 int run() {
@@ -363,16 +382,21 @@ int main(int argc, char** argv) {
       "Hadoop-style MapReduce on Mesos, with delay scheduling\n"
       "  mesos-mapreduce run --master=H:P --job=wordcount|grep|sort|streaming --input=<dfs file>\n"
       "                      --output=<dir>|dfs:<name> [--reduces=R --locality_wait=S]\n"
+      "  mesos-mapreduce local --job=... --input=... --output=... [--slots=N]  (no Mesos)\n"
       "  mesos-mapreduce jobtracker --master=H:P --port=P\n"
       "  mesos-mapreduce submit --jobtracker=H:P --job=... --input=... --output=...\n"
       "  mesos-mapreduce status|wait --jobtracker=H:P [<job id>]");
   mesos::frameworks::parseCommandLine(&argc, &argv);
-  if (argc < 2) return fail("no command; use run, jobtracker, submit, status or wait (--help)");
+  if (argc < 2) {
+    return fail("no command; use run, local, jobtracker, submit, status or wait (--help)");
+  }
   const std::string command = argv[1];
   if (command == "run") return run();
+  if (command == "local") return local();
   if (command == "jobtracker") return jobtracker();
   if (command == "submit" || command == "status" || command == "wait") {
     return client(command, argc, argv);
   }
-  return fail("unknown command '" + command + "'; use run, jobtracker, submit, status or wait");
+  return fail("unknown command '" + command +
+              "'; use run, local, jobtracker, submit, status or wait");
 }

@@ -244,4 +244,30 @@ Result<TaskOutcome> runReduce(const TaskSpec& task, const std::string& host,
   return outcome;
 }
 
+bool safeComponent(const std::string& part) {
+  return !part.empty() && part[0] != '.' && part.find('/') == std::string::npos;
+}
+
+void serveMapOutputs(httplib::Server& server, const std::string& outputRoot) {
+  server.Get(R"(/mapout/([^/]+)/([^/]+)/(\d+))",
+             [outputRoot](const httplib::Request& request, httplib::Response& response) {
+               const std::string job = request.matches[1], attempt = request.matches[2];
+               const std::string partition = request.matches[3];
+               if (!safeComponent(job) || !safeComponent(attempt)) {
+                 response.status = 400;
+                 return;
+               }
+               std::ifstream in(fs::path(outputRoot) / job / attempt / partition, std::ios::binary);
+               if (!in) {
+                 response.status = 404;
+                 response.set_content(
+                     "no map output " + job + "/" + attempt + "/" + partition + "\n", "text/plain");
+                 return;
+               }
+               std::ostringstream data;
+               data << in.rdbuf();
+               response.set_content(data.str(), "text/plain");
+             });
+}
+
 }  // namespace mesos::frameworks::mapreduce

@@ -15,6 +15,10 @@
 
 #include "mapreduce/job.hpp"
 
+namespace httplib {
+class Server;
+}
+
 namespace mesos::frameworks::mapreduce {
 
 // Asks a running attempt to stop: it checks `requested` between steps and
@@ -48,6 +52,14 @@ Result<TaskOutcome> runReduce(const TaskSpec& task, const std::string& host,
 Result<Done> runFilter(const std::string& command, const std::string& input,
                        const std::map<std::string, std::string>& environment,
                        std::string* output, Cancellation& cancel);
+
+// Whether `part` (a job or attempt id from a request) is safe as one path
+// component: not empty, no '/', not starting with '.'.
+bool safeComponent(const std::string& part);
+
+// Adds GET /mapout/<job>/<attempt>/<partition> to `server`: the map output
+// runMap wrote under `outputRoot`, whole, or 404 (400 for an unsafe id).
+void serveMapOutputs(httplib::Server& server, const std::string& outputRoot);
 
 // What a streaming command finds in its environment (as Hadoop Streaming
 // passes the job's configuration): MAPREDUCE_JOB, MAPREDUCE_TASK (the

@@ -24,9 +24,9 @@ if ! EVALUATE_SKIP_BUILD=1 BUILD_DIR="$build" scripts/evaluate.sh --quick --out=
 fi
 page="$out/evaluation.md"
 [ -s "$page" ] || fail "no evaluation.md"
-declare -A plot=([overhead]=overhead.png [locality]=locality.png [iterations]=iterations.png [fig10]=fig10.png
+declare -A plot=([macrobenchmark]=macrobenchmark.png [overhead]=overhead.png [locality]=locality.png [iterations]=iterations.png [fig10]=fig10.png
   [failover]=failover.png [short_tasks]=short_tasks.png)
-for name in overhead locality iterations fig10 failover short_tasks; do
+for name in macrobenchmark overhead locality iterations fig10 failover short_tasks; do
   data="$out/evaluation/data/$name"
   [ ! -e "$data/FAILED" ] || fail "$name failed"
   [ -s "$data/figures.txt" ] || fail "$name wrote no figures"
@@ -46,7 +46,7 @@ assert data[-8:-4] == b"IEND"
 PY
   grep -q "](evaluation/${plot[$name]})" "$page" || fail "the page does not show ${plot[$name]}"
 done
-for heading in "## §6.2" "## Fig. 8" "## Fig. 9" "## Fig. 10" "## §6.6" "## Beyond the paper: short tasks" "## Not reproduced yet"; do
+for heading in "## §6.1" "## §6.2" "## Fig. 8" "## Fig. 9" "## Fig. 10" "## §6.6" "## Beyond the paper: short tasks" "## Not reproduced yet"; do
   grep -q "^$heading" "$page" || fail "the page has no section '$heading'"
 done
 ! grep -q "This run failed" "$page" || fail "the page reports a failed run"

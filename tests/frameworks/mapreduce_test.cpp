@@ -286,6 +286,54 @@ TEST_F(MapReduceTest, DelaySchedulingRaisesLocality) {
   EXPECT_GE(localWith * 10, launchedWith * 9) << "expected at least 90% node-local";
 }
 
+// `local`: the same job without Mesos (the baseline of the paper's §6.2), on
+// worker threads of the command's own process; no master is running. Its
+// counts are the generator's, and a sort's parts are the sorted input.
+TEST_F(MapReduceTest, LocalRunsAJobWithoutMesos) {
+  putText("words", 8000, nodes({0, 1, 2, 3}), 2, 20000);
+  ChildResult counted =
+      runChild({kMapReduce, "local", "--json", "--dfs_root=" + root_, "--slots=3",
+                "--job=wordcount", "--input=/words", "--output=" + dir_ + "/wc", "--reduces=3"},
+               100s);
+  ASSERT_TRUE(counted.exitedWith(0)) << counted.describe();
+  expectWordCounts(dir_ + "/wc", "words");
+  json::Value wc = report(counted);
+  EXPECT_EQ("succeeded", wc["state"].string());
+  EXPECT_GT(wc["maps"]["total"].integer(), 3) << counted.out;  // more maps than slots
+  EXPECT_EQ(8000, wc["map_input_records"].integer()) << counted.out;
+  EXPECT_EQ(0, wc["remote_block_reads"].integer()) << counted.out;
+
+  ChildResult sorted = runChild({kMapReduce, "local", "--dfs_root=" + root_, "--job=sort",
+                                 "--input=/words", "--output=" + dir_ + "/sorted", "--reduces=2"},
+                                100s);
+  ASSERT_TRUE(sorted.exitedWith(0)) << sorted.describe();
+  std::vector<std::string> expected = lines(readFile(dir_ + "/words.txt"));
+  std::sort(expected.begin(), expected.end());
+  EXPECT_TRUE(expected == lines(readParts(dir_ + "/sorted"))) << "not the sorted input";
+}
+
+// A failing task fails a local job (no retries), with the command's error,
+// and an output that exists already is refused before anything runs.
+TEST_F(MapReduceTest, LocalReportsAFailedTaskAndRefusesAnUsedOutput) {
+  putText("words", 2000, nodes({0, 1}), 1, 20000);
+  ChildResult failed = runChild(
+      {kMapReduce, "local", "--json", "--dfs_root=" + root_, "--job=streaming", "--input=/words",
+       "--output=" + dir_ + "/f", "--map_command=echo broken >&2; exit 3"},
+      100s);
+  EXPECT_TRUE(failed.exitedWith(1)) << failed.describe();
+  json::Value failure = report(failed);
+  EXPECT_EQ("failed", failure["state"].string()) << failed.out;
+  EXPECT_NE(std::string::npos, failure["error"].string().find("broken")) << failed.out;
+
+  std::filesystem::create_directories(dir_ + "/used");
+  std::ofstream(dir_ + "/used/part-00000") << "x\n";
+  ChildResult refused = runChild({kMapReduce, "local", "--dfs_root=" + root_, "--job=wordcount",
+                                  "--input=/words", "--output=" + dir_ + "/used"},
+                                 100s);
+  EXPECT_TRUE(refused.exitedWith(1)) << refused.describe();
+  EXPECT_NE(std::string::npos, refused.err.find("exists and is not empty")) << refused.err;
+}
+
 // --hosts, a static partition (the baseline of the paper's Fig. 8): the
 // JobTracker uses only its host's offers, so its TaskTracker runs there
 // alone, and the job is still correct, its blocks read from the nodes that
