@@ -74,6 +74,10 @@ overheads() {
   figure "${1}_overhead_s" "$(awk -v b="$bare" -v m="$mesos" 'BEGIN { printf "%.3f", m - b }')" s
   figure "${1}_overhead_pct" \
     "$(awk -v b="$bare" -v m="$mesos" 'BEGIN { printf "%.1f", 100 * (m - b) / b }')" %
+  # The runs' spread: the larger of the two ways' (slowest - fastest).
+  figure "${1}_spread_s" "$(awk '{ for (c = 2; c <= 3; c++) { if (NR == 1 || $c < lo[c]) lo[c] = $c
+      if (NR == 1 || $c > hi[c]) hi[c] = $c } }
+    END { a = hi[2] - lo[2]; b = hi[3] - lo[3]; printf "%.3f", a > b ? a : b }' "$2")" s
 }
 overheads mpi "$OUT/overhead.dat"
 overheads mapreduce "$OUT/overhead-mapreduce.dat"

@@ -241,9 +241,17 @@ def overhead(figures, images):
     if math.isnan(mpi) or math.isnan(mapreduce):
         text.append("**Ours:** a job produced no figure; see the runs' logs.")
         return "\n".join(text)
+    def verdict(job, title):
+        pct = number(figures, f"{job}_overhead_pct")
+        spread = number(figures, f"{job}_spread_s")
+        if not math.isnan(spread) and abs(number(figures, f"{job}_overhead_s")) <= spread:
+            return (f"{fmt(pct, 1)}% for the {title}, within its runs' spread of "
+                    f"{fmt(spread, 2)} s: too small to tell from noise here")
+        return f"{fmt(pct, 1)}% for the {title}"
+
     text.append(
-        f"**Ours:** {fmt(mpi, 1)}% for the MPI job and {fmt(mapreduce, 1)}% for the "
-        "MapReduce job. What Mesos adds is mostly a fixed cost: the framework's "
+        f"**Ours:** {verdict('mpi', 'MPI job')}; {verdict('mapreduce', 'MapReduce job')}. "
+        "What Mesos adds is mostly a fixed cost: the framework's "
         "registration, its first offers and its executors' start (the gang's proxies for "
         "MPI, a TaskTracker a node for MapReduce), plus a status update and an offer round "
         "trip a task, so its share falls as the job grows; the paper's jobs ran 50 and "

@@ -156,6 +156,15 @@ uint32_t partitionOf(const std::string& key, uint32_t reduces,
   return static_cast<uint32_t>(stableHash(key) % reduces);
 }
 
+json outputReport(const JobSpec& spec) {
+  const OutputLocation output = parseOutput(spec.output);
+  json parts = json::array();
+  for (uint32_t r = 0; r < spec.reduces; ++r) parts.push_back(output.path + "/" + partName(r));
+  return {{"in_store", output.inStore},
+          {"location", (output.inStore ? "dfs:" : "") + output.path},
+          {"parts", parts}};
+}
+
 Result<dfs::FileInfo> prepareInput(const JobSpec& spec, const dfs::Store& store) {
   using R = Result<dfs::FileInfo>;
   namespace fs = std::filesystem;

@@ -60,6 +60,10 @@ OutputLocation parseOutput(const std::string& output);
 // "part-00003"
 std::string partName(uint32_t partition);
 
+// The "output" of a job's report: in_store, location ("dfs:<name>" or the
+// directory) and its parts' paths, one a reduce.
+nlohmann::json outputReport(const JobSpec& spec);
+
 // What running a job needs checked first: a valid spec, an input that is a
 // non-empty file of the store, and an output that is absent or empty (an
 // absolute directory, or a name with no files in the store). Returns the

@@ -546,11 +546,6 @@ json JobTracker::reportLocked(const Job& job) const {
                       : job.state == Job::State::kSucceeded ? "succeeded"
                                                             : "failed";
   const Clock::time_point end = job.state == Job::State::kRunning ? Clock::now() : job.finished;
-  const OutputLocation output = parseOutput(job.spec.output);
-  json parts = json::array();
-  for (uint32_t r = 0; r < job.reduces.size(); ++r) {
-    parts.push_back(output.path + "/" + partName(r));
-  }
   return {{"id", job.id},
           {"name", job.spec.name},
           {"spec", toJson(job.spec)},
@@ -573,10 +568,7 @@ json JobTracker::reportLocked(const Job& job) const {
           {"remote_block_reads", job.remoteReads},
           {"map_input_records", inputRecords},
           {"output_records", outputRecords},
-          {"output",
-           {{"in_store", output.inStore},
-            {"location", (output.inStore ? "dfs:" : "") + output.path},
-            {"parts", parts}}}};
+          {"output", outputReport(job.spec)}};
 }
 
 }  // namespace mesos::frameworks::mapreduce

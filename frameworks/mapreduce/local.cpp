@@ -137,11 +137,6 @@ Result<json> runLocally(const JobSpec& given, const LocalOptions& options) {
     remoteReads += map.remoteRead ? 1 : 0;
   }
   for (const TaskOutcome& reduce : reduces) outputRecords += reduce.outputRecords;
-  const OutputLocation output = parseOutput(spec.output);
-  json parts = json::array();
-  if (error.empty()) {
-    for (uint32_t r = 0; r < spec.reduces; ++r) parts.push_back(output.path + "/" + partName(r));
-  }
   json report = {
       {"id", kJob},
       {"name", spec.name},
@@ -158,10 +153,7 @@ Result<json> runLocally(const JobSpec& given, const LocalOptions& options) {
       {"remote_block_reads", remoteReads},
       {"map_input_records", inputRecords},
       {"output_records", outputRecords},
-      {"output",
-       {{"in_store", output.inStore},
-        {"location", (output.inStore ? "dfs:" : "") + output.path},
-        {"parts", parts}}}};
+      {"output", outputReport(spec)}};
   if (!error.empty()) report["error"] = error;
   return report;
 }
