@@ -77,7 +77,7 @@ overheads() {
   # The runs' spread: the larger of the two ways' (slowest - fastest).
   figure "${1}_spread_s" "$(awk '{ for (c = 2; c <= 3; c++) { if (NR == 1 || $c < lo[c]) lo[c] = $c
       if (NR == 1 || $c > hi[c]) hi[c] = $c } }
-    END { a = hi[2] - lo[2]; b = hi[3] - lo[3]; printf "%.3f", a > b ? a : b }' "$2")" s
+    END { a = hi[2] - lo[2]; b = hi[3] - lo[3]; printf "%.3f", (a > b ? a : b) }' "$2")" s
 }
 overheads mpi "$OUT/overhead.dat"
 overheads mapreduce "$OUT/overhead-mapreduce.dat"
