@@ -234,6 +234,31 @@ class RecoveryTest : public DaemonsFixture {
   std::vector<pid_t> executors_;
 };
 
+// What the fixtures' TearDown relies on to leave nothing running: a process
+// (in a session of its own, as a task is) whose command line names a test's
+// directory is killed; one that does not is left alone.
+TEST(TestCleanupTest, ProcessesNamingATestsDirectoryAreKilled) {
+  char dir[] = "/tmp/mesos-cleanup-XXXXXX";
+  ASSERT_NE(nullptr, mkdtemp(dir));
+  const std::string loop = std::string("while [ ! -e ") + dir + "/go ]; do sleep 0.05; done";
+  pid_t named = startDaemon({"/usr/bin/setsid", "-w", "/bin/sh", "-c", loop});
+  pid_t other = startDaemon({"/bin/sh", "-c", "sleep 30"});
+  ASSERT_GT(named, 0);
+  ASSERT_GT(other, 0);
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return readFile("/proc/" + std::to_string(named) + "/cmdline")
+                   .find(std::string(dir) + "/go") != std::string::npos;
+      },
+      10s));
+  EXPECT_GE(killProcessesUnder(dir), 1);
+  EXPECT_EQ(128 + SIGKILL, waitForExit(named, 10s));
+  EXPECT_EQ(0, ::kill(other, 0)) << "a process not naming the directory was killed";
+  ::kill(other, SIGKILL);
+  waitForExit(other, 10s);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(RecoveryTest, ATaskOutlivesItsSlaveAndItsLastUpdateArrives) {
   pid_t run = -1, executor = -1;
   ASSERT_NO_FATAL_FAILURE(launch("survivor", &run, &executor));

@@ -120,13 +120,37 @@ void DaemonsFixture::SetUp() {
   dir_ = dir;
 }
 
+int killProcessesUnder(const std::string& dir) {
+  int found = 0;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it("/proc", error), end; !error && it != end;
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    if (pid == getpid()) continue;
+    std::string cmdline = readFile(it->path().string() + "/cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    std::error_code ignored;
+    const std::string cwd = std::filesystem::read_symlink(it->path() / "cwd", ignored).string();
+    if (cmdline.find(dir) != std::string::npos || cwd.rfind(dir + "/", 0) == 0 || cwd == dir) {
+      if (kill(pid, SIGKILL) == 0) ++found;
+    }
+  }
+  return found;
+}
+
 void DaemonsFixture::TearDown() {
   for (auto it = daemons_.rbegin(); it != daemons_.rend(); ++it) {
     if (*it <= 0) continue;
     kill(*it, SIGTERM);
     EXPECT_EQ(0, waitForExit(*it, 30s)) << "a daemon did not stop cleanly on SIGTERM";
   }
-  if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  if (!dir_.empty()) {
+    // Twice: a process may start another while the first pass runs.
+    if (killProcessesUnder(dir_) > 0) killProcessesUnder(dir_);
+    std::filesystem::remove_all(dir_);
+  }
 }
 
 pid_t DaemonsFixture::start(const std::vector<std::string>& args, const std::string& log) {

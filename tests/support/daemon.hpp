@@ -51,11 +51,17 @@ json::Value getJson(const process::Address& address, const std::string& path);
 // The contents of the file at `path` ("" when it cannot be read).
 std::string readFile(const std::string& path);
 
+// Kills (SIGKILL) every process whose command line or working directory
+// names `dir`; returns how many it signalled.
+int killProcessesUnder(const std::string& dir);
+
 // The fixture of tests that run the daemons as processes: it skips the test
 // when mesos-master, mesos-slave or mesos-execute is not built, gives it a
 // scratch directory (dir_, removed afterwards), and at the end stops every
 // daemon started through start() with SIGTERM, expecting each to exit
-// cleanly (status 0) within 30 s.
+// cleanly (status 0) within 30 s. Then it kills whatever still runs in or
+// names dir_ (killProcessesUnder): a task of a slave the test killed with
+// -9 outlives its executor's process group, and would run on forever.
 class DaemonsFixture : public ::testing::Test {
  protected:
   void SetUp() override;
