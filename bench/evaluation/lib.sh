@@ -26,6 +26,22 @@ median() {
 }
 # value FILE NAME: the value of `NAME: value unit` in FILE ("nan" when absent).
 value() { awk -v n="$2:" '$1 == n { v = $2 } END { print (v == "") ? "nan" : v }' "$1"; }
+# free_port [IP]: a TCP port free on IP (default 127.0.0.1).
+free_port() {
+  python3 -c 'import socket,sys; s=socket.socket(); s.bind((sys.argv[1],0)); print(s.getsockname()[1])' \
+    "${1:-127.0.0.1}"
+}
+# await SECONDS COMMAND...: until COMMAND succeeds, or fails after SECONDS.
+await() {
+  local deadline=$(($(date +%s) + $1))
+  shift
+  until "$@" >/dev/null 2>&1; do
+    [ "$(date +%s)" -lt "$deadline" ] || return 1
+    sleep 0.1
+  done
+}
+# listening PORT: whether something accepts connections on 127.0.0.1:PORT.
+listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # What every experiment says about the machine it ran on.
 machine_setup() {
   setup machine "$(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r)"

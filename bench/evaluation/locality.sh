@@ -39,9 +39,6 @@ for job in $(seq "$jobs"); do
   "$dfs" put "$DEMO_DIR/in-$job.txt" "/eval/in-$job" --nodes="$MESOS_NODES" \
     --replication="$copies" --block_size=20000 >/dev/null
 done
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
 : >"$OUT/locality.dat"
 # measure LABEL FLAGS...: one JobTracker per FLAGS word (each word: that
 # tracker's flags, comma-separated), the jobs submitted at once, round-robin
@@ -56,7 +53,7 @@ measure() {
       >"$OUT/jobtracker-$label-$port.log" 2>&1 &
     pids+=($!)
     trackers+=("127.0.0.1:$port")
-    for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+    await 10 listening "$port" || true
   done
   for job in $(seq "$jobs"); do
     local tracker=${trackers[$(((job - 1) % ${#trackers[@]}))]}

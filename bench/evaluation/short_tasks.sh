@@ -47,18 +47,6 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-free_port() {
-  python3 -c 'import socket,sys; s=socket.socket(); s.bind((sys.argv[1],0)); print(s.getsockname()[1])' "$1"
-}
-# await SECONDS COMMAND...: until COMMAND succeeds, or fails after SECONDS.
-await() {
-  local deadline=$(($(date +%s) + $1))
-  shift
-  until "$@" >/dev/null 2>&1; do
-    [ "$(date +%s)" -lt "$deadline" ] || return 1
-    sleep 0.1
-  done
-}
 
 # Our cluster.
 port=$(free_port 127.0.0.1)

@@ -1,7 +1,6 @@
 #include "mapreduce/jobtracker.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 
 #include "common/time.hpp"
@@ -10,7 +9,6 @@
 namespace mesos::frameworks::mapreduce {
 
 using nlohmann::json;
-namespace fs = std::filesystem;
 
 namespace {
 
